@@ -1,0 +1,59 @@
+#pragma once
+// Reverse-mode autograd: a tape of backward closures recorded by ops during the forward pass.
+// Ops are coarse (a linear layer, a whole attention, a fused norm) and carry hand-written
+// backwards; each backward *adds* into its inputs' gradients, so tied weights and gradient
+// accumulation work without special cases (llm.c's habit).
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace tn {
+
+/// A value in the graph: its tensor, and its gradient (allocated and zeroed on first use).
+struct Variable {
+  Tensor value;
+  Tensor grad;
+  bool requires_grad = false;
+
+  /// The gradient buffer, zero-filled on first access; same shape as value.
+  Tensor& grad_buf() {
+    if (!grad.defined()) grad = Tensor::zeros(value.shape());
+    return grad;
+  }
+  bool has_grad() const { return grad.defined(); }
+};
+
+using Var = std::shared_ptr<Variable>;
+
+/// Wraps a tensor as a graph value.
+Var make_var(Tensor value, bool requires_grad = false);
+
+class Tape {
+ public:
+  /// Whether ops should record backward closures (false in evaluation: no saved activations).
+  bool enabled() const { return enabled_; }
+  void set_enabled(bool enabled) { enabled_ = enabled; }
+
+  /// True when an op with these inputs must record a backward.
+  bool needs_grad(std::initializer_list<const Var*> inputs) const;
+
+  /// Appends a backward closure; it runs once, in reverse order, inside backward().
+  void record(std::function<void()> backward_fn) { nodes_.push_back(std::move(backward_fn)); }
+
+  /// Seeds d(loss)/d(loss) = 1 (loss must be a scalar) and runs the tape in reverse, then clears
+  /// it, releasing every saved activation. Parameter gradients stay (zero them in the optimizer).
+  void backward(const Var& loss);
+
+  /// Drops the recorded closures and their saved tensors without running them.
+  void clear() { nodes_.clear(); }
+  size_t size() const { return nodes_.size(); }
+
+ private:
+  bool enabled_ = true;
+  std::vector<std::function<void()>> nodes_;
+};
+
+}  // namespace tn

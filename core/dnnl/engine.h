@@ -1,0 +1,17 @@
+#pragma once
+// The one process-wide oneDNN CPU engine and stream (the only global state besides the primitive
+// caches, spec/style.md). oneDNN threads with OpenMP: call set_num_threads() before the first
+// primitive is created, since a primitive keeps the thread count it was created with.
+#include <oneapi/dnnl/dnnl.hpp>
+
+namespace tn {
+
+dnnl::engine& cpu_engine();
+dnnl::stream& cpu_stream();
+
+/// Sets the OpenMP thread count used by oneDNN and by our own kernels (0: leave the default).
+void set_num_threads(int threads);
+/// The thread count in force.
+int num_threads();
+
+}  // namespace tn

@@ -1,0 +1,27 @@
+#pragma once
+// Dense matrix products through oneDNN's matmul primitive, created once per shape and reused.
+#include <cstdint>
+
+namespace tn {
+
+/// Describes C = op(A) · op(B) (+ bias) (+ C when accumulate), batched over `batch` matrices.
+/// A is stored [M,K] row-major, or [K,M] when trans_a; B is [K,N], or [N,K] when trans_b (a
+/// PyTorch [out,in] Linear weight is B with trans_b). C is [M,N]. Batched operands are packed
+/// back to back (stride M*K, K*N, M*N). bias (length N, broadcast over rows) may be null.
+struct MatmulShape {
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  bool trans_a = false, trans_b = false;
+  bool accumulate = false;  // C += product instead of C = product
+  bool bias = false;
+  bool operator==(const MatmulShape&) const = default;
+};
+
+/// Runs the cached primitive for `shape` on raw pointers (f32). Throws dnnl::error on failure.
+void matmul(const MatmulShape& shape, const float* a, const float* b, float* c,
+            const float* bias = nullptr);
+
+/// Naive triple loop with double accumulation: the trusted reference for tests.
+void matmul_naive(const MatmulShape& shape, const float* a, const float* b, float* c,
+                  const float* bias = nullptr);
+
+}  // namespace tn

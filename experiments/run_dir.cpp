@@ -1,0 +1,33 @@
+#include "experiments/run_dir.h"
+
+#include <filesystem>
+
+#include "core/error.h"
+#include "core/io/atomic_file.h"
+
+namespace tn {
+
+RunDir::RunDir(std::string path) : path_(std::move(path)) {
+  std::error_code ec;
+  std::filesystem::create_directories(path_, ec);
+  if (ec) throw DataError("cannot create run directory " + path_ + ": " + ec.message());
+}
+
+std::string RunDir::file(const std::string& name) const {
+  return (std::filesystem::path(path_) / name).string();
+}
+
+void RunDir::append_metrics(const nlohmann::json& record) {
+  metrics_ += record.dump() + "\n";
+  write_file_atomic(file("metrics.jsonl"), metrics_);
+}
+
+void RunDir::write_summary(const nlohmann::json& summary) const {
+  write_file_atomic(file("summary.json"), summary.dump(2) + "\n");
+}
+
+void RunDir::write_config(const std::string& yaml) const {
+  write_file_atomic(file("config.yaml"), yaml);
+}
+
+}  // namespace tn

@@ -1,0 +1,28 @@
+#pragma once
+// The run directory of design.md ("Outputs of a run"): config.yaml, metrics.jsonl, summary.json,
+// checkpoint.safetensors. Every file is written atomically (write, then rename).
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace tn {
+
+class RunDir {
+ public:
+  /// Creates `path` (and parents). Throws DataError when it cannot.
+  explicit RunDir(std::string path);
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const;
+
+  /// Appends one JSON object as a line of metrics.jsonl (rewritten atomically each time).
+  void append_metrics(const nlohmann::json& record);
+  /// Writes summary.json atomically.
+  void write_summary(const nlohmann::json& summary) const;
+  /// Writes config.yaml atomically.
+  void write_config(const std::string& yaml) const;
+
+ private:
+  std::string path_;
+  std::string metrics_;  // everything appended so far
+};
+
+}  // namespace tn

@@ -1,0 +1,28 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "core/dnnl/matmul.h"
+
+using namespace tn;
+
+TEST_CASE("matmul: oneDNN equals the naive loop for every transpose, bias and accumulate") {
+  std::mt19937 gen(3);
+  std::normal_distribution<float> normal;
+  for (bool ta : {false, true})
+    for (bool tb : {false, true})
+      for (bool acc : {false, true})
+        for (bool bias : {false, true}) {
+          MatmulShape s{2, 5, 7, 3, ta, tb, acc, bias};
+          std::vector<float> a(s.batch * s.m * s.k), b(s.batch * s.k * s.n), c(s.batch * s.m * s.n),
+              bv(s.n);
+          for (auto* v : {&a, &b, &c, &bv})
+            for (float& x : *v) x = normal(gen);
+          std::vector<float> c_ref = c;
+          matmul(s, a.data(), b.data(), c.data(), bias ? bv.data() : nullptr);
+          matmul_naive(s, a.data(), b.data(), c_ref.data(), bias ? bv.data() : nullptr);
+          for (size_t i = 0; i < c.size(); ++i) CHECK(c[i] == doctest::Approx(c_ref[i]).epsilon(1e-5));
+        }
+}
