@@ -1,0 +1,103 @@
+#pragma once
+// Typed `model:` section of a spec (design.md "Model section"), fully resolved: every default of
+// shared/reference/README.md ("The model section, resolved") filled in. experiments/spec fills it
+// from YAML; layers/model_config_json converts it to and from the JSON stored in checkpoints
+// (`__metadata__["transnormer.config"]`), key for key the reference's resolved dictionary.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tn {
+
+enum class Arch { Decoder, Encoder };
+/// Token mixers (paper.md §1): vanilla softmax, kernel linear attention, NormAttention (§1.2),
+/// DiagAttention (§1.3), Performer (FAVOR+), cosFormer.
+enum class MixerKind { Softmax, Linear, NormAttention, Diag, Performer, Cosformer };
+/// Feature map φ (paper.md §1.2): T1 uses elu, T2 1+elu.
+enum class Kernel { OnePlusElu, Elu, Relu };
+enum class NormKind { None, LayerNorm, RMSNorm, SRMSNorm, BatchNorm };
+enum class Activation { SiLU, GELU, ReLU, Identity };
+enum class ChannelMixerKind { GLU, FFN };
+enum class Positional { Sinusoidal, Learned, None };
+enum class Relative { URPE, RoPE, None };
+enum class HeadKind { LM, MLM, Classification };
+enum class Pooling { Mean, Cls, Last };
+enum class DiagInner { Relu, Softmax };
+
+struct LinearOptions {
+  Kernel kernel = Kernel::OnePlusElu;
+  bool scaling = true;              // normalize: scaling (row-sum denominator) ...
+  NormKind norm = NormKind::None;   // ... or a norm over d after the product (when !scaling)
+  double eps = 1e-6;                // denominator clamp for scaling
+};
+struct NormAttentionOptions {
+  Kernel kernel = Kernel::Elu;
+  NormKind norm = NormKind::SRMSNorm;
+};
+struct DiagOptions {
+  int64_t block_size = 64;
+  DiagInner inner = DiagInner::Relu;
+  NormKind norm = NormKind::SRMSNorm;
+};
+struct PerformerOptions {
+  int64_t features = 64;
+  double eps = 1e-2;
+  double feature_eps = 1e-4;
+};
+struct CosformerOptions {
+  double eps = 1e-4;
+  bool out_proj = true;
+};
+struct AttentionOptions {
+  LinearOptions linear;
+  NormAttentionOptions norm_attention;
+  DiagOptions diag;
+  PerformerOptions performer;
+  CosformerOptions cosformer;
+};
+struct ChannelMixerOptions {
+  ChannelMixerKind type = ChannelMixerKind::GLU;
+  int64_t d_ff = 0;  // resolved: int(8 d / 3) for glu, 4 d for ffn
+  Activation activation = Activation::SiLU;
+};
+
+struct ModelConfig {
+  Arch arch = Arch::Decoder;
+  int64_t vocab_size = 0;  // required (may be filled from the data's vocabulary)
+  int64_t d_model = 512;
+  int64_t n_layers = 6;
+  int64_t n_heads = 8;
+  int64_t max_positions = 512;
+  MixerKind token_mixer = MixerKind::NormAttention;
+  int64_t diag_layers = 0;
+  std::vector<MixerKind> layers;  // resolved: always n_layers entries
+  AttentionOptions attention;
+  ChannelMixerOptions channel_mixer;
+  NormKind norm = NormKind::SRMSNorm;
+  bool prenorm = true;
+  bool final_norm = true;
+  Positional positional = Positional::Sinusoidal;
+  Relative relative = Relative::URPE;
+  bool embed_scale = true;
+  NormKind embed_norm = NormKind::None;
+  bool tie_embeddings = true;
+  double dropout = 0.1;
+  double attention_dropout = 0.0;
+  HeadKind head = HeadKind::LM;
+  Pooling pooling = Pooling::Mean;
+  int64_t num_classes = 2;
+  double pooler_dropout = 0.0;
+
+  int64_t d_head() const { return d_model / n_heads; }
+  bool causal() const { return arch == Arch::Decoder; }
+};
+
+/// YAML/JSON spellings of the enums, as in the reference ("1+elu", "srmsnorm", "norm_attention").
+std::string to_string(MixerKind v);
+std::string to_string(Kernel v);
+std::string to_string(NormKind v);
+std::string to_string(Activation v);
+std::string to_string(Positional v);
+std::string to_string(Relative v);
+
+}  // namespace tn
