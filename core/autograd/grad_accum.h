@@ -1,0 +1,28 @@
+#pragma once
+// Gradient accumulation helper for op backwards: write straight into a variable's gradient when it
+// has none yet (no zero-fill, no extra add), else into a scratch tensor that is then added.
+#include "core/autograd/tape.h"
+
+namespace tn {
+
+class GradSink {
+ public:
+  /// Prepares to deliver a gradient into v (v must require grad).
+  explicit GradSink(const Var& v);
+  /// Destination buffer, same shape as v's value; to be fully overwritten by the caller.
+  float* data() { return dst_; }
+  /// Adds the scratch into v's gradient when one already existed.
+  void commit();
+  ~GradSink();
+
+ private:
+  Var var_;
+  Tensor scratch_;
+  float* dst_ = nullptr;
+  bool committed_ = false;
+};
+
+/// y += x elementwise over n floats (threaded).
+void add_inplace(float* y, const float* x, int64_t n);
+
+}  // namespace tn

@@ -1,0 +1,104 @@
+#include "core/ops/eltwise.h"
+
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "core/autograd/grad_accum.h"
+#include "core/dnnl/engine.h"
+
+namespace tn {
+namespace {
+
+using dnnl::algorithm;
+using dnnl::memory;
+
+algorithm algorithm_of(Eltwise kind) {
+  switch (kind) {
+    case Eltwise::Elu:
+    case Eltwise::OnePlusElu: return algorithm::eltwise_elu;
+    case Eltwise::Relu: return algorithm::eltwise_relu;
+    case Eltwise::Silu: return algorithm::eltwise_swish;
+    case Eltwise::Gelu: return algorithm::eltwise_gelu_erf;
+    case Eltwise::Tanh: return algorithm::eltwise_tanh;
+    case Eltwise::Identity: return algorithm::eltwise_linear;
+  }
+  return algorithm::eltwise_linear;
+}
+
+float alpha_of(Eltwise kind) {
+  switch (kind) {
+    case Eltwise::Elu:
+    case Eltwise::OnePlusElu:
+    case Eltwise::Silu:
+    case Eltwise::Identity: return 1.0f;
+    default: return 0.0f;
+  }
+}
+
+struct Prims {
+  memory::desc md;
+  dnnl::eltwise_forward fwd;
+  dnnl::eltwise_backward bwd;
+};
+
+const Prims& prims_for(Eltwise kind, int64_t n) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, int64_t>, Prims> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto key = std::make_pair(static_cast<int>(kind), n);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  auto& eng = cpu_engine();
+  memory::desc md({n}, memory::data_type::f32, memory::format_tag::a);
+  const algorithm alg = algorithm_of(kind);
+  const float alpha = alpha_of(kind);
+  dnnl::eltwise_forward::desc fd(dnnl::prop_kind::forward_training, alg, md, alpha, 0.0f);
+  dnnl::eltwise_forward::primitive_desc fpd(fd, eng);
+  dnnl::eltwise_backward::desc bd(alg, md, md, alpha, 0.0f);
+  dnnl::eltwise_backward::primitive_desc bpd(bd, eng, fpd);
+  return cache.emplace(key, Prims{md, dnnl::eltwise_forward(fpd), dnnl::eltwise_backward(bpd)})
+      .first->second;
+}
+
+}  // namespace
+
+void eltwise_forward(Eltwise kind, const float* x, float* y, int64_t n) {
+  if (n == 0) return;
+  const Prims& p = prims_for(kind, n);
+  auto& eng = cpu_engine();
+  memory src(p.md, eng, const_cast<float*>(x)), dst(p.md, eng, y);
+  p.fwd.execute(cpu_stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
+  cpu_stream().wait();
+  if (kind == Eltwise::OnePlusElu) {
+#pragma omp parallel for simd schedule(static) if (n > 32768)
+    for (int64_t i = 0; i < n; ++i) y[i] += 1.0f;
+  }
+}
+
+void eltwise_backward(Eltwise kind, const float* x, const float* dy, float* dx, int64_t n) {
+  if (n == 0) return;
+  const Prims& p = prims_for(kind, n);
+  auto& eng = cpu_engine();
+  memory src(p.md, eng, const_cast<float*>(x)), ddst(p.md, eng, const_cast<float*>(dy)),
+      dsrc(p.md, eng, dx);
+  p.bwd.execute(cpu_stream(),
+                {{DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_DIFF_SRC, dsrc}});
+  cpu_stream().wait();
+}
+
+Var eltwise(Tape& tape, const Var& x, Eltwise kind) {
+  Tensor y = Tensor::empty(x->value.shape());
+  eltwise_forward(kind, x->value.data(), y.data(), y.numel());
+  Var result = make_var(std::move(y));
+  if (!tape.needs_grad({&x})) return result;
+  result->requires_grad = true;
+  tape.record([x, result, kind]() {
+    if (!result->has_grad()) return;
+    GradSink dx(x);
+    eltwise_backward(kind, x->value.data(), result->grad.data(), dx.data(), x->value.numel());
+  });
+  return result;
+}
+
+}  // namespace tn

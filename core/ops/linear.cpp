@@ -1,0 +1,52 @@
+#include "core/ops/linear.h"
+
+#include "core/autograd/grad_accum.h"
+#include "core/dnnl/matmul.h"
+#include "core/error.h"
+
+namespace tn {
+
+namespace {
+/// Column sums of dy [rows, cols] added into db [cols].
+void bias_grad(const float* dy, int64_t rows, int64_t cols, float* db) {
+#pragma omp parallel for schedule(static) if (cols > 64)
+  for (int64_t j = 0; j < cols; ++j) {
+    float acc = 0.0f;
+    for (int64_t i = 0; i < rows; ++i) acc += dy[i * cols + j];
+    db[j] += acc;
+  }
+}
+}  // namespace
+
+Var linear(Tape& tape, const Var& x, const Var& weight, const Var& bias) {
+  const Tensor& w = weight->value;
+  const int64_t in = w.dim(1), out = w.dim(0);
+  if (x->value.dim(-1) != in)
+    throw ShapeError("[linear] x " + shape_str(x->value.shape()) + " does not match weight " +
+                     shape_str(w.shape()));
+  const int64_t rows = x->value.numel() / in;
+  Shape out_shape = x->value.shape();
+  out_shape.back() = out;
+  Tensor y = Tensor::empty(out_shape);
+  matmul({1, rows, out, in, false, true, false, bias != nullptr}, x->value.data(), w.data(),
+         y.data(), bias ? bias->value.data() : nullptr);
+  Var result = make_var(std::move(y));
+  if (!tape.needs_grad({&x, &weight, &bias})) return result;
+  result->requires_grad = true;
+  tape.record([x, weight, bias, result, rows, in, out]() {
+    if (!result->has_grad()) return;
+    const float* dy = result->grad.data();
+    if (x->requires_grad) {  // dx = dy W
+      GradSink dx(x);
+      matmul({1, rows, in, out, false, false, false, false}, dy, weight->value.data(), dx.data());
+    }
+    if (weight->requires_grad) {  // dW += dyᵀ x
+      matmul({1, out, in, rows, true, false, true, false}, dy, x->value.data(),
+             weight->grad_buf().data());
+    }
+    if (bias && bias->requires_grad) bias_grad(dy, rows, out, bias->grad_buf().data());
+  });
+  return result;
+}
+
+}  // namespace tn

@@ -1,0 +1,29 @@
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/autograd/tape.h"
+
+namespace tn {
+
+inline constexpr int32_t kIgnoreIndex = -100;
+
+struct LmLoss {
+  Var loss;             // scalar: mean NLL (nats) over targets != kIgnoreIndex
+  double sum_nll = 0;   // Σ NLL over those targets (double), for evaluation averages
+  int64_t n_targets = 0;
+};
+
+/// Fused LM head + cross-entropy, computed in chunks of `chunk_rows` rows so the [rows, vocab]
+/// logits never exist whole: logits_c = hidden_c · weightᵀ (oneDNN matmul), log-softmax (oneDNN),
+/// NLL. When recording, the gradient (softmax − onehot) is formed per chunk right away and turned
+/// into d hidden and d weight, so the backward only scales them by the upstream gradient / n.
+/// hidden: [rows, d]; weight: [vocab, d] (tied embedding or lm_head); targets: rows ids or
+/// kIgnoreIndex. Throws ShapeError for a target outside [0, vocab).
+LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
+                             const std::vector<int32_t>& targets, int64_t chunk_rows = 512);
+
+/// Logits of selected rows: out[i] = hidden[rows[i]] · weightᵀ, shape [rows.size(), vocab].
+Tensor lm_logits(const Tensor& hidden, const Tensor& weight, const std::vector<int64_t>& rows);
+
+}  // namespace tn

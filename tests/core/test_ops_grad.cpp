@@ -1,0 +1,161 @@
+// Finite-difference gradient checks for every core op (f32 ops, f32 central differences: the
+// tolerance below allows float rounding in the differences, not wrong formulas, which give O(1)).
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "core/autograd/grad_check.h"
+#include "core/ops/elementwise.h"
+#include "core/ops/eltwise.h"
+#include "core/ops/embedding.h"
+#include "core/ops/linear.h"
+#include "core/ops/lm_head_loss.h"
+#include "core/ops/rms_norm.h"
+#include "core/rng.h"
+
+using namespace tn;
+
+namespace {
+constexpr double kTol = 2e-2;  // max relative error, f32 central differences with eps 1e-2
+
+Tensor randn(const Shape& shape, Rng& rng, double scale = 1.0) {
+  Tensor t = Tensor::empty(shape);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data()[i] = static_cast<float>(rng.normal() * scale);
+  return t;
+}
+Var param(const Shape& shape, Rng& rng, double scale = 1.0) {
+  return make_var(randn(shape, rng, scale), true);
+}
+}  // namespace
+
+TEST_CASE("grad: linear with bias") {
+  Rng rng(1);
+  Var x = param({3, 4, 5}, rng), w = param({6, 5}, rng), b = param({6}, rng);
+  Tensor r = randn({3, 4, 6}, rng);
+  auto res = grad_check([&](Tape& t) { return weighted_sum(t, linear(t, x, w, b), r); }, {x, w, b});
+  INFO(res.worst);
+  CHECK(res.max_rel_error < kTol);
+}
+
+TEST_CASE("grad: eltwise activations") {
+  for (Eltwise kind : {Eltwise::Elu, Eltwise::OnePlusElu, Eltwise::Relu, Eltwise::Silu,
+                       Eltwise::Gelu, Eltwise::Tanh}) {
+    Rng rng(2);
+    Var x = param({7, 9}, rng);
+    for (int64_t i = 0; i < x->value.numel(); ++i) {  // keep finite differences off ReLU's kink
+      float& v = x->value.data()[i];
+      if (std::abs(v) < 0.05f) v += v < 0 ? -0.1f : 0.1f;
+    }
+    Tensor r = randn({7, 9}, rng);
+    auto res = grad_check([&](Tape& t) { return weighted_sum(t, eltwise(t, x, kind), r); }, {x});
+    INFO("kind " << static_cast<int>(kind) << ": " << res.worst);
+    CHECK(res.max_rel_error < kTol);
+  }
+}
+
+TEST_CASE("eltwise values: 1+elu, elu, silu, gelu(erf) by hand") {
+  Tensor x = Tensor::from({4}, {-1.0f, 0.0f, 0.5f, 2.0f});
+  Tensor y = Tensor::empty({4});
+  eltwise_forward(Eltwise::OnePlusElu, x.data(), y.data(), 4);
+  CHECK(y.data()[0] == doctest::Approx(std::exp(-1.0)));
+  CHECK(y.data()[3] == doctest::Approx(3.0));
+  eltwise_forward(Eltwise::Silu, x.data(), y.data(), 4);
+  CHECK(y.data()[2] == doctest::Approx(0.5 / (1 + std::exp(-0.5))));
+  eltwise_forward(Eltwise::Gelu, x.data(), y.data(), 4);
+  CHECK(y.data()[0] == doctest::Approx(-0.5 * (1 + std::erf(-1 / std::sqrt(2.0)))));
+}
+
+TEST_CASE("grad: srmsnorm and rmsnorm") {
+  Rng rng(3);
+  Var x = param({5, 8}, rng), w = param({8}, rng);
+  Tensor r = randn({5, 8}, rng);
+  auto res = grad_check([&](Tape& t) { return weighted_sum(t, rms_norm(t, x, nullptr), r); }, {x});
+  INFO(res.worst);
+  CHECK(res.max_rel_error < kTol);
+  auto res2 = grad_check([&](Tape& t) { return weighted_sum(t, rms_norm(t, x, w), r); }, {x, w});
+  INFO(res2.worst);
+  CHECK(res2.max_rel_error < kTol);
+}
+
+TEST_CASE("srmsnorm value: x / (‖x‖/√d + 1e-8)") {
+  Tape tape;
+  Var x = make_var(Tensor::from({1, 4}, {1, 2, 3, 4}));
+  Var y = rms_norm(tape, x, nullptr);
+  const double rms = std::sqrt((1 + 4 + 9 + 16) / 4.0);
+  CHECK(y->value.data()[3] == doctest::Approx(4 / (rms + 1e-8)));
+}
+
+TEST_CASE("grad: add, mul, scale, dropout") {
+  Rng rng(4);
+  Var a = param({6, 5}, rng), b = param({6, 5}, rng);
+  Tensor r = randn({6, 5}, rng);
+  auto res = grad_check(
+      [&](Tape& t) { return weighted_sum(t, scale(t, mul(t, add(t, a, b), b), 0.7f), r); }, {a, b});
+  INFO(res.worst);
+  CHECK(res.max_rel_error < kTol);
+  // Dropout: the same key must be reused for every evaluation, so fix the rng per call.
+  auto res2 = grad_check(
+      [&](Tape& t) {
+        Rng fixed(9);
+        return weighted_sum(t, dropout(t, a, 0.3f, true, fixed), r);
+      },
+      {a});
+  INFO(res2.worst);
+  CHECK(res2.max_rel_error < kTol);
+}
+
+TEST_CASE("dropout keeps about 1-p of the entries, scaled by 1/(1-p)") {
+  Rng rng(5);
+  Tape tape;
+  Var x = make_var(Tensor::full({100000}, 1.0f));
+  Var y = dropout(tape, x, 0.25f, true, rng);
+  int64_t kept = 0;
+  for (int64_t i = 0; i < 100000; ++i) {
+    const float v = y->value.data()[i];
+    CHECK((v == 0.0f || std::abs(v - 1.0f / 0.75f) < 1e-6));
+    kept += v != 0.0f;
+  }
+  CHECK(std::abs(kept / 100000.0 - 0.75) < 0.01);
+  CHECK(dropout(tape, x, 0.25f, false, rng) == x);
+}
+
+TEST_CASE("grad: embedding with positions") {
+  Rng rng(6);
+  Var table = param({11, 4}, rng), pos = param({5, 4}, rng);
+  std::vector<int32_t> ids = {1, 3, 3, 0, 10, 2, 3, 1};  // repeated ids accumulate
+  Tensor r = randn({2, 4, 4}, rng);
+  auto res = grad_check(
+      [&](Tape& t) {
+        return weighted_sum(t, add_positions(t, embedding(t, table, ids, 2, 4, 2.0f), pos), r);
+      },
+      {table, pos});
+  INFO(res.worst);
+  CHECK(res.max_rel_error < kTol);
+  Tape t;
+  CHECK_THROWS(embedding(t, table, {11}, 1, 1, 1.0f));
+}
+
+TEST_CASE("lm_head_cross_entropy: value by hand, gradient by finite differences, chunking") {
+  // Hand check: 1 row, weight rows e0, e1 → logits (h·e0, h·e1).
+  Tape tape;
+  Var h = make_var(Tensor::from({1, 2}, {1.0f, 2.0f}), true);
+  Var w = make_var(Tensor::from({2, 2}, {1.0f, 0.0f, 0.0f, 1.0f}), true);
+  LmLoss l = lm_head_cross_entropy(tape, h, w, {0});
+  CHECK(l.loss->value.data()[0] == doctest::Approx(std::log(std::exp(1.0) + std::exp(2.0)) - 1.0));
+
+  Rng rng(7);
+  Var hidden = param({7, 6}, rng), weight = param({13, 6}, rng);
+  std::vector<int32_t> targets = {3, kIgnoreIndex, 0, 12, 5, 5, kIgnoreIndex};
+  for (int64_t chunk : {1, 3, 512}) {
+    auto res = grad_check(
+        [&](Tape& t) { return lm_head_cross_entropy(t, hidden, weight, targets, chunk).loss; },
+        {hidden, weight});
+    INFO("chunk " << chunk << ": " << res.worst);
+    CHECK(res.max_rel_error < kTol);
+  }
+  Tape t2;
+  LmLoss a = lm_head_cross_entropy(t2, hidden, weight, targets, 2);
+  LmLoss b = lm_head_cross_entropy(t2, hidden, weight, targets, 7);
+  CHECK(a.n_targets == 5);
+  CHECK(a.sum_nll == doctest::Approx(b.sum_nll).epsilon(1e-6));
+}
