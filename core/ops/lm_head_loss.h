@@ -18,7 +18,7 @@ struct LmLoss {
 /// logits never exist whole: logits_c = hidden_c · weightᵀ (oneDNN matmul), log-softmax (oneDNN),
 /// NLL. When recording, the gradient (softmax − onehot) is formed per chunk right away and turned
 /// into d hidden and d weight, so the backward only scales them by the upstream gradient / n.
-/// hidden: [rows, d]; weight: [vocab, d] (tied embedding or lm_head); targets: rows ids or
+/// hidden: [..., d] (rows = numel / d); weight: [vocab, d] (tied embedding or lm_head); targets: rows ids or
 /// kIgnoreIndex. Throws ShapeError for a target outside [0, vocab).
 LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
                              const std::vector<int32_t>& targets, int64_t chunk_rows = 512);

@@ -8,6 +8,7 @@
 #include "core/ops/elementwise.h"
 #include "core/ops/eltwise.h"
 #include "core/ops/embedding.h"
+#include "core/ops/layer_norm.h"
 #include "core/ops/linear.h"
 #include "core/ops/lm_head_loss.h"
 #include "core/ops/rms_norm.h"
@@ -158,4 +159,13 @@ TEST_CASE("lm_head_cross_entropy: value by hand, gradient by finite differences,
   LmLoss b = lm_head_cross_entropy(t2, hidden, weight, targets, 7);
   CHECK(a.n_targets == 5);
   CHECK(a.sum_nll == doctest::Approx(b.sum_nll).epsilon(1e-6));
+}
+
+TEST_CASE("grad: layernorm") {
+  Rng rng(8);
+  Var x = param({5, 8}, rng), w = param({8}, rng), b = param({8}, rng);
+  Tensor r = randn({5, 8}, rng);
+  auto res = grad_check([&](Tape& t) { return weighted_sum(t, layer_norm(t, x, w, b), r); }, {x, w, b});
+  INFO(res.worst);
+  CHECK(res.max_rel_error < kTol);
 }

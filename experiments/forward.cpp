@@ -1,0 +1,98 @@
+#include "experiments/forward.h"
+
+#include <cmath>
+
+#include "core/error.h"
+
+namespace tn {
+namespace {
+
+std::vector<int32_t> flatten_ids(const nlohmann::json& rows, int64_t batch, int64_t seq_len,
+                                 const std::string& key, const std::string& where) {
+  if (!rows.is_array() || static_cast<int64_t>(rows.size()) != batch)
+    throw DataError(where + ": \"" + key + "\" must be a list of " + std::to_string(batch) + " rows");
+  std::vector<int32_t> out;
+  out.reserve(batch * seq_len);
+  for (const auto& row : rows) {
+    if (!row.is_array() || static_cast<int64_t>(row.size()) != seq_len)
+      throw DataError(where + ": every row of \"" + key + "\" must hold " +
+                      std::to_string(seq_len) + " integers");
+    for (const auto& v : row) {
+      if (!v.is_number_integer())
+        throw DataError(where + ": \"" + key + "\" holds a non-integer value " + v.dump());
+      out.push_back(v.get<int32_t>());
+    }
+  }
+  return out;
+}
+
+int64_t required_int(const nlohmann::json& input, const char* key, const std::string& where) {
+  if (!input.contains(key) || !input[key].is_number_integer() || input[key].get<int64_t>() < 1)
+    throw DataError(where + ": \"" + key + "\" must be a positive integer");
+  return input[key].get<int64_t>();
+}
+
+nlohmann::json rows_to_json(const Tensor& t) {
+  nlohmann::json out = nlohmann::json::array();
+  const int64_t cols = t.dim(1);
+  for (int64_t i = 0; i < t.dim(0); ++i)
+    out.push_back(std::vector<float>(t.data() + i * cols, t.data() + (i + 1) * cols));
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json run_forward(TransNormerModel& model, const nlohmann::json& input, bool grads,
+                           const std::string& where) {
+  if (!input.is_object()) throw DataError(where + ": expected a JSON object");
+  const std::string task = input.value("task", "lm");
+  if (task != "lm")
+    throw DataError(where + ": task \"" + task + "\" is not supported by this build; use \"lm\"");
+  const int64_t batch = required_int(input, "batch", where);
+  const int64_t seq_len = required_int(input, "seq_len", where);
+  if (!input.contains("tokens") || !input.contains("targets"))
+    throw DataError(where + ": \"tokens\" and \"targets\" are required");
+  const auto tokens = flatten_ids(input["tokens"], batch, seq_len, "tokens", where);
+  const auto targets = flatten_ids(input["targets"], batch, seq_len, "targets", where);
+
+  Tape tape;
+  tape.set_enabled(grads);
+  Rng rng(0);
+  ForwardContext ctx{tape, false, rng, nullptr};
+  model.params().zero_grad();
+  std::vector<double> norms;
+  Var hidden = model.forward(ctx, tokens, batch, seq_len, &norms);
+  LmLoss loss = model.lm_loss(ctx, hidden, targets);
+
+  nlohmann::json out;
+  out["loss"] = loss.n_targets ? loss.sum_nll / static_cast<double>(loss.n_targets) : 0.0;
+  std::vector<int64_t> first, last;
+  for (int64_t b = 0; b < batch; ++b) {
+    first.push_back(b * seq_len);
+    last.push_back(b * seq_len + seq_len - 1);
+  }
+  const Tensor flat = hidden->value.reshape({-1, model.config().d_model});
+  out["logits_first"] = rows_to_json(lm_logits(flat, model.output_weight()->value, first));
+  out["logits_last"] = rows_to_json(lm_logits(flat, model.output_weight()->value, last));
+  out["hidden_norms"] = {{"embed", norms.front()},
+                         {"layers", std::vector<double>(norms.begin() + 1, norms.end() - 1)},
+                         {"final", norms.back()}};
+  if (grads) {
+    tape.backward(loss.loss);
+    double global = 0.0;
+    nlohmann::json grad_norms = nlohmann::json::object();
+    for (const auto& [name, var] : model.params().parameters()) {
+      double acc = 0.0;
+      if (var->has_grad())
+        for (int64_t i = 0; i < var->grad.numel(); ++i)
+          acc += static_cast<double>(var->grad.data()[i]) * var->grad.data()[i];
+      grad_norms[name] = std::sqrt(acc);
+      global += acc;
+    }
+    out["grad_norms"] = grad_norms;
+    out["grad_global_norm"] = std::sqrt(global);
+  }
+  return out;
+}
+
+}  // namespace tn

@@ -1,0 +1,20 @@
+#pragma once
+// One forward (and optionally backward) pass on given token ids, reported in the format of the
+// golden fixtures' expected.json (shared/reference/README.md "Golden fixtures"). The code path of
+// `transnormer forward` and of the golden tests.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "layers/models/transnormer.h"
+
+namespace tn {
+
+/// input: {"task": "lm", "batch": B, "seq_len": T, "tokens": [[B×T]], "targets": [[B×T]]}.
+/// Returns {"loss", "logits_first" [B][V], "logits_last" [B][V], "hidden_norms" {embed, layers,
+/// final}} plus, with grads, {"grad_norms" {name: L2}, "grad_global_norm"}; parameter gradients
+/// are left in the model's ParamStore. Eval mode (no dropout). Throws DataError naming `where` for
+/// malformed input (missing key, ragged rows, wrong task).
+nlohmann::json run_forward(TransNormerModel& model, const nlohmann::json& input, bool grads,
+                           const std::string& where);
+
+}  // namespace tn

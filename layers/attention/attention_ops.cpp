@@ -1,0 +1,232 @@
+#include "layers/attention/attention_ops.h"
+
+#include <cstring>
+
+#include "core/autograd/grad_accum.h"
+#include "core/error.h"
+#include "layers/attention/kernels/linear_attention.h"
+#include "layers/attention/kernels/relative_position.h"
+#include "layers/attention/kernels/softmax_attention.h"
+
+namespace tn {
+namespace {
+
+AttentionDims dims_of(const Var& x, int64_t n_heads) {
+  const Tensor& t = x->value;
+  if (t.ndim() != 3 || t.dim(2) % n_heads)
+    throw ShapeError("[attention] expected [batch, seq_len, d_model] divisible by " +
+                     std::to_string(n_heads) + " heads, got " + shape_str(t.shape()));
+  return {t.dim(0), t.dim(1), n_heads, t.dim(2) / n_heads};
+}
+
+void check_same(const Var& a, const Var& b) {
+  if (a->value.shape() != b->value.shape())
+    throw ShapeError("[attention] q/k/v shapes differ: " + shape_str(a->value.shape()) + " vs " +
+                     shape_str(b->value.shape()));
+}
+
+const uint8_t* mask_ptr(const std::vector<uint8_t>* key_valid, const AttentionDims& d) {
+  if (!key_valid) return nullptr;
+  if (static_cast<int64_t>(key_valid->size()) != d.batch * d.seq_len)
+    throw ShapeError("[attention] key_valid has " + std::to_string(key_valid->size()) +
+                     " entries, expected batch*seq_len = " + std::to_string(d.batch * d.seq_len));
+  return key_valid->data();
+}
+
+/// Runs the three-gradient kernel backward into q, k, v.
+template <typename F>
+void deliver_qkv(const Var& q, const Var& k, const Var& v, F&& kernel_backward) {
+  const Shape& s = q->value.shape();
+  Tensor dq = Tensor::empty(s), dk = Tensor::empty(s), dv = Tensor::empty(s);
+  kernel_backward(dq.data(), dk.data(), dv.data());
+  for (auto [var, g] : {std::pair<const Var*, Tensor*>{&q, &dq}, {&k, &dk}, {&v, &dv}}) {
+    if (!(*var)->requires_grad) continue;
+    if (!(*var)->has_grad())
+      (*var)->grad = *g;
+    else
+      add_inplace((*var)->grad.data(), g->data(), g->numel());
+  }
+}
+
+}  // namespace
+
+LinearAttentionOut linear_attention(Tape& tape, const Var& q, const Var& k, const Var& v,
+                                    int64_t n_heads, bool causal, int64_t chunk, bool with_den) {
+  check_same(q, k);
+  check_same(q, v);
+  const AttentionDims d = dims_of(q, n_heads);
+  Tensor num = Tensor::empty(q->value.shape());
+  Tensor den;
+  if (with_den) den = Tensor::empty({d.batch, d.seq_len, d.n_heads});
+  linear_attention_forward(d, causal, chunk, q->value.data(), k->value.data(), v->value.data(),
+                           num.data(), with_den ? den.data() : nullptr);
+  LinearAttentionOut out{make_var(std::move(num)), with_den ? make_var(std::move(den)) : nullptr};
+  if (!tape.needs_grad({&q, &k, &v})) return out;
+  out.num->requires_grad = true;
+  if (out.den) out.den->requires_grad = true;
+  Var num_var = out.num, den_var = out.den;
+  tape.record([q, k, v, num_var, den_var, d, causal, chunk]() {
+    const bool has_num = num_var->has_grad();
+    const bool has_den = den_var && den_var->has_grad();
+    if (!has_num && !has_den) return;
+    Tensor zero_num;
+    if (!has_num) zero_num = Tensor::zeros(num_var->value.shape());
+    const float* d_num = has_num ? num_var->grad.data() : zero_num.data();
+    const float* d_den = has_den ? den_var->grad.data() : nullptr;
+    deliver_qkv(q, k, v, [&](float* dq, float* dk, float* dv) {
+      linear_attention_backward(d, causal, chunk, q->value.data(), k->value.data(),
+                                v->value.data(), d_num, d_den, dq, dk, dv);
+    });
+  });
+  return out;
+}
+
+Var divide_by_denominator(Tape& tape, const Var& num, const Var& den, float eps) {
+  const int64_t rows = den->value.numel();  // B*T*H
+  const int64_t dh = num->value.numel() / rows;
+  Tensor y = Tensor::empty(num->value.shape());
+  const float* np = num->value.data();
+  const float* dp = den->value.data();
+  float* yp = y.data();
+#pragma omp parallel for schedule(static) if (rows * dh > 32768)
+  for (int64_t r = 0; r < rows; ++r) {
+    const float inv = 1.0f / std::max(dp[r], eps);
+    for (int64_t j = 0; j < dh; ++j) yp[r * dh + j] = np[r * dh + j] * inv;
+  }
+  Var result = make_var(std::move(y));
+  if (!tape.needs_grad({&num, &den})) return result;
+  result->requires_grad = true;
+  tape.record([num, den, result, rows, dh, eps]() {
+    if (!result->has_grad()) return;
+    const float* dy = result->grad.data();
+    const float* np = num->value.data();
+    const float* dp = den->value.data();
+    if (num->requires_grad) {
+      GradSink dn(num);
+      float* out = dn.data();
+      for (int64_t r = 0; r < rows; ++r) {
+        const float inv = 1.0f / std::max(dp[r], eps);
+        for (int64_t j = 0; j < dh; ++j) out[r * dh + j] = dy[r * dh + j] * inv;
+      }
+    }
+    if (den->requires_grad) {
+      GradSink dd(den);
+      float* out = dd.data();
+      for (int64_t r = 0; r < rows; ++r) {
+        if (dp[r] < eps) {  // clamped: the max passes no gradient to den
+          out[r] = 0.0f;
+          continue;
+        }
+        float dot = 0.0f;
+        for (int64_t j = 0; j < dh; ++j) dot += dy[r * dh + j] * np[r * dh + j];
+        out[r] = -dot / (dp[r] * dp[r]);
+      }
+    }
+  });
+  return result;
+}
+
+Var diag_attention(Tape& tape, const Var& q, const Var& k, const Var& v, int64_t n_heads,
+                   int64_t block_size, DiagInnerKind inner, bool causal,
+                   const std::vector<uint8_t>* key_valid) {
+  check_same(q, k);
+  check_same(q, v);
+  const AttentionDims d = dims_of(q, n_heads);
+  const uint8_t* mask = mask_ptr(key_valid, d);
+  Tensor out = Tensor::empty(q->value.shape());
+  Tensor probs = Tensor::empty({d.batch, d.n_heads, d.seq_len, block_size});
+  diag_attention_forward(d, block_size, inner, causal, mask, q->value.data(), k->value.data(),
+                         v->value.data(), out.data(), probs.data());
+  Var result = make_var(std::move(out));
+  if (!tape.needs_grad({&q, &k, &v})) return result;
+  result->requires_grad = true;
+  std::vector<uint8_t> mask_copy;
+  if (key_valid) mask_copy = *key_valid;
+  tape.record([q, k, v, result, probs, d, block_size, inner, causal, mask_copy]() {
+    if (!result->has_grad()) return;
+    const uint8_t* mask = mask_copy.empty() ? nullptr : mask_copy.data();
+    deliver_qkv(q, k, v, [&](float* dq, float* dk, float* dv) {
+      diag_attention_backward(d, block_size, inner, causal, mask, q->value.data(), k->value.data(),
+                              v->value.data(), probs.data(), result->grad.data(), dq, dk, dv);
+    });
+  });
+  return result;
+}
+
+Var softmax_attention(Tape& tape, const Var& q, const Var& k, const Var& v, int64_t n_heads,
+                      bool causal, const std::vector<uint8_t>* key_valid) {
+  check_same(q, k);
+  check_same(q, v);
+  const AttentionDims d = dims_of(q, n_heads);
+  const uint8_t* mask = mask_ptr(key_valid, d);
+  Tensor out = Tensor::empty(q->value.shape());
+  Tensor probs = Tensor::empty({d.batch, d.n_heads, d.seq_len, d.seq_len});
+  softmax_attention_forward(d, causal, mask, q->value.data(), k->value.data(), v->value.data(),
+                            out.data(), probs.data());
+  Var result = make_var(std::move(out));
+  if (!tape.needs_grad({&q, &k, &v})) return result;
+  result->requires_grad = true;
+  std::vector<uint8_t> mask_copy;
+  if (key_valid) mask_copy = *key_valid;
+  tape.record([q, k, v, result, probs, d, causal, mask_copy]() {
+    if (!result->has_grad()) return;
+    const uint8_t* mask = mask_copy.empty() ? nullptr : mask_copy.data();
+    deliver_qkv(q, k, v, [&](float* dq, float* dk, float* dv) {
+      softmax_attention_backward(d, causal, mask, q->value.data(), k->value.data(),
+                                 v->value.data(), probs.data(), result->grad.data(), dq, dk, dv);
+    });
+  });
+  return result;
+}
+
+Var relative_position(Tape& tape, const Var& x, int64_t n_heads, const Var& theta,
+                      const Var& householder, int64_t period) {
+  const AttentionDims d = dims_of(x, n_heads);
+  if (theta->value.numel() != d.d_head / 2)
+    throw ShapeError("[relative_position] theta has " + std::to_string(theta->value.numel()) +
+                     " entries, expected d_head/2 = " + std::to_string(d.d_head / 2));
+  Tensor y = Tensor::empty(x->value.shape());
+  const float* hh = householder ? householder->value.data() : nullptr;
+  relative_position_forward(d, theta->value.data(), hh, period, x->value.data(), y.data());
+  Var result = make_var(std::move(y));
+  if (!tape.needs_grad({&x, &theta})) return result;
+  result->requires_grad = true;
+  tape.record([x, theta, householder, result, d, period]() {
+    if (!result->has_grad()) return;
+    const float* hh = householder ? householder->value.data() : nullptr;
+    float* d_theta = theta->requires_grad ? theta->grad_buf().data() : nullptr;
+    Tensor dx = Tensor::empty(x->value.shape());
+    relative_position_backward(d, theta->value.data(), hh, period, x->value.data(),
+                               result->grad.data(), dx.data(), d_theta);
+    if (!x->requires_grad) return;
+    if (!x->has_grad())
+      x->grad = dx;
+    else
+      add_inplace(x->grad.data(), dx.data(), dx.numel());
+  });
+  return result;
+}
+
+Var mask_rows(Tape& tape, const Var& x, const std::vector<uint8_t>* key_valid) {
+  if (!key_valid) return x;
+  const int64_t rows = x->value.dim(0) * x->value.dim(1), width = x->value.dim(2);
+  if (static_cast<int64_t>(key_valid->size()) != rows)
+    throw ShapeError("[mask_rows] key_valid size mismatch");
+  Tensor y = x->value.clone();
+  for (int64_t r = 0; r < rows; ++r)
+    if (!(*key_valid)[r]) std::memset(y.data() + r * width, 0, sizeof(float) * width);
+  Var result = make_var(std::move(y));
+  if (!tape.needs_grad({&x})) return result;
+  result->requires_grad = true;
+  std::vector<uint8_t> mask = *key_valid;
+  tape.record([x, result, mask, rows, width]() {
+    if (!result->has_grad()) return;
+    GradSink dx(x);
+    std::memcpy(dx.data(), result->grad.data(), sizeof(float) * rows * width);
+    for (int64_t r = 0; r < rows; ++r)
+      if (!mask[r]) std::memset(dx.data() + r * width, 0, sizeof(float) * width);
+  });
+  return result;
+}
+
+}  // namespace tn

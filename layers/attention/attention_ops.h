@@ -1,0 +1,42 @@
+#pragma once
+// Tape ops around the attention kernels (layers/attention/kernels/): each records one backward
+// that calls the kernel's hand-written gradient. Tensors are [batch, seq_len, d_model] with heads
+// as consecutive d_head-wide slices.
+#include <cstdint>
+#include <vector>
+
+#include "core/autograd/tape.h"
+#include "layers/attention/kernels/diag_attention.h"
+
+namespace tn {
+
+struct LinearAttentionOut {
+  Var num;  // [B, T, d_model]: Σ_j (q_i·k_j) v_j
+  Var den;  // [B, T, n_heads]: Σ_j q_i·k_j (null unless requested)
+};
+
+/// Kernelised attention terms (paper.md §1.1–1.2), causal in the chunked O(T·d²) form.
+LinearAttentionOut linear_attention(Tape& tape, const Var& q, const Var& k, const Var& v,
+                                    int64_t n_heads, bool causal, int64_t chunk, bool with_den);
+
+/// o = num / max(den, eps) per head (classic linear attention's "scaling"). num [B,T,D], den [B,T,H].
+Var divide_by_denominator(Tape& tape, const Var& num, const Var& den, float eps);
+
+/// DiagAttention core (paper.md §1.3): attention inside blocks of block_size; q pre-scaled.
+Var diag_attention(Tape& tape, const Var& q, const Var& k, const Var& v, int64_t n_heads,
+                   int64_t block_size, DiagInnerKind inner, bool causal,
+                   const std::vector<uint8_t>* key_valid);
+
+/// Vanilla softmax attention core; q pre-scaled by 1/√d_head. O(T²) memory for the saved probs.
+Var softmax_attention(Tape& tape, const Var& q, const Var& k, const Var& v, int64_t n_heads,
+                      bool causal, const std::vector<uint8_t>* key_valid);
+
+/// URPE (householder non-null) or RoPE on q or k (paper.md §1.7), per head; positions t, or
+/// t mod period when period > 0 (inside diag blocks). theta: [d_head/2] (learned for URPE).
+Var relative_position(Tape& tape, const Var& x, int64_t n_heads, const Var& theta,
+                      const Var& householder, int64_t period);
+
+/// Zeroes rows of x [B, T, D] at padded positions (key_valid 0); identity when key_valid is null.
+Var mask_rows(Tape& tape, const Var& x, const std::vector<uint8_t>* key_valid);
+
+}  // namespace tn

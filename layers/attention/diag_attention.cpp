@@ -1,0 +1,36 @@
+#include "layers/attention/diag_attention.h"
+
+#include <cmath>
+
+#include "core/error.h"
+#include "core/ops/elementwise.h"
+#include "layers/attention/attention_ops.h"
+
+namespace tn {
+
+DiagAttention::DiagAttention(const ModelConfig& config, const DiagOptions& options,
+                             ParamStore& store, const std::string& prefix, Rng& rng)
+    : options_(options),
+      n_heads_(config.n_heads),
+      d_head_(config.d_head()),
+      causal_(config.causal()),
+      attention_dropout_(static_cast<float>(config.attention_dropout)),
+      proj_(config.d_model, store, prefix, 1.0, true, rng),
+      relative_(config.relative, config.n_heads, config.d_head(), store, prefix, rng),
+      norm_(options.norm, config.d_model, store, prefix + ".norm") {}
+
+Var DiagAttention::forward(ForwardContext& ctx, const Var& x) {
+  if (attention_dropout_ > 0.0f && ctx.training)
+    throw ConfigError("model.attention_dropout > 0 is not supported by diag attention yet; set it to 0");
+  const int64_t block = options_.block_size;
+  Var q = scale(ctx.tape, proj_.q.forward(ctx, x), 1.0f / std::sqrt(static_cast<float>(d_head_)));
+  q = relative_.apply(ctx, q, block);
+  Var k = relative_.apply(ctx, proj_.k.forward(ctx, x), block);
+  Var v = proj_.v.forward(ctx, x);
+  const DiagInnerKind inner =
+      options_.inner == DiagInner::Relu ? DiagInnerKind::Relu : DiagInnerKind::Softmax;
+  Var o = diag_attention(ctx.tape, q, k, v, n_heads_, block, inner, causal_, ctx.key_valid);
+  return proj_.project_out(ctx, norm_.forward(ctx, o));
+}
+
+}  // namespace tn

@@ -1,0 +1,36 @@
+#pragma once
+// Kernel linear attention and NormAttention (paper.md §1.1–1.2; reference README item 6):
+// q = R(φ(x W_q + b_q)), k = R(φ(x W_k + b_k)), v = x W_v + b_v, no 1/√d_head;
+// num_i = Σ_{j(≤i)} (q_i·k_j) v_j, den_i = Σ_{j(≤i)} q_i·k_j;
+// scaling: o = num / max(den, eps) per head (classic linear attention);
+// otherwise o = Norm(concat_heads(num)) over the full width d (NormAttention: srmsnorm for T1/T2).
+// Then W_o. Causal form chunked, O(T·d_head²) per head. Padded keys (ctx.key_valid) are zeroed.
+#include <memory>
+#include <optional>
+
+#include "layers/attention/projections.h"
+#include "layers/model_config.h"
+#include "layers/norms/norm.h"
+#include "layers/positional/relative_encoding.h"
+
+namespace tn {
+
+class LinearAttention : public TokenMixer {
+ public:
+  /// `options` as for `linear`; NormAttention passes {kernel, scaling=false, norm}.
+  LinearAttention(const ModelConfig& config, const LinearOptions& options, ParamStore& store,
+                  const std::string& prefix, Rng& rng);
+  Var forward(ForwardContext& ctx, const Var& x) override;
+
+  static constexpr int64_t kChunk = 64;
+
+ private:
+  LinearOptions options_;
+  int64_t n_heads_;
+  bool causal_;
+  AttentionProjections proj_;
+  RelativeEncoding relative_;
+  std::optional<Norm> norm_;
+};
+
+}  // namespace tn

@@ -1,0 +1,32 @@
+#pragma once
+// The q/k/v/out projections every token mixer shares (all with bias; paper.md §1.2–1.3), registered
+// as "<prefix>.{q_proj,k_proj,v_proj,out_proj}.{weight,bias}".
+#include <string>
+
+#include "core/rng.h"
+#include "layers/module.h"
+#include "layers/param_store.h"
+
+namespace tn {
+
+struct Projection {
+  Var weight, bias;
+  Var forward(ForwardContext& ctx, const Var& x) const;
+};
+
+struct AttentionProjections {
+  Projection q, k, v, out;
+  bool has_out = true;
+  /// Xavier-uniform q/k/v with `qkv_gain` (1/√2 for linear kinds, 1 for diag and softmax), out
+  /// Xavier gain 1 with zero bias; q/k/v biases PyTorch-default (reference README choice 13).
+  AttentionProjections(int64_t d_model, ParamStore& store, const std::string& prefix,
+                       double qkv_gain, bool has_out, Rng& rng);
+  /// W_o when present, else identity.
+  Var project_out(ForwardContext& ctx, const Var& x) const;
+};
+
+/// A Linear(d_in → d_out) with PyTorch default init, registered as "<prefix>.{weight,bias}".
+Projection make_linear(int64_t d_in, int64_t d_out, ParamStore& store, const std::string& prefix,
+                       Rng& rng, bool bias = true);
+
+}  // namespace tn

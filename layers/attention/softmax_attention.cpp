@@ -1,0 +1,31 @@
+#include "layers/attention/softmax_attention.h"
+
+#include <cmath>
+
+#include "core/error.h"
+#include "core/ops/elementwise.h"
+#include "layers/attention/attention_ops.h"
+
+namespace tn {
+
+SoftmaxAttention::SoftmaxAttention(const ModelConfig& config, ParamStore& store,
+                                   const std::string& prefix, Rng& rng)
+    : n_heads_(config.n_heads),
+      d_head_(config.d_head()),
+      causal_(config.causal()),
+      attention_dropout_(static_cast<float>(config.attention_dropout)),
+      proj_(config.d_model, store, prefix, 1.0 / std::sqrt(2.0), true, rng),
+      relative_(config.relative, config.n_heads, config.d_head(), store, prefix, rng) {}
+
+Var SoftmaxAttention::forward(ForwardContext& ctx, const Var& x) {
+  if (attention_dropout_ > 0.0f && ctx.training)
+    throw ConfigError("model.attention_dropout > 0 is not supported by softmax attention yet; set it to 0");
+  Var q = scale(ctx.tape, proj_.q.forward(ctx, x), 1.0f / std::sqrt(static_cast<float>(d_head_)));
+  q = relative_.apply(ctx, q);
+  Var k = relative_.apply(ctx, proj_.k.forward(ctx, x));
+  Var v = proj_.v.forward(ctx, x);
+  Var o = softmax_attention(ctx.tape, q, k, v, n_heads_, causal_, ctx.key_valid);
+  return proj_.project_out(ctx, o);
+}
+
+}  // namespace tn

@@ -1,0 +1,65 @@
+#include "layers/checkpoint.h"
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "layers/model_config_json.h"
+
+namespace tn {
+
+void save_checkpoint(const std::string& path, const TransNormerModel& model,
+                     const std::vector<std::string>& vocab) {
+  std::map<std::string, Tensor> tensors;
+  for (const auto& [name, var] : model.params().entries()) tensors[name] = var->value;
+  std::map<std::string, std::string> metadata;
+  metadata["transnormer.config"] = model_config_to_json(model.config()).dump();
+  if (!vocab.empty()) metadata["transnormer.vocab"] = nlohmann::json(vocab).dump();
+  save_safetensors(path, tensors, metadata);
+}
+
+void load_weights(TransNormerModel& model, const SafetensorsFile& file, const std::string& where) {
+  std::string problems;
+  const auto& entries = model.params().entries();
+  for (const auto& [name, var] : entries) {
+    auto it = file.tensors.find(name);
+    if (it == file.tensors.end()) {
+      problems += "\n  missing tensor " + name + " " + shape_str(var->value.shape());
+    } else if (it->second.shape() != var->value.shape()) {
+      problems += "\n  tensor " + name + " has shape " + shape_str(it->second.shape()) +
+                  ", the model expects " + shape_str(var->value.shape());
+    }
+  }
+  for (const auto& [name, tensor] : file.tensors)
+    if (!entries.count(name)) problems += "\n  unexpected tensor " + name;
+  if (!problems.empty())
+    throw DataError(where + ": tensors do not match the model of its config:" + problems +
+                    "\n  (was the file written for another model or edited by hand?)");
+  for (const auto& [name, var] : entries) var->value.copy_from(file.tensors.at(name));
+}
+
+LoadedCheckpoint load_checkpoint(const std::string& path) {
+  SafetensorsFile file = load_safetensors(path);
+  auto it = file.metadata.find("transnormer.config");
+  if (it == file.metadata.end())
+    throw DataError(path + ": no \"transnormer.config\" in the safetensors metadata; "
+                    "this is not a transnormer checkpoint");
+  nlohmann::json config_json;
+  try {
+    config_json = nlohmann::json::parse(it->second);
+  } catch (const nlohmann::json::exception& e) {
+    throw DataError(path + ": \"transnormer.config\" is not valid JSON: " + e.what());
+  }
+  LoadedCheckpoint out;
+  out.model = std::make_unique<TransNormerModel>(model_config_from_json(config_json, path), 0);
+  load_weights(*out.model, file, path);
+  if (auto v = file.metadata.find("transnormer.vocab"); v != file.metadata.end()) {
+    try {
+      out.vocab = nlohmann::json::parse(v->second).get<std::vector<std::string>>();
+    } catch (const nlohmann::json::exception& e) {
+      throw DataError(path + ": \"transnormer.vocab\" is not a JSON list of strings: " + e.what());
+    }
+  }
+  return out;
+}
+
+}  // namespace tn

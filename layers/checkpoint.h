@@ -1,0 +1,31 @@
+#pragma once
+// Model checkpoints (design.md "Checkpoint format"): safetensors with the resolved model section in
+// __metadata__["transnormer.config"] and, for language models, the vocabulary as a JSON list in
+// "transnormer.vocab". Loading is strict: names and shapes must equal the model's exactly.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/io/safetensors.h"
+#include "layers/models/transnormer.h"
+
+namespace tn {
+
+struct LoadedCheckpoint {
+  std::unique_ptr<TransNormerModel> model;
+  std::vector<std::string> vocab;  // empty when the file holds none
+};
+
+/// Writes every parameter and buffer (F32) plus config and vocab (if non-empty), atomically.
+void save_checkpoint(const std::string& path, const TransNormerModel& model,
+                     const std::vector<std::string>& vocab);
+
+/// Reads the config, builds the model and loads its tensors. Throws DataError naming the file for a
+/// missing/corrupt file or a missing config, ConfigError for an invalid config, and DataError
+/// listing missing, unexpected or mis-shaped tensors.
+LoadedCheckpoint load_checkpoint(const std::string& path);
+
+/// Copies `file`'s tensors into `model` (strict, as above); `where` names the source in errors.
+void load_weights(TransNormerModel& model, const SafetensorsFile& file, const std::string& where);
+
+}  // namespace tn

@@ -1,0 +1,54 @@
+#pragma once
+// The model builder (design.md "model builders"): token embedding (× √d_model when embed_scale)
+// + absolute positions → embed_norm → dropout → n_layers blocks → final_norm → head.
+// Block (paper.md §1.5): pre-norm  x = x + drop(mixer(norm1(x))); x = x + drop(cm(norm2(x)));
+//                        post-norm x = norm1(x + drop(mixer(x))); x = norm2(x + drop(cm(x))).
+// Parameter names follow design.md's checkpoint format.
+#include <memory>
+#include <vector>
+
+#include "core/ops/lm_head_loss.h"
+#include "layers/model_config.h"
+#include "layers/module.h"
+#include "layers/norms/norm.h"
+#include "layers/param_store.h"
+
+namespace tn {
+
+class TransNormerModel {
+ public:
+  /// Builds and initialises every parameter from `seed` (reference README choice 13).
+  /// Throws ConfigError for options this build cannot run.
+  TransNormerModel(ModelConfig config, uint64_t seed);
+  ~TransNormerModel();
+  TransNormerModel(const TransNormerModel&) = delete;
+  TransNormerModel& operator=(const TransNormerModel&) = delete;
+
+  const ModelConfig& config() const { return config_; }
+  ParamStore& params() { return store_; }
+  const ParamStore& params() const { return store_; }
+
+  /// Hidden states after final_norm, [batch, seq_len, d_model]. tokens: batch·seq_len ids.
+  /// hidden_norms (optional) receives the Frobenius norms of the embedding output, of each layer's
+  /// output and of the final output (golden expected.json "hidden_norms").
+  Var forward(ForwardContext& ctx, const std::vector<int32_t>& tokens, int64_t batch,
+              int64_t seq_len, std::vector<double>* hidden_norms = nullptr);
+
+  /// Mean next-token cross-entropy (nats) over targets != -100, through the tied (or untied) output
+  /// matrix; hidden as returned by forward.
+  LmLoss lm_loss(ForwardContext& ctx, const Var& hidden, const std::vector<int32_t>& targets);
+
+  /// The output matrix [vocab, d]: embed_tokens.weight when tied, else lm_head.weight.
+  const Var& output_weight() const;
+
+ private:
+  struct Block;
+  ModelConfig config_;
+  ParamStore store_;
+  Var embed_tokens_, embed_positions_, lm_head_;
+  Var sinusoidal_;  // cached table, grown on demand, not a checkpoint entry
+  std::unique_ptr<Norm> embed_norm_, final_norm_;
+  std::vector<std::unique_ptr<Block>> blocks_;
+};
+
+}  // namespace tn

@@ -1,0 +1,23 @@
+#pragma once
+// The layer registry: every token mixer and channel mixer is created by name from the resolved
+// model config (design.md "Layers: the registry"), so an ablation is a config change.
+#include <memory>
+#include <string>
+
+#include "core/rng.h"
+#include "layers/model_config.h"
+#include "layers/module.h"
+#include "layers/param_store.h"
+
+namespace tn {
+
+/// The token mixer `kind` with its options from config.attention, parameters under `prefix`
+/// (e.g. "layers.3.token_mixer"). Throws ConfigError for a mixer this build does not provide.
+std::unique_ptr<TokenMixer> make_token_mixer(const ModelConfig& config, MixerKind kind,
+                                             ParamStore& store, const std::string& prefix, Rng& rng);
+
+/// The channel mixer of config.channel_mixer under `prefix` (e.g. "layers.3.channel_mixer").
+std::unique_ptr<ChannelMixer> make_channel_mixer(const ModelConfig& config, ParamStore& store,
+                                                 const std::string& prefix, Rng& rng);
+
+}  // namespace tn
