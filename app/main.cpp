@@ -1,1 +1,57 @@
-int main() { return 0; }
+// transnormer: the experiment runner's command line. Exit codes (design.md): 0 success,
+// 1 runtime failure, 2 bad input (config, data, arguments). The only place errors become codes.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+
+#include "app/verbs.h"
+#include "core/error.h"
+#include "experiments/train_lm.h"
+
+int main(int argc, char** argv) {
+  auto logger = spdlog::stderr_color_mt("transnormer");
+  logger->set_pattern("[%H:%M:%S] %^%l%$ %v");
+  spdlog::set_default_logger(logger);
+
+  CLI::App app{"transnormer: train and evaluate linear transformers (TransNormer, EMNLP 2022) on CPU"};
+  app.require_subcommand(1, 1);
+  std::vector<std::pair<CLI::App*, tn::app::Action>> verbs;
+  auto add = [&](tn::app::Action (*register_verb)(CLI::App&)) {
+    const size_t before = app.get_subcommands({}).size();
+    tn::app::Action action = register_verb(app);
+    verbs.emplace_back(app.get_subcommands({})[before], std::move(action));
+  };
+  add(tn::app::add_train_verb);
+  add(tn::app::add_eval_verb);
+  add(tn::app::add_forward_verb);
+  add(tn::app::add_bench_verb);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  try {
+    for (auto& [sub, action] : verbs)
+      if (sub->parsed()) return action();
+    return 2;
+  } catch (const tn::ConfigError& e) {
+    spdlog::error("{}", e.what());
+    return 2;
+  } catch (const tn::DataError& e) {
+    spdlog::error("{}", e.what());
+    return 2;
+  } catch (const tn::TrainingDiverged& e) {
+    spdlog::error("{}", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return 1;
+  }
+}

@@ -18,11 +18,11 @@ bool Tape::needs_grad(std::initializer_list<const Var*> inputs) const {
   return false;
 }
 
-void Tape::backward(const Var& loss) {
+void Tape::backward(const Var& loss, float seed) {
   if (loss->value.numel() != 1)
     throw ShapeError("[backward] loss must be a scalar, got shape " +
                      shape_str(loss->value.shape()));
-  loss->grad_buf().fill(1.0f);
+  loss->grad_buf().fill(seed);
   for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) (*it)();
   nodes_.clear();
 }

@@ -45,7 +45,8 @@ class Tape {
 
   /// Seeds d(loss)/d(loss) = 1 (loss must be a scalar) and runs the tape in reverse, then clears
   /// it, releasing every saved activation. Parameter gradients stay (zero them in the optimizer).
-  void backward(const Var& loss);
+  /// `seed` scales the seed gradient (e.g. a micro-batch's share of an accumulated update).
+  void backward(const Var& loss, float seed = 1.0f);
 
   /// Drops the recorded closures and their saved tensors without running them.
   void clear() { nodes_.clear(); }

@@ -3,10 +3,10 @@
 #include <vector>
 
 #include "core/autograd/tape.h"
+#include "core/ignore_index.h"
 
 namespace tn {
 
-inline constexpr int32_t kIgnoreIndex = -100;
 
 struct LmLoss {
   Var loss;             // scalar: mean NLL (nats) over targets != kIgnoreIndex

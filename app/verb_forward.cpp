@@ -1,0 +1,49 @@
+// `transnormer forward --checkpoint model.safetensors --input input.json [--output out.json] [--grads]`
+// One forward (and backward) pass in the format of shared/golden's expected.json.
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+#include "app/verbs.h"
+#include "core/dnnl/engine.h"
+#include "core/error.h"
+#include "core/io/atomic_file.h"
+#include "experiments/forward.h"
+#include "layers/checkpoint.h"
+
+namespace tn::app {
+namespace {
+struct ForwardArgs {
+  std::string checkpoint, input, output;
+  bool grads = false;
+  int threads = 0;
+};
+}  // namespace
+
+Action add_forward_verb(CLI::App& app) {
+  auto args = std::make_shared<ForwardArgs>();
+  CLI::App* sub = app.add_subcommand("forward", "Score token ids: loss, logits, gradient norms");
+  sub->add_option("--checkpoint", args->checkpoint, "model.safetensors")->required();
+  sub->add_option("--input", args->input, "input.json (golden fixture format)")->required();
+  sub->add_option("--output", args->output, "write the JSON here instead of stdout");
+  sub->add_flag("--grads", args->grads, "also run backward and report gradient norms");
+  sub->add_option("--threads", args->threads, "threads (default: all cores)");
+  return [args]() {
+    set_num_threads(args->threads);
+    LoadedCheckpoint ckpt = load_checkpoint(args->checkpoint);
+    nlohmann::json input;
+    try {
+      input = nlohmann::json::parse(read_file(args->input));
+    } catch (const nlohmann::json::parse_error& e) {
+      throw DataError(args->input + ": not valid JSON: " + e.what());
+    }
+    const nlohmann::json out = run_forward(*ckpt.model, input, args->grads, args->input);
+    if (args->output.empty())
+      std::cout << out.dump() << std::endl;
+    else
+      write_file_atomic(args->output, out.dump(2) + "\n");
+    return 0;
+  };
+}
+
+}  // namespace tn::app

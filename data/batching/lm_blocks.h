@@ -1,0 +1,48 @@
+#pragma once
+// Language-model blocks and training batches (shared/reference/README.md "Language-model data
+// protocol" step 4 and "Training" step 3-4; reference lm_blocks, epoch_order, collate_blocks).
+#include <cstdint>
+#include <vector>
+
+#include "core/ignore_index.h"
+
+namespace tn {
+
+/// The protocol's blocks: stream cut into ids[k*L : k*L+L+1] (overlap 1), last partial block kept
+/// if it has >= 1 target. Block k's inputs are stream[k*L .. k*L+n) and its targets
+/// stream[k*L+1 .. k*L+n], n = targets(k). L = seq_len (>= 1). Blocks are views: nothing is copied.
+struct LmBlocks {
+  std::vector<int32_t> stream;
+  int64_t seq_len = 0;
+
+  /// Number of blocks, ceil((stream.size() - 1) / seq_len); 0 for fewer than 2 ids.
+  /// Throws ShapeError when seq_len < 1 and the stream has targets.
+  int64_t count() const;
+  /// Number of targets in `block` (<= seq_len; only the last block can be shorter).
+  /// Throws ShapeError when block is not in [0, count()).
+  int64_t targets(int64_t block) const;
+  /// Targets over all blocks, = stream.size() - 1 (0 for an empty stream).
+  int64_t total_targets() const;
+};
+
+/// Fisher-Yates shuffle driven by SplitMix64, state starts at (seed * 2^32 + epoch) mod 2^64
+/// (README "Batch order"): for i = n-1 down to 1, j = next() mod (i+1), swap entries i and j.
+/// epoch_order(10,1,0) = [9,7,4,0,3,8,2,5,1,6], epoch 1 = [1,6,3,2,4,5,9,8,0,7].
+/// Throws ShapeError when n_blocks < 0.
+std::vector<int64_t> epoch_order(int64_t n_blocks, uint64_t seed, uint64_t epoch);
+
+/// A batch padded to [rows, seq_len]: inputs padded with <pad>=0, targets with -100.
+/// Row-major: inputs[r * seq_len + t]. seq_len is the longest chosen block's target count, i.e.
+/// blocks.seq_len unless the batch holds only the short final block (the reference's
+/// collate_blocks). n_targets counts the real (non -100) targets.
+struct LmBatch {
+  int64_t rows = 0, seq_len = 0;
+  std::vector<int32_t> inputs, targets;
+  int64_t n_targets = 0;
+};
+
+/// Fills `batch` (reusing its vectors' memory) with the given blocks; rows = block_ids.size().
+/// Throws ShapeError when block_ids is empty or names a block outside [0, blocks.count()).
+void make_batch(const LmBlocks& blocks, const std::vector<int64_t>& block_ids, LmBatch& batch);
+
+}  // namespace tn

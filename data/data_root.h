@@ -1,0 +1,13 @@
+#pragma once
+// Where datasets live: --data-root if given, else $TRANSNORMER_DATA, else ./data (README.md).
+#include <string>
+
+namespace tn {
+
+/// Resolves the data root from an explicit flag value (may be empty) and the environment.
+std::string resolve_data_root(const std::string& flag_value);
+
+/// Joins a dataset-relative path onto the root; absolute paths are returned unchanged.
+std::string data_path(const std::string& root, const std::string& relative);
+
+}  // namespace tn

@@ -1,0 +1,66 @@
+#include "experiments/bench.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+#include "core/error.h"
+#include "core/optim/adamw.h"
+#include "core/system.h"
+#include "layers/models/transnormer.h"
+
+namespace tn {
+
+BenchResult bench_model(const ModelConfig& config, const BenchOptions& options) {
+  if (config.vocab_size < 1) throw ConfigError("bench: model.vocab_size is not set; pass --vocab V");
+  TransNormerModel model(config, options.seed);
+  const int64_t n = options.batch * options.seq_len;
+  Rng data_rng(options.seed + 1);
+  std::vector<int32_t> tokens(n), targets(n);
+  for (int64_t i = 0; i < n; ++i) {
+    tokens[i] = static_cast<int32_t>(data_rng.next_u64() % config.vocab_size);
+    targets[i] = static_cast<int32_t>(data_rng.next_u64() % config.vocab_size);
+  }
+  const auto params = model.params().parameters();
+  AdamW optimizer(params, {0.9, 0.98, 1e-8, 0.01});
+  Rng dropout_rng(options.seed + 2);
+  BenchResult result;
+  result.params = model.params().parameter_count();
+  using Clock = std::chrono::steady_clock;
+
+  Tape tape;
+  auto train_step = [&]() {
+    ForwardContext ctx{tape, true, dropout_rng, nullptr};
+    model.params().zero_grad();
+    Var hidden = model.forward(ctx, tokens, options.batch, options.seq_len);
+    LmLoss loss = model.lm_loss(ctx, hidden, targets);
+    tape.backward(loss.loss);
+    optimizer.step(5e-4);
+    result.last_loss = loss.loss->value.data()[0];
+  };
+  for (int64_t i = 0; i < options.warmup; ++i) train_step();
+  auto start = Clock::now();
+  for (int64_t i = 0; i < options.steps; ++i) train_step();
+  const double train_s = std::chrono::duration<double>(Clock::now() - start).count();
+  result.train_step_s = train_s / options.steps;
+  result.train_tokens_per_s = static_cast<double>(n) * options.steps / train_s;
+  spdlog::info("train: {:.3f} s/step, {:.0f} tokens/s", result.train_step_s, result.train_tokens_per_s);
+
+  Tape no_grad;
+  no_grad.set_enabled(false);
+  auto infer = [&]() {
+    ForwardContext ctx{no_grad, false, dropout_rng, nullptr};
+    Var hidden = model.forward(ctx, tokens, options.batch, options.seq_len);
+    model.lm_loss(ctx, hidden, targets);
+  };
+  for (int64_t i = 0; i < options.warmup; ++i) infer();
+  start = Clock::now();
+  for (int64_t i = 0; i < options.steps; ++i) infer();
+  const double infer_s = std::chrono::duration<double>(Clock::now() - start).count();
+  result.infer_tokens_per_s = static_cast<double>(n) * options.steps / infer_s;
+  result.peak_rss_mb = peak_rss_mb();
+  spdlog::info("infer: {:.0f} tokens/s; peak RSS {:.0f} MB", result.infer_tokens_per_s, result.peak_rss_mb);
+  return result;
+}
+
+}  // namespace tn

@@ -1,0 +1,218 @@
+#include "experiments/train_lm.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "core/dnnl/engine.h"
+#include "core/error.h"
+#include "core/optim/adamw.h"
+#include "core/system.h"
+#include "data/batching/lm_blocks.h"
+#include "data/metrics/unigram.h"
+#include "experiments/evaluate.h"
+#include "experiments/lm_data.h"
+#include "experiments/run_dir.h"
+#include "layers/checkpoint.h"
+
+namespace tn {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string format_duration(double seconds) {
+  const int total = static_cast<int>(std::max(0.0, seconds) + 0.5);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%d:%02d", total / 60, total % 60);
+  return buf;
+}
+
+/// The stream of training batches: epoch e visits every block once in epoch_order(seed, e),
+/// cut into consecutive batches; the last batch of an epoch may be smaller.
+class BatchStream {
+ public:
+  BatchStream(const LmBlocks& blocks, int64_t batch_size, uint64_t seed)
+      : blocks_(blocks), batch_size_(batch_size), seed_(seed) {
+    order_ = epoch_order(blocks_.count(), seed_, 0);
+  }
+  /// Fills `batch` with the next batch; returns the epoch it belongs to.
+  int64_t next(LmBatch& batch) {
+    if (position_ >= static_cast<int64_t>(order_.size())) {
+      ++epoch_;
+      order_ = epoch_order(blocks_.count(), seed_, static_cast<uint64_t>(epoch_));
+      position_ = 0;
+    }
+    const int64_t end = std::min<int64_t>(order_.size(), position_ + batch_size_);
+    ids_.assign(order_.begin() + position_, order_.begin() + end);
+    position_ = end;
+    make_batch(blocks_, ids_, batch);
+    return epoch_;
+  }
+  double epochs_done() const {
+    return epoch_ + static_cast<double>(position_) / static_cast<double>(order_.size());
+  }
+
+ private:
+  const LmBlocks& blocks_;
+  int64_t batch_size_;
+  uint64_t seed_;
+  int64_t epoch_ = 0, position_ = 0;
+  std::vector<int64_t> order_, ids_;
+};
+
+}  // namespace
+
+nlohmann::json train_lm(const ExperimentSpec& spec_in, const TrainOptions& options) {
+  const auto start = Clock::now();
+  ExperimentSpec spec = spec_in;
+  const TrainSpec& train = spec.train;
+  set_num_threads(train.threads);
+  if (spec.model.arch != Arch::Decoder || spec.model.head != HeadKind::LM)
+    throw ConfigError(spec.path + ": model: `train` on WikiText needs arch: decoder with the lm head");
+
+  LmData data = load_lm_data(spec.data, options.data_root);
+  const int64_t vocab = data.vocab.size();
+  if (!spec.vocab_size_given || spec.model.vocab_size == 0) {
+    spec.model.vocab_size = vocab;
+  } else if (spec.model.vocab_size < vocab) {
+    throw ConfigError(spec.path + ": model.vocab_size=" + std::to_string(spec.model.vocab_size) +
+                      " is smaller than the training vocabulary (" + std::to_string(vocab) +
+                      " words); remove the key to fill it in from the data");
+  }
+  spec.vocab_size_given = true;
+  spdlog::info("data: train {} lines / {} tokens, valid {} tokens, test {} tokens, vocabulary {}",
+               data.train_lines, data.train.size(), data.valid.size(), data.test.size(), vocab);
+
+  TransNormerModel model(spec.model, train.seed);
+  const int64_t n_params = model.params().parameter_count();
+  spdlog::info("model: {} layers, d_model {}, {} heads, {} parameters, {} threads",
+               spec.model.n_layers, spec.model.d_model, spec.model.n_heads, n_params, num_threads());
+
+  RunDir run(options.out_dir);
+  run.write_config(spec_to_yaml(spec));
+
+  const LmBlocks blocks{data.train, spec.data.seq_len};
+  if (blocks.count() == 0) throw DataError(data.train_file + ": the training split has no targets");
+  BatchStream stream(blocks, train.batch_size, train.seed);
+  const auto params = model.params().parameters();
+  AdamW optimizer(params, {train.optimizer.beta1, train.optimizer.beta2, train.optimizer.eps,
+                           train.optimizer.weight_decay});
+  const LrSchedule schedule = make_schedule(train.schedule, train.optimizer.lr, train.max_steps);
+  Rng dropout_rng(train.seed * 0x9E3779B97F4A7C15ULL + 0x5EEDULL);
+
+  nlohmann::json summary;
+  summary["unigram_valid_ppl"] = data.valid.size() > 1 ? nlohmann::json(unigram_ppl(data.train, data.valid, vocab)) : nlohmann::json(nullptr);
+  summary["unigram_test_ppl"] = data.test.size() > 1 ? nlohmann::json(unigram_ppl(data.train, data.test, vocab)) : nlohmann::json(nullptr);
+
+  nlohmann::json evals = nlohmann::json::array();
+  double eval_s = 0.0;
+  auto evaluate_split = [&](const char* split, const std::vector<int32_t>& ids, int64_t step) {
+    const auto t = Clock::now();
+    LmEval result = evaluate_lm(model, ids, spec.data.seq_len, train.eval_batch_size);
+    eval_s += seconds_since(t);
+    nlohmann::json record = {{"step", step}, {"split", split}, {"loss", result.loss},
+                             {"ppl", result.ppl}, {"tokens", result.tokens}};
+    run.append_metrics(record);
+    evals.push_back(record);
+    spdlog::info("step {:>6} | {} loss {:.4f} | ppl {:.2f} | {:.1f} s", step, split, result.loss,
+                 result.ppl, seconds_since(t));
+    return result;
+  };
+  const std::string checkpoint_path = run.file("checkpoint.safetensors");
+  auto save = [&]() { save_checkpoint(checkpoint_path, model, data.vocab.tokens()); };
+
+  LmBatch batch;
+  double train_s = 0.0, window_loss = 0.0, window_s = 0.0;
+  int64_t total_tokens = 0, window_tokens = 0, window_steps = 0;
+  double last_grad_norm = 0.0;
+  Tape tape;
+  std::vector<LmBatch> micro(train.update_freq);
+  for (int64_t step = 1; step <= train.max_steps; ++step) {
+    const auto step_start = Clock::now();
+    int64_t epoch = 0, step_targets = 0;
+    for (auto& m : micro) {
+      epoch = stream.next(m);
+      step_targets += m.n_targets;
+    }
+    model.params().zero_grad();
+    double step_nll = 0.0;
+    for (auto& m : micro) {
+      ForwardContext ctx{tape, true, dropout_rng, nullptr};
+      Var hidden = model.forward(ctx, m.inputs, m.rows, m.seq_len);
+      LmLoss loss = model.lm_loss(ctx, hidden, m.targets);
+      if (!std::isfinite(loss.sum_nll)) {
+        tape.clear();
+        throw TrainingDiverged("the training loss became non-finite at step " +
+                               std::to_string(step) + "; the run directory keeps the last good "
+                               "checkpoint. Lower train.optimizer.lr or set train.clip_norm");
+      }
+      step_nll += loss.sum_nll;
+      tape.backward(loss.loss, static_cast<float>(loss.n_targets) / static_cast<float>(step_targets));
+    }
+    last_grad_norm = clip_grad_norm(params, train.clip_norm);
+    const double lr = schedule.lr(step - 1);
+    optimizer.step(lr);
+    const double dt = seconds_since(step_start);
+    train_s += dt;
+    window_s += dt;
+    total_tokens += step_targets;
+    window_tokens += step_targets;
+    window_loss += step_nll;
+    ++window_steps;
+
+    if ((train.log_every > 0 && step % train.log_every == 0) || step == train.max_steps) {
+      const double tokens_per_s = window_tokens / window_s;
+      const double mean_loss = window_loss / static_cast<double>(window_tokens);
+      run.append_metrics({{"step", step}, {"epoch", stream.epochs_done()}, {"loss", mean_loss},
+                          {"lr", lr}, {"grad_norm", last_grad_norm},
+                          {"tokens_per_s", tokens_per_s}, {"train_s", train_s}});
+      const double eta = train_s / step * (train.max_steps - step);
+      spdlog::info("step {:>6}/{} | epoch {:.2f} | loss {:.4f} | lr {:.3e} | gnorm {:.3f} | "
+                   "{:.0f} tok/s | ETA {}",
+                   step, train.max_steps, stream.epochs_done(), mean_loss, lr, last_grad_norm,
+                   tokens_per_s, format_duration(eta));
+      window_loss = 0.0;
+      window_tokens = 0;
+      window_s = 0.0;
+      window_steps = 0;
+    }
+    (void)epoch;
+    const bool last = step == train.max_steps;
+    if (!data.valid.empty() && ((train.eval_every > 0 && step % train.eval_every == 0) || last)) {
+      LmEval v = evaluate_split("valid", data.valid, step);
+      if (last) summary["valid"] = {{"loss", v.loss}, {"ppl", v.ppl}, {"tokens", v.tokens}};
+      save();
+    }
+    if (!data.test.empty() && ((train.test_every > 0 && step % train.test_every == 0) || last)) {
+      LmEval t = evaluate_split("test", data.test, step);
+      if (last) summary["test"] = {{"loss", t.loss}, {"ppl", t.ppl}, {"tokens", t.tokens}};
+    }
+  }
+  save();
+  summary["train"] = {{"steps", train.max_steps},
+                      {"epochs", stream.epochs_done()},
+                      {"tokens", total_tokens},
+                      {"tokens_per_s", total_tokens / train_s},
+                      {"wall_s", train_s},
+                      {"eval_s", eval_s},
+                      {"total_s", seconds_since(start)},
+                      {"threads", num_threads()},
+                      {"seed", train.seed}};
+  summary["vocab_size"] = spec.model.vocab_size;
+  summary["params"] = n_params;
+  summary["data"] = {{"train", data.train_file}, {"valid", data.valid_file}, {"test", data.test_file}};
+  summary["peak_rss_mb"] = peak_rss_mb();
+  summary["evals"] = evals;
+  run.write_summary(summary);
+  spdlog::info("done in {}: {:.0f} train tokens/s, peak RSS {:.0f} MB; outputs in {}",
+               format_duration(seconds_since(start)), total_tokens / train_s, peak_rss_mb(),
+               run.path());
+  return summary;
+}
+
+}  // namespace tn

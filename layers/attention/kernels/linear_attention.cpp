@@ -1,0 +1,312 @@
+// Linear attention kernels: chunked causal / global non-causal fast forms and the T×T naive reference.
+// Legend: B batch, T seq_len, H n_heads, D d_head, C chunk. Rows of one (b, h) are `stride` = H·D apart.
+#include "layers/attention/kernels/linear_attention.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "layers/attention/kernels/kernel_utils.h"
+
+namespace tn {
+namespace {
+
+using kernel_detail::axpy;
+using kernel_detail::dot;
+using kernel_detail::fill_zero;
+
+/// One (b, h): pointers at its row 0; den (may be null) at its [b, 0, h] entry with stride H.
+struct HeadPtrs {
+  const float* q;
+  const float* k;
+  const float* v;
+  int64_t stride;      // H·D between consecutive positions
+  int64_t den_stride;  // H
+};
+
+template <int kD>
+void forward_head(const HeadPtrs& p, int64_t T, int64_t d_head, bool causal, int64_t C, float* __restrict num,
+                  float* __restrict den, float* __restrict scratch) {
+  const int64_t D = kD > 0 ? kD : d_head;
+  const int64_t st = p.stride;
+  float* __restrict state = scratch;   // [D][D]: Σ k_jᵀ v_j over earlier chunks (all of T when non-causal)
+  float* __restrict k_sum = state + D * D;  // [D]
+  float* __restrict acc = k_sum + D;        // [D]: one output row
+  float* __restrict S = acc + D;            // [C][C]: masked intra-chunk q_i·k_j
+  fill_zero(state, D * D);
+  fill_zero(k_sum, D);
+
+  if (!causal) {
+    for (int64_t j = 0; j < T; ++j) {
+      const float* kj = p.k + j * st;
+      const float* vj = p.v + j * st;
+      for (int64_t d = 0; d < D; ++d) axpy(kj[d], vj, state + d * D, D);
+      axpy(1.f, kj, k_sum, D);
+    }
+    for (int64_t i = 0; i < T; ++i) {
+      const float* qi = p.q + i * st;
+      fill_zero(acc, D);
+      for (int64_t d = 0; d < D; ++d) axpy(qi[d], state + d * D, acc, D);
+      std::copy(acc, acc + D, num + i * st);
+      if (den) den[i * p.den_stride] = dot(qi, k_sum, D);
+    }
+    return;
+  }
+
+  for (int64_t c0 = 0; c0 < T; c0 += C) {
+    const int64_t n = std::min(C, T - c0);
+    for (int64_t i = 0; i < n; ++i) {
+      const float* qi = p.q + (c0 + i) * st;
+      for (int64_t j = 0; j <= i; ++j) S[i * C + j] = dot(qi, p.k + (c0 + j) * st, D);
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      const float* qi = p.q + (c0 + i) * st;
+      fill_zero(acc, D);
+      for (int64_t d = 0; d < D; ++d) axpy(qi[d], state + d * D, acc, D);
+      for (int64_t j = 0; j <= i; ++j) axpy(S[i * C + j], p.v + (c0 + j) * st, acc, D);
+      std::copy(acc, acc + D, num + (c0 + i) * st);
+      if (den) {
+        float s = dot(qi, k_sum, D);
+        for (int64_t j = 0; j <= i; ++j) s += S[i * C + j];
+        den[(c0 + i) * p.den_stride] = s;
+      }
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      const float* kj = p.k + (c0 + j) * st;
+      const float* vj = p.v + (c0 + j) * st;
+      for (int64_t d = 0; d < D; ++d) axpy(kj[d], vj, state + d * D, D);
+      axpy(1.f, kj, k_sum, D);
+    }
+  }
+}
+
+// Gradients of Σ g_i·num_i + gd_i·den_i with g = d_num, gd = d_den (0 when null):
+//   dq_i = Σ_j G_ij k_j,  dk_j = Σ_i G_ij q_i,  dv_j = Σ_i S_ij g_i,  G_ij = g_i·v_j + gd_i, S_ij = q_i·k_j.
+template <int kD>
+void backward_head(const HeadPtrs& p, int64_t T, int64_t d_head, bool causal, int64_t C,
+                   const float* __restrict d_num, const float* __restrict d_den, float* __restrict dq,
+                   float* __restrict dk, float* __restrict dv, float* __restrict scratch) {
+  const int64_t D = kD > 0 ? kD : d_head;
+  const int64_t st = p.stride;
+  float* __restrict state_t = scratch;          // [D(e)][D(d)]: Σ v_j[e] k_j[d] over earlier keys
+  float* __restrict k_sum = state_t + D * D;    // [D]
+  float* __restrict R = k_sum + D;              // [D(d)][D(e)]: Σ q_i[d] g_i[e] over later queries
+  float* __restrict R_t = R + D * D;            // [D(e)][D(d)]: transpose of R
+  float* __restrict qd_sum = R_t + D * D;       // [D]: Σ gd_i q_i over later queries
+  float* __restrict acc = qd_sum + D;           // [D]
+  float* __restrict S = acc + D;                // [C][C]
+  float* __restrict G = S + C * C;              // [C][C]
+  auto gd = [&](int64_t i) { return d_den ? d_den[i * p.den_stride] : 0.f; };
+  auto add_state = [&](int64_t j) {  // state_t += v_jᵀ k_j, k_sum += k_j
+    const float* kj = p.k + j * st;
+    const float* vj = p.v + j * st;
+    for (int64_t e = 0; e < D; ++e) axpy(vj[e], kj, state_t + e * D, D);
+    axpy(1.f, kj, k_sum, D);
+  };
+  auto add_reverse_state = [&](int64_t i) {  // R += q_iᵀ g_i, R_t += g_iᵀ q_i, qd_sum += gd_i q_i
+    const float* qi = p.q + i * st;
+    const float* gi = d_num + i * st;
+    for (int64_t d = 0; d < D; ++d) axpy(qi[d], gi, R + d * D, D);
+    for (int64_t e = 0; e < D; ++e) axpy(gi[e], qi, R_t + e * D, D);
+    if (d_den) axpy(gd(i), qi, qd_sum, D);
+  };
+  auto dq_from_state = [&](int64_t i) {  // acc = Σ_e g_i[e] state_t[e] + gd_i k_sum
+    const float* gi = d_num + i * st;
+    fill_zero(acc, D);
+    for (int64_t e = 0; e < D; ++e) axpy(gi[e], state_t + e * D, acc, D);
+    if (d_den) axpy(gd(i), k_sum, acc, D);
+  };
+  auto add_dkv_from_reverse_state = [&](int64_t j, bool overwrite) {
+    const float* kj = p.k + j * st;
+    const float* vj = p.v + j * st;
+    float* dkj = dk + j * st;
+    float* dvj = dv + j * st;
+    if (overwrite) {
+      fill_zero(dkj, D);
+      fill_zero(dvj, D);
+    }
+    std::copy(qd_sum, qd_sum + D, acc);
+    for (int64_t e = 0; e < D; ++e) axpy(vj[e], R_t + e * D, acc, D);
+    axpy(1.f, acc, dkj, D);
+    fill_zero(acc, D);
+    for (int64_t d = 0; d < D; ++d) axpy(kj[d], R + d * D, acc, D);
+    axpy(1.f, acc, dvj, D);
+  };
+  fill_zero(state_t, D * D);
+  fill_zero(k_sum, D);
+  fill_zero(R, D * D);
+  fill_zero(R_t, D * D);
+  fill_zero(qd_sum, D);
+
+  if (!causal) {
+    for (int64_t j = 0; j < T; ++j) add_state(j);
+    for (int64_t i = 0; i < T; ++i) add_reverse_state(i);
+    for (int64_t i = 0; i < T; ++i) {
+      dq_from_state(i);
+      std::copy(acc, acc + D, dq + i * st);
+    }
+    for (int64_t j = 0; j < T; ++j) add_dkv_from_reverse_state(j, true);
+    return;
+  }
+
+  // Forward sweep: dq (intra-chunk + state of earlier chunks), intra-chunk parts of dk and dv.
+  for (int64_t c0 = 0; c0 < T; c0 += C) {
+    const int64_t n = std::min(C, T - c0);
+    for (int64_t i = 0; i < n; ++i) {
+      const float* qi = p.q + (c0 + i) * st;
+      const float* gi = d_num + (c0 + i) * st;
+      const float gdi = gd(c0 + i);
+      for (int64_t j = 0; j <= i; ++j) {
+        S[i * C + j] = dot(qi, p.k + (c0 + j) * st, D);
+        G[i * C + j] = dot(gi, p.v + (c0 + j) * st, D) + gdi;
+      }
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      dq_from_state(c0 + i);
+      for (int64_t j = 0; j <= i; ++j) axpy(G[i * C + j], p.k + (c0 + j) * st, acc, D);
+      std::copy(acc, acc + D, dq + (c0 + i) * st);
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      float* dkj = dk + (c0 + j) * st;
+      float* dvj = dv + (c0 + j) * st;
+      fill_zero(acc, D);
+      for (int64_t i = j; i < n; ++i) axpy(G[i * C + j], p.q + (c0 + i) * st, acc, D);
+      std::copy(acc, acc + D, dkj);
+      fill_zero(acc, D);
+      for (int64_t i = j; i < n; ++i) axpy(S[i * C + j], d_num + (c0 + i) * st, acc, D);
+      std::copy(acc, acc + D, dvj);
+    }
+    for (int64_t j = 0; j < n; ++j) add_state(c0 + j);
+  }
+  // Reverse sweep: dk, dv from the queries of later chunks.
+  const int64_t last = ((T - 1) / C) * C;
+  for (int64_t c0 = last; c0 >= 0; c0 -= C) {
+    const int64_t n = std::min(C, T - c0);
+    if (c0 != last)
+      for (int64_t j = 0; j < n; ++j) add_dkv_from_reverse_state(c0 + j, false);
+    for (int64_t i = 0; i < n; ++i) add_reverse_state(c0 + i);
+  }
+}
+
+void check_args(const char* op, const AttentionDims& dims, int64_t chunk, const void* q, const void* k,
+                const void* v) {
+  check_attention_dims(op, dims);
+  kernel_detail::check_at_least(op, "chunk", chunk, 1);
+  if (attention_numel(dims) == 0) return;
+  kernel_detail::check_not_null(op, "q", q);
+  kernel_detail::check_not_null(op, "k", k);
+  kernel_detail::check_not_null(op, "v", v);
+}
+
+// ---- naive reference -------------------------------------------------------------------------------------
+
+template <class Real>
+void forward_naive(const AttentionDims& dims, bool causal, const Real* q, const Real* k, const Real* v, Real* num,
+                   Real* den) {
+  const int64_t T = dims.seq_len, H = dims.n_heads, D = dims.d_head;
+  auto at = [&](int64_t b, int64_t t, int64_t h) { return ((b * T + t) * H + h) * D; };
+  std::vector<double> acc(D);
+  for (int64_t b = 0; b < dims.batch; ++b)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t i = 0; i < T; ++i) {
+        std::fill(acc.begin(), acc.end(), 0.0);
+        double den_i = 0.0;
+        for (int64_t j = 0; j < T; ++j) {
+          const double mask = (!causal || j <= i) ? 1.0 : 0.0;
+          if (mask == 0.0) continue;
+          double s = 0.0;
+          for (int64_t d = 0; d < D; ++d) s += double(q[at(b, i, h) + d]) * double(k[at(b, j, h) + d]);
+          s *= mask;
+          for (int64_t e = 0; e < D; ++e) acc[e] += s * double(v[at(b, j, h) + e]);
+          den_i += s;
+        }
+        for (int64_t e = 0; e < D; ++e) num[at(b, i, h) + e] = Real(acc[e]);
+        if (den) den[(b * T + i) * H + h] = Real(den_i);
+      }
+}
+
+}  // namespace
+
+void linear_attention_forward(const AttentionDims& dims, bool causal, int64_t chunk, const float* q, const float* k,
+                              const float* v, float* num, float* den) {
+  check_args("linear_attention_forward", dims, chunk, q, k, v);
+  const int64_t B = dims.batch, T = dims.seq_len, H = dims.n_heads, D = dims.d_head;
+  if (B * T * H == 0) return;
+  const int64_t C = std::min(chunk, T);
+  const size_t scratch_floats = size_t(D * D + 2 * D + C * C);
+  kernel_detail::dispatch_d_head(D, [&]<int kD>() {
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t h = 0; h < H; ++h) {
+        const int64_t off = (b * T * H + h) * D;
+        HeadPtrs p{q + off, k + off, v + off, H * D, H};
+        forward_head<kD>(p, T, D, causal, C, num + off, den ? den + b * T * H + h : nullptr,
+                         kernel_detail::thread_scratch(scratch_floats));
+      }
+  });
+}
+
+void linear_attention_backward(const AttentionDims& dims, bool causal, int64_t chunk, const float* q, const float* k,
+                               const float* v, const float* d_num, const float* d_den, float* dq, float* dk,
+                               float* dv) {
+  check_args("linear_attention_backward", dims, chunk, q, k, v);
+  const int64_t B = dims.batch, T = dims.seq_len, H = dims.n_heads, D = dims.d_head;
+  if (B * T * H == 0) return;
+  const int64_t C = std::min(chunk, T);
+  const size_t scratch_floats = size_t(3 * D * D + 3 * D + 2 * C * C);
+  kernel_detail::dispatch_d_head(D, [&]<int kD>() {
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t h = 0; h < H; ++h) {
+        const int64_t off = (b * T * H + h) * D;
+        HeadPtrs p{q + off, k + off, v + off, H * D, H};
+        backward_head<kD>(p, T, D, causal, C, d_num + off, d_den ? d_den + b * T * H + h : nullptr, dq + off,
+                          dk + off, dv + off, kernel_detail::thread_scratch(scratch_floats));
+      }
+  });
+}
+
+void linear_attention_forward_naive(const AttentionDims& dims, bool causal, const float* q, const float* k,
+                                    const float* v, float* num, float* den) {
+  check_attention_dims("linear_attention_forward_naive", dims);
+  forward_naive(dims, causal, q, k, v, num, den);
+}
+
+void linear_attention_forward_naive(const AttentionDims& dims, bool causal, const double* q, const double* k,
+                                    const double* v, double* num, double* den) {
+  check_attention_dims("linear_attention_forward_naive", dims);
+  forward_naive(dims, causal, q, k, v, num, den);
+}
+
+void linear_attention_backward_naive(const AttentionDims& dims, bool causal, const float* q, const float* k,
+                                     const float* v, const float* d_num, const float* d_den, float* dq, float* dk,
+                                     float* dv) {
+  check_attention_dims("linear_attention_backward_naive", dims);
+  const int64_t T = dims.seq_len, H = dims.n_heads, D = dims.d_head;
+  const size_t n = size_t(attention_numel(dims));
+  std::vector<double> gq(n, 0.0), gk(n, 0.0), gv(n, 0.0);
+  auto at = [&](int64_t b, int64_t t, int64_t h) { return ((b * T + t) * H + h) * D; };
+  for (int64_t b = 0; b < dims.batch; ++b)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t i = 0; i < T; ++i)
+        for (int64_t j = 0; j < T; ++j) {
+          if (causal && j > i) continue;
+          const int64_t qi = at(b, i, h), kj = at(b, j, h);
+          double s = 0.0, g = d_den ? double(d_den[(b * T + i) * H + h]) : 0.0;
+          for (int64_t d = 0; d < D; ++d) {
+            s += double(q[qi + d]) * double(k[kj + d]);
+            g += double(d_num[qi + d]) * double(v[kj + d]);
+          }
+          for (int64_t d = 0; d < D; ++d) {
+            gq[qi + d] += g * double(k[kj + d]);
+            gk[kj + d] += g * double(q[qi + d]);
+            gv[kj + d] += s * double(d_num[qi + d]);
+          }
+        }
+  for (size_t i = 0; i < n; ++i) {
+    dq[i] = float(gq[i]);
+    dk[i] = float(gk[i]);
+    dv[i] = float(gv[i]);
+  }
+}
+
+}  // namespace tn

@@ -1,0 +1,163 @@
+// URPE / RoPE: fast form parallel over (batch, position) rows, naive per-element reference.
+// Legend: B batch, T seq_len, H n_heads, D d_head, M = D/2 rotation pairs.
+#include "layers/attention/kernels/relative_position.h"
+
+#include <omp.h>
+
+#include <cmath>
+#include <vector>
+
+#include "layers/attention/kernels/kernel_utils.h"
+
+namespace tn {
+namespace {
+
+using kernel_detail::dot;
+
+void check_args(const char* op, const AttentionDims& dims, int64_t period, const void* theta, const void* x) {
+  check_attention_dims(op, dims);
+  if (dims.d_head % 2 != 0)
+    throw ShapeError(std::string("[") + op + "] d_head must be even for rotary pairs, got " +
+                     std::to_string(dims.d_head));
+  kernel_detail::check_at_least(op, "period", period, 0);
+  if (attention_numel(dims) == 0) return;
+  kernel_detail::check_not_null(op, "theta", theta);
+  kernel_detail::check_not_null(op, "x", x);
+}
+
+inline int64_t position(int64_t t, int64_t period) { return period > 0 ? t % period : t; }
+
+/// cos/sin of float(pos)·theta[m] (the f32 angle the reference forms), evaluated in double and rounded.
+inline void angles(int64_t pos, const float* theta, int64_t M, float* cs, float* sn) {
+  for (int64_t m = 0; m < M; ++m) {
+    const float a = float(pos) * theta[m];
+    cs[m] = float(std::cos(double(a)));
+    sn[m] = float(std::sin(double(a)));
+  }
+}
+
+/// u = x − 2 (x·v) v, or u = x when v is null.
+inline void reflect(const float* __restrict x, const float* __restrict v, int64_t D, float* __restrict u) {
+  if (!v) {
+    for (int64_t d = 0; d < D; ++d) u[d] = x[d];
+    return;
+  }
+  const float s2 = 2.f * dot(x, v, D);
+#pragma omp simd
+  for (int64_t d = 0; d < D; ++d) u[d] = x[d] - s2 * v[d];
+}
+
+inline void rotate(const float* __restrict u, const float* __restrict cs, const float* __restrict sn, int64_t M,
+                   float* __restrict y) {
+#pragma omp simd
+  for (int64_t m = 0; m < M; ++m) {
+    const float u0 = u[2 * m], u1 = u[2 * m + 1];
+    y[2 * m] = u0 * cs[m] - u1 * sn[m];
+    y[2 * m + 1] = u1 * cs[m] + u0 * sn[m];
+  }
+}
+
+template <class Real>
+void forward_naive(const AttentionDims& dims, const Real* theta, const Real* householder, int64_t period,
+                   const Real* x, Real* y) {
+  const int64_t T = dims.seq_len, H = dims.n_heads, D = dims.d_head;
+  std::vector<double> u(D);
+  for (int64_t b = 0; b < dims.batch; ++b)
+    for (int64_t t = 0; t < T; ++t)
+      for (int64_t h = 0; h < H; ++h) {
+        const Real* xr = x + ((b * T + t) * H + h) * D;
+        Real* yr = y + ((b * T + t) * H + h) * D;
+        double s = 0.0;
+        if (householder)
+          for (int64_t d = 0; d < D; ++d) s += double(xr[d]) * double(householder[d]);
+        for (int64_t d = 0; d < D; ++d) u[d] = double(xr[d]) - (householder ? 2.0 * s * double(householder[d]) : 0.0);
+        const int64_t pos = position(t, period);
+        for (int64_t m = 0; m < D / 2; ++m) {
+          const double a = double(Real(pos) * theta[m]);  // float angle for Real = float, as the fast form
+          yr[2 * m] = Real(u[2 * m] * std::cos(a) - u[2 * m + 1] * std::sin(a));
+          yr[2 * m + 1] = Real(u[2 * m + 1] * std::cos(a) + u[2 * m] * std::sin(a));
+        }
+      }
+}
+
+}  // namespace
+
+void relative_position_forward(const AttentionDims& dims, const float* theta, const float* householder,
+                               int64_t period, const float* x, float* y) {
+  check_args("relative_position_forward", dims, period, theta, x);
+  const int64_t B = dims.batch, T = dims.seq_len, H = dims.n_heads, D = dims.d_head, M = D / 2;
+  if (attention_numel(dims) == 0) return;
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t t = 0; t < T; ++t) {
+      float* scratch = kernel_detail::thread_scratch(size_t(2 * M + D));
+      float *cs = scratch, *sn = scratch + M, *u = scratch + 2 * M;
+      angles(position(t, period), theta, M, cs, sn);
+      for (int64_t h = 0; h < H; ++h) {
+        const int64_t off = ((b * T + t) * H + h) * D;
+        reflect(x + off, householder, D, u);
+        rotate(u, cs, sn, M, y + off);
+      }
+    }
+}
+
+void relative_position_backward(const AttentionDims& dims, const float* theta, const float* householder,
+                                int64_t period, const float* x, const float* dy, float* dx, float* d_theta) {
+  check_args("relative_position_backward", dims, period, theta, x);
+  const int64_t B = dims.batch, T = dims.seq_len, H = dims.n_heads, D = dims.d_head, M = D / 2;
+  if (attention_numel(dims) == 0) return;
+  // Per-thread partial sums of d_theta, combined in thread order: deterministic for a fixed thread count.
+  const int max_threads = omp_get_max_threads();
+  std::vector<double> partial(d_theta ? size_t(max_threads) * size_t(M) : 0, 0.0);
+#pragma omp parallel num_threads(max_threads)
+  {
+    double* mine = d_theta ? partial.data() + size_t(omp_get_thread_num()) * size_t(M) : nullptr;
+#pragma omp for collapse(2) schedule(static)
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t t = 0; t < T; ++t) {
+        float* scratch = kernel_detail::thread_scratch(size_t(2 * M + 2 * D));
+        float *cs = scratch, *sn = scratch + M, *u = scratch + 2 * M, *dz = u + D;
+        const int64_t pos = position(t, period);
+        angles(pos, theta, M, cs, sn);
+        for (int64_t h = 0; h < H; ++h) {
+          const int64_t off = ((b * T + t) * H + h) * D;
+          const float* __restrict g = dy + off;
+          // dz = Rotᵀ dy
+#pragma omp simd
+          for (int64_t m = 0; m < M; ++m) {
+            dz[2 * m] = g[2 * m] * cs[m] + g[2 * m + 1] * sn[m];
+            dz[2 * m + 1] = g[2 * m + 1] * cs[m] - g[2 * m] * sn[m];
+          }
+          reflect(dz, householder, D, dx + off);  // (I − 2vvᵀ) is its own transpose
+          if (mine && pos != 0) {
+            reflect(x + off, householder, D, u);
+            for (int64_t m = 0; m < M; ++m) {
+              const float y0 = u[2 * m] * cs[m] - u[2 * m + 1] * sn[m];
+              const float y1 = u[2 * m + 1] * cs[m] + u[2 * m] * sn[m];
+              mine[m] += double(pos) * (double(y0) * g[2 * m + 1] - double(y1) * g[2 * m]);
+            }
+          }
+        }
+      }
+  }
+  if (d_theta)
+    for (int64_t m = 0; m < M; ++m) {
+      double s = 0.0;
+      for (int th = 0; th < max_threads; ++th) s += partial[size_t(th) * size_t(M) + size_t(m)];
+      d_theta[m] += float(s);
+    }
+}
+
+void relative_position_forward_naive(const AttentionDims& dims, const float* theta, const float* householder,
+                                     int64_t period, const float* x, float* y) {
+  check_args("relative_position_forward_naive", dims, period, theta, x);
+  forward_naive(dims, theta, householder, period, x, y);
+}
+
+void relative_position_forward_naive(const AttentionDims& dims, const double* theta, const double* householder,
+                                     int64_t period, const double* x, double* y) {
+  check_args("relative_position_forward_naive", dims, period, theta, x);
+  forward_naive(dims, theta, householder, period, x, y);
+}
+
+}  // namespace tn

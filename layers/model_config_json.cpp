@@ -1,0 +1,525 @@
+#include "layers/model_config_json.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <tuple>
+
+namespace tn {
+
+using nlohmann::json;
+
+// ---------------------------------------------------------------------------------------------
+// Names: the YAML/JSON spellings of every choice (reference MIXERS, KERNELS, NORMS, ...).
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+template <class E>
+using Names = std::vector<std::pair<std::string, E>>;
+
+const Names<Arch> kArchs = {{"decoder", Arch::Decoder}, {"encoder", Arch::Encoder}};
+const Names<MixerKind> kMixers = {{"softmax", MixerKind::Softmax},     {"linear", MixerKind::Linear},
+                                  {"norm_attention", MixerKind::NormAttention}, {"diag", MixerKind::Diag},
+                                  {"performer", MixerKind::Performer}, {"cosformer", MixerKind::Cosformer}};
+const Names<Kernel> kKernels = {{"1+elu", Kernel::OnePlusElu}, {"elu", Kernel::Elu}, {"relu", Kernel::Relu}};
+// batchnorm: accepted for the LRA "synbatch" setting (README.md choice 12); the reference has none.
+const Names<NormKind> kNorms = {{"layernorm", NormKind::LayerNorm}, {"rmsnorm", NormKind::RMSNorm},
+                                {"srmsnorm", NormKind::SRMSNorm},   {"batchnorm", NormKind::BatchNorm},
+                                {"none", NormKind::None}};
+const Names<DiagInner> kDiagInner = {{"relu", DiagInner::Relu}, {"softmax", DiagInner::Softmax}};
+const Names<ChannelMixerKind> kChannelMixers = {{"glu", ChannelMixerKind::GLU}, {"ffn", ChannelMixerKind::FFN}};
+const Names<Activation> kActivations = {{"silu", Activation::SiLU},
+                                        {"gelu", Activation::GELU},
+                                        {"relu", Activation::ReLU},
+                                        {"identity", Activation::Identity}};
+const Names<Positional> kPositionals = {
+    {"sinusoidal", Positional::Sinusoidal}, {"learned", Positional::Learned}, {"none", Positional::None}};
+const Names<Relative> kRelatives = {{"urpe", Relative::URPE}, {"rope", Relative::RoPE}, {"none", Relative::None}};
+const Names<HeadKind> kHeads = {
+    {"lm", HeadKind::LM}, {"mlm", HeadKind::MLM}, {"classification", HeadKind::Classification}};
+const Names<Pooling> kPoolings = {{"mean", Pooling::Mean}, {"cls", Pooling::Cls}, {"last", Pooling::Last}};
+
+template <class E>
+std::string name_of(E value, const Names<E>& names) {
+  for (const auto& [name, v] : names)
+    if (v == value) return name;
+  throw ShapeError("[model_config_json] enum value without a name");
+}
+
+const std::vector<std::string> kModelKeys = {
+    "arch",     "vocab_size",    "d_model",     "n_layers",     "n_heads",        "max_positions",
+    "token_mixer", "diag_layers", "layers",     "attention",    "channel_mixer",  "norm",
+    "prenorm",  "final_norm",    "positional",  "relative",     "embed_scale",    "embed_norm",
+    "tie_embeddings", "dropout", "attention_dropout", "head",   "pooling",        "num_classes",
+    "pooler_dropout"};
+
+std::string join(const std::vector<std::string>& items, const std::string& sep = ", ") {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? sep : "") + items[i];
+  return out;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Optimal string alignment distance (Levenshtein plus adjacent transpositions).
+size_t edit_distance(const std::string& a, const std::string& b) {
+  const size_t n = a.size(), m = b.size();
+  std::vector<std::vector<size_t>> d(n + 1, std::vector<size_t>(m + 1));
+  for (size_t i = 0; i <= n; ++i) d[i][0] = i;
+  for (size_t j = 0; j <= m; ++j) d[0][j] = j;
+  for (size_t i = 1; i <= n; ++i)
+    for (size_t j = 1; j <= m; ++j) {
+      const size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[n][m];
+}
+
+// A numeric string as the reference's float()/int() would read it; nullopt-like via bool.
+bool parse_double(const std::string& text, double& out) {
+  std::string s = text;
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  size_t start = 0;
+  while (start < s.size() && std::isspace(static_cast<unsigned char>(s[start]))) ++start;
+  if (start < s.size() && s[start] == '+') ++start;
+  if (start >= s.size()) return false;
+  const char* first = s.data() + start;
+  const char* last = s.data() + s.size();
+  auto [ptr, ec] = std::from_chars(first, last, out);
+  return ec == std::errc() && ptr == last;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// ConfigIssue, nearest_key, describe_json
+// ---------------------------------------------------------------------------------------------
+
+ConfigIssue::ConfigIssue(std::string key_, std::string problem_, std::string fix_, std::vector<std::string> related_)
+    : ConfigError(key_ + ": " + problem_ + (fix_.empty() ? "" : "; " + fix_)),
+      key(std::move(key_)),
+      problem(std::move(problem_)),
+      fix(std::move(fix_)),
+      related(std::move(related_)) {}
+
+std::string nearest_key(const std::string& key, const std::vector<std::string>& known) {
+  // A candidate qualifies when it is a few edits away, or when one spelling is (nearly) a prefix
+  // of the other ("srms" -> "srmsnorm", "scale" -> "scaling"). Among the qualified ones the
+  // longest common prefix wins, then the smaller distance, then the earlier entry.
+  const std::string k = lower(key);
+  std::string best;
+  size_t best_prefix = 0, best_distance = 0;
+  for (const std::string& candidate : known) {
+    const std::string c = lower(candidate);
+    const size_t distance = edit_distance(k, c);
+    size_t prefix = 0;
+    while (prefix < k.size() && prefix < c.size() && k[prefix] == c[prefix]) ++prefix;
+    const size_t shorter = std::min(k.size(), c.size());
+    const bool close = distance <= std::max<size_t>(2, k.size() / 3) && distance < std::max(k.size(), c.size());
+    const bool prefixed = prefix >= 3 && prefix + 1 >= shorter;
+    if (!close && !prefixed) continue;
+    if (best.empty() || prefix > best_prefix || (prefix == best_prefix && distance < best_distance))
+      best = candidate, best_prefix = prefix, best_distance = distance;
+  }
+  return best;
+}
+
+std::string describe_json(const json& value) {
+  const std::string text = value.dump();
+  if (value.is_structured() && text.size() > 40)
+    return value.is_object() ? "a mapping" : "a list of " + std::to_string(value.size()) + " entries";
+  return text;
+}
+
+// ---------------------------------------------------------------------------------------------
+// JsonSection
+// ---------------------------------------------------------------------------------------------
+
+const json& JsonSection::empty_object() {
+  static const json empty = json::object();
+  return empty;
+}
+
+JsonSection::JsonSection(const json& value, std::string path) : value_(&value), path_(std::move(path)) {
+  if (value.is_null()) {
+    value_ = &empty_object();
+  } else if (!value.is_object()) {
+    throw ConfigIssue(path_.empty() ? "(top level)" : path_, "expected a mapping, got " + describe_json(value),
+                      "write it as `key: value` lines indented below it, or {key: value, ...}");
+  }
+}
+
+std::string JsonSection::key_path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+
+void JsonSection::fail(const std::string& key, const std::string& problem, const std::string& fix,
+                       const std::vector<std::string>& related) const {
+  std::vector<std::string> full;
+  for (const std::string& r : related) full.push_back(key_path(r));
+  throw ConfigIssue(key_path(key), problem, fix, std::move(full));
+}
+
+void JsonSection::fail_choice(const std::string& key, const json& got, const std::vector<std::string>& allowed) const {
+  const std::string near = got.is_string() ? nearest_key(got.get<std::string>(), allowed) : "";
+  fail(key, "expected one of " + join(allowed) + ", got " + describe_json(got),
+       near.empty() ? "use one of those names" : "did you mean `" + near + "`?");
+}
+
+void JsonSection::check_keys(const std::vector<std::string>& known, bool strict) const {
+  for (const auto& item : value_->items()) {
+    if (std::find(known.begin(), known.end(), item.key()) != known.end()) continue;
+    if (!strict) {
+      spdlog::warn("{}: not a key this implementation knows; ignored", key_path(item.key()));
+      continue;
+    }
+    const std::string near = nearest_key(item.key(), known);
+    fail(item.key(), "unknown key",
+         !near.empty()      ? "did you mean `" + near + "`?"
+         : known.empty()    ? "this section takes no keys; remove it"
+                            : "valid keys here: " + join(known));
+  }
+}
+
+std::vector<std::string> JsonSection::keys() const {
+  std::vector<std::string> out;
+  for (const auto& item : value_->items()) out.push_back(item.key());
+  return out;
+}
+
+const json* JsonSection::find(const std::string& key) const {
+  auto it = value_->find(key);
+  return it == value_->end() ? nullptr : &*it;
+}
+
+const json* JsonSection::get(const std::string& key) const {
+  const json* v = find(key);
+  return v && !v->is_null() ? v : nullptr;
+}
+
+int64_t JsonSection::integer(const std::string& key, int64_t fallback) const {
+  const json* v = find(key);
+  if (!v) return fallback;
+  const std::string fix = "write a whole number, e.g. " + key + ": 8";
+  if (v->is_number_integer() && !v->is_number_unsigned()) return v->get<int64_t>();
+  if (v->is_number_unsigned()) {
+    if (v->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+      fail(key, "expected an integer below 2^63, got " + describe_json(*v), fix);
+    return v->get<int64_t>();
+  }
+  double d = 0;
+  bool numeric = v->is_number_float();
+  if (numeric) d = v->get<double>();
+  if (v->is_string()) {
+    const std::string& s = v->get_ref<const std::string&>();
+    int64_t parsed = 0;
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), parsed);
+    if (ec == std::errc() && ptr == s.data() + s.size() && !s.empty()) return parsed;
+    numeric = parse_double(s, d);
+  }
+  if (numeric && std::isfinite(d) && std::floor(d) == d && std::abs(d) < 9.2e18) return static_cast<int64_t>(d);
+  fail(key, "expected an integer, got " + describe_json(*v), fix);
+}
+
+uint64_t JsonSection::unsigned_integer(const std::string& key, uint64_t fallback) const {
+  const json* v = find(key);
+  if (!v) return fallback;
+  if (v->is_number_unsigned()) return v->get<uint64_t>();
+  const int64_t i = integer(key, 0);
+  if (i < 0) fail(key, "expected a non-negative integer, got " + describe_json(*v), "drop the minus sign");
+  return static_cast<uint64_t>(i);
+}
+
+double JsonSection::number(const std::string& key, double fallback) const {
+  const json* v = find(key);
+  if (!v) return fallback;
+  double d = 0;
+  bool numeric = v->is_number();
+  if (numeric) d = v->get<double>();
+  if (v->is_string()) numeric = parse_double(v->get_ref<const std::string&>(), d);
+  if (numeric && std::isfinite(d)) return d;
+  fail(key, "expected a number, got " + describe_json(*v), "write a number such as 0.1 or 1e-3");
+}
+
+bool JsonSection::boolean(const std::string& key, bool fallback) const {
+  const json* v = find(key);
+  if (!v) return fallback;
+  if (v->is_boolean()) return v->get<bool>();
+  fail(key, "expected true or false, got " + describe_json(*v), "write true or false");
+}
+
+std::string JsonSection::string(const std::string& key, const std::string& fallback) const {
+  const json* v = find(key);
+  if (!v) return fallback;
+  if (v->is_string()) return v->get<std::string>();
+  fail(key, "expected a string, got " + describe_json(*v), "write text, quoted if it looks like a number");
+}
+
+JsonSection JsonSection::section(const std::string& key) const {
+  const json* v = find(key);
+  return JsonSection(v ? *v : empty_object(), key_path(key));
+}
+
+int64_t JsonSection::at_least(const std::string& key, int64_t value, int64_t min, const std::string& fix) const {
+  if (value < min) fail(key, "must be >= " + std::to_string(min) + ", got " + std::to_string(value), fix);
+  return value;
+}
+
+double JsonSection::at_least(const std::string& key, double value, double min, const std::string& fix) const {
+  if (value < min) fail(key, "must be >= " + json(min).dump() + ", got " + json(value).dump(), fix);
+  return value;
+}
+
+double JsonSection::positive(const std::string& key, double value, const std::string& fix) const {
+  if (!(value > 0)) fail(key, "must be > 0, got " + json(value).dump(), fix);
+  return value;
+}
+
+double JsonSection::probability(const std::string& key, double value) const {
+  if (!(value >= 0 && value < 1))
+    fail(key, "must lie in [0, 1), got " + json(value).dump(), "use a probability such as 0.1 (0 disables it)");
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The model section
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+/// Reference _norm_name: null/false mean none, true means layernorm, else a name out of kNorms.
+NormKind norm_name(const JsonSection& s, const std::string& key, NormKind fallback) {
+  const json* v = s.find(key);
+  if (!v) return fallback;
+  if (v->is_null() || (v->is_boolean() && !v->get<bool>())) return NormKind::None;
+  if (v->is_boolean()) return NormKind::LayerNorm;
+  return s.choice(key, fallback, kNorms);
+}
+
+std::string divisor_hint(int64_t d_model, int64_t n_heads) {
+  std::vector<std::string> divisors;
+  for (int64_t h = 1; h <= std::min<int64_t>(d_model, 64); ++h)
+    if (d_model % h == 0) divisors.push_back(std::to_string(h));
+  const int64_t below = d_model - d_model % n_heads;
+  std::string alternatives = std::to_string(below + n_heads);
+  if (below > 0) alternatives = std::to_string(below) + " or " + alternatives;
+  return "choose n_heads dividing " + std::to_string(d_model) + " (" + join(divisors) +
+         ") or a d_model divisible by " + std::to_string(n_heads) + " (" + alternatives + ")";
+}
+
+LinearOptions resolve_linear(const JsonSection& s, bool strict) {
+  s.check_keys({"kernel", "normalize", "eps"}, strict);
+  LinearOptions o;
+  o.kernel = s.choice("kernel", o.kernel, kKernels);
+  Names<std::pair<bool, NormKind>> normalize = {{"scaling", {true, NormKind::None}}};
+  for (const auto& [name, kind] : kNorms) normalize.push_back({name, {false, kind}});
+  std::tie(o.scaling, o.norm) = s.choice("normalize", std::pair{o.scaling, o.norm}, normalize);
+  o.eps = s.positive("eps", s.number("eps", o.eps), "use a small positive clamp such as 1e-6");
+  return o;
+}
+
+NormAttentionOptions resolve_norm_attention(const JsonSection& s, bool strict) {
+  s.check_keys({"kernel", "norm"}, strict);
+  NormAttentionOptions o;
+  o.kernel = s.choice("kernel", o.kernel, kKernels);
+  o.norm = norm_name(s, "norm", o.norm);
+  return o;
+}
+
+DiagOptions resolve_diag(const JsonSection& s, bool strict) {
+  s.check_keys({"block_size", "inner", "norm"}, strict);
+  DiagOptions o;
+  o.block_size = s.at_least("block_size", s.integer("block_size", o.block_size), 1,
+                            "use a positive block width w such as 64");
+  o.inner = s.choice("inner", o.inner, kDiagInner);
+  o.norm = norm_name(s, "norm", o.norm);
+  return o;
+}
+
+PerformerOptions resolve_performer(const JsonSection& s, bool strict) {
+  s.check_keys({"features", "eps", "feature_eps"}, strict);
+  PerformerOptions o;
+  o.features = s.at_least("features", s.integer("features", o.features), 1,
+                          "use a positive number of random features such as 64");
+  o.eps = s.positive("eps", s.number("eps", o.eps), "use a small positive clamp such as 1e-2");
+  o.feature_eps = s.at_least("feature_eps", s.number("feature_eps", o.feature_eps), 0.0,
+                             "use a small non-negative offset such as 1e-4");
+  return o;
+}
+
+CosformerOptions resolve_cosformer(const JsonSection& s, bool strict) {
+  s.check_keys({"eps", "out_proj"}, strict);
+  CosformerOptions o;
+  o.eps = s.positive("eps", s.number("eps", o.eps), "use a small positive clamp such as 1e-4");
+  o.out_proj = s.boolean("out_proj", o.out_proj);
+  return o;
+}
+
+}  // namespace
+
+ModelConfig resolve_model_json(const json& model, const ModelJsonOptions& options) {
+  const JsonSection s(model, options.path);
+  const bool strict = options.strict_keys;
+  s.check_keys(kModelKeys, strict);
+  ModelConfig c;
+
+  if (s.has("vocab_size")) {
+    c.vocab_size = s.at_least("vocab_size", s.integer("vocab_size", 0), 1, "use the vocabulary size, e.g. 50000");
+  } else if (options.require_vocab_size) {
+    s.fail("vocab_size", "is required", "add vocab_size: N (the number of token ids)");
+  }
+  c.d_model = s.integer("d_model", c.d_model);
+  c.n_layers = s.at_least("n_layers", s.integer("n_layers", c.n_layers), 1, "use at least one layer");
+  c.n_heads = s.at_least("n_heads", s.integer("n_heads", c.n_heads), 1, "use at least one head, e.g. 8");
+  c.max_positions = s.at_least("max_positions", s.integer("max_positions", c.max_positions), 1,
+                               "use the longest sequence length the model must take, e.g. 512");
+  c.diag_layers = s.integer("diag_layers", c.diag_layers);
+  c.num_classes = s.at_least("num_classes", s.integer("num_classes", c.num_classes), 1,
+                             "use the number of labels of the task");
+  c.dropout = s.probability("dropout", s.number("dropout", c.dropout));
+  c.attention_dropout = s.probability("attention_dropout", s.number("attention_dropout", c.attention_dropout));
+  c.pooler_dropout = s.probability("pooler_dropout", s.number("pooler_dropout", c.pooler_dropout));
+  c.prenorm = s.boolean("prenorm", c.prenorm);
+  c.final_norm = s.boolean("final_norm", c.final_norm);
+  c.embed_scale = s.boolean("embed_scale", c.embed_scale);
+  c.tie_embeddings = s.boolean("tie_embeddings", c.tie_embeddings);
+  c.arch = s.choice("arch", c.arch, kArchs);
+
+  if (c.d_model % c.n_heads != 0)
+    s.fail("d_model",
+           std::to_string(c.d_model) + " is not divisible by n_heads=" + std::to_string(c.n_heads),
+           divisor_hint(c.d_model, c.n_heads), {"n_heads"});
+  if (c.d_model < 4) s.fail("d_model", "must be >= 4, got " + std::to_string(c.d_model), "use e.g. 512");
+
+  c.token_mixer = s.choice("token_mixer", c.token_mixer, kMixers);
+  if (const json* layers = s.get("layers")) {
+    if (!layers->is_array())
+      s.fail("layers", "expected a list of mixer names, got " + describe_json(*layers),
+             "write e.g. [diag, diag, norm_attention, norm_attention], or leave it out and use diag_layers");
+    if (static_cast<int64_t>(layers->size()) != c.n_layers)
+      s.fail("layers",
+             "has " + std::to_string(layers->size()) + " entries, n_layers is " + std::to_string(c.n_layers),
+             "give one mixer per layer, or set n_layers: " + std::to_string(layers->size()), {"n_layers"});
+    // Paths "model.layers[2]": a section whose path is "model.layers" would add a dot, so the
+    // entries are read from a section at the parent path with keys "layers[i]".
+    json wrapped = json::object();
+    for (size_t i = 0; i < layers->size(); ++i) wrapped["layers[" + std::to_string(i) + "]"] = (*layers)[i];
+    const JsonSection entries(wrapped, s.path());
+    for (size_t i = 0; i < layers->size(); ++i)
+      c.layers.push_back(entries.choice("layers[" + std::to_string(i) + "]", MixerKind::Softmax, kMixers));
+  } else {
+    if (c.diag_layers < 0 || c.diag_layers > c.n_layers)
+      s.fail("diag_layers",
+             std::to_string(c.diag_layers) + " must lie in [0, n_layers=" + std::to_string(c.n_layers) + "]",
+             "use 0.." + std::to_string(c.n_layers) + " (the first k layers are diag)", {"n_layers"});
+    c.layers.assign(static_cast<size_t>(c.diag_layers), MixerKind::Diag);
+    c.layers.resize(static_cast<size_t>(c.n_layers), c.token_mixer);
+  }
+
+  const JsonSection attention = s.section("attention");
+  std::vector<std::string> mixer_names;
+  for (const auto& [name, kind] : kMixers) mixer_names.push_back(name);
+  attention.check_keys(mixer_names, true);  // the reference rejects unknown mixer names too
+  attention.section("softmax").check_keys({}, strict);
+  c.attention.linear = resolve_linear(attention.section("linear"), strict);
+  c.attention.norm_attention = resolve_norm_attention(attention.section("norm_attention"), strict);
+  c.attention.diag = resolve_diag(attention.section("diag"), strict);
+  c.attention.performer = resolve_performer(attention.section("performer"), strict);
+  c.attention.cosformer = resolve_cosformer(attention.section("cosformer"), strict);
+
+  const JsonSection cm = s.section("channel_mixer");
+  cm.check_keys({"type", "d_ff", "activation"}, strict);
+  c.channel_mixer.type = cm.choice("type", ChannelMixerKind::GLU, kChannelMixers);
+  const bool glu = c.channel_mixer.type == ChannelMixerKind::GLU;
+  c.channel_mixer.d_ff = cm.has("d_ff") ? cm.integer("d_ff", 0) : glu ? 8 * c.d_model / 3 : 4 * c.d_model;
+  cm.at_least("d_ff", c.channel_mixer.d_ff, 1, "use a positive hidden width, or leave it out for the default");
+  c.channel_mixer.activation = cm.has("activation") ? cm.choice("activation", Activation::SiLU, kActivations)
+                               : glu                ? Activation::SiLU
+                                                    : Activation::GELU;
+
+  c.norm = norm_name(s, "norm", c.norm);
+  c.embed_norm = norm_name(s, "embed_norm", c.embed_norm);
+  c.positional = s.choice("positional", c.positional, kPositionals);
+  if (const json* r = s.find("relative"); r && (r->is_null() || (r->is_boolean() && !r->get<bool>())))
+    c.relative = Relative::None;
+  else
+    c.relative = s.choice("relative", c.relative, kRelatives);
+  if (c.relative != Relative::None && c.d_head() % 2 != 0)
+    s.fail("relative",
+           to_string(c.relative) + " rotates pairs of coordinates and needs an even head width, but d_model/n_heads = " +
+               std::to_string(c.d_model) + "/" + std::to_string(c.n_heads) + " = " + std::to_string(c.d_head()),
+           "choose d_model and n_heads with an even quotient, or set relative: none", {"n_heads", "d_model"});
+
+  c.head = s.has("head") ? s.choice("head", HeadKind::LM, kHeads)
+                         : c.arch == Arch::Decoder ? HeadKind::LM
+                                                   : HeadKind::MLM;
+  c.pooling = s.choice("pooling", c.pooling, kPoolings);
+  return c;
+}
+
+ModelConfig model_config_from_json(const json& model, const std::string& where) {
+  const json& section = model.is_object() && model.contains("model") && model["model"].is_object() ? model["model"] : model;
+  try {
+    return resolve_model_json(section, ModelJsonOptions{});
+  } catch (const ConfigIssue& issue) {
+    throw ConfigError(where + ": " + issue.what());
+  }
+}
+
+nlohmann::json model_config_to_json(const ModelConfig& c) {
+  json layers = json::array();
+  for (MixerKind m : c.layers) layers.push_back(to_string(m));
+  const LinearOptions& lin = c.attention.linear;
+  const DiagOptions& diag = c.attention.diag;
+  json attention = {
+      {"softmax", json::object()},
+      {"linear", {{"kernel", to_string(lin.kernel)},
+                  {"normalize", lin.scaling ? std::string("scaling") : to_string(lin.norm)},
+                  {"eps", lin.eps}}},
+      {"norm_attention", {{"kernel", to_string(c.attention.norm_attention.kernel)},
+                          {"norm", to_string(c.attention.norm_attention.norm)}}},
+      {"diag", {{"block_size", diag.block_size}, {"inner", name_of(diag.inner, kDiagInner)},
+                {"norm", to_string(diag.norm)}}},
+      {"performer", {{"features", c.attention.performer.features},
+                     {"eps", c.attention.performer.eps},
+                     {"feature_eps", c.attention.performer.feature_eps}}},
+      {"cosformer", {{"eps", c.attention.cosformer.eps}, {"out_proj", c.attention.cosformer.out_proj}}},
+  };
+  return json{
+      {"arch", name_of(c.arch, kArchs)},
+      {"vocab_size", c.vocab_size},
+      {"d_model", c.d_model},
+      {"n_layers", c.n_layers},
+      {"n_heads", c.n_heads},
+      {"max_positions", c.max_positions},
+      {"token_mixer", to_string(c.token_mixer)},
+      {"diag_layers", c.diag_layers},
+      {"layers", layers},
+      {"attention", attention},
+      {"channel_mixer", {{"type", name_of(c.channel_mixer.type, kChannelMixers)},
+                         {"d_ff", c.channel_mixer.d_ff},
+                         {"activation", to_string(c.channel_mixer.activation)}}},
+      {"norm", to_string(c.norm)},
+      {"prenorm", c.prenorm},
+      {"final_norm", c.final_norm},
+      {"positional", to_string(c.positional)},
+      {"relative", to_string(c.relative)},
+      {"embed_scale", c.embed_scale},
+      {"embed_norm", to_string(c.embed_norm)},
+      {"tie_embeddings", c.tie_embeddings},
+      {"dropout", c.dropout},
+      {"attention_dropout", c.attention_dropout},
+      {"head", name_of(c.head, kHeads)},
+      {"pooling", name_of(c.pooling, kPoolings)},
+      {"num_classes", c.num_classes},
+      {"pooler_dropout", c.pooler_dropout},
+  };
+}
+
+}  // namespace tn
