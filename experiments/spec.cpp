@@ -160,6 +160,9 @@ YAML::Node parse_yaml(const std::string& text, const std::string& origin) {
 }
 
 std::string read_text(const std::string& path) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored))
+    throw ConfigError(path + ": is a directory, not a spec file; give the YAML file, e.g. configs/quickstart.yaml");
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw ConfigError(path + ": cannot read the spec file (" + std::strerror(errno) +
@@ -171,7 +174,7 @@ std::string read_text(const std::string& path) {
 }
 
 /// A spec file as JSON with the location of every key. `model_only`: a file without a `model:`
-/// mapping is the model mapping itself and is read as {model: <file>}.
+/// key is the model mapping itself and is read as {model: <file>}.
 struct LoadedSpec {
   json root;
   Locations where;
@@ -180,7 +183,7 @@ struct LoadedSpec {
 LoadedSpec load_yaml_spec(const std::string& path, bool model_only) {
   const YAML::Node node = parse_yaml(read_text(path), path);
   LoadedSpec loaded{json(nullptr), Locations(path)};
-  const bool bare_model = model_only && !(node.IsMap() && node["model"] && node["model"].IsMap());
+  const bool bare_model = model_only && !(node.IsMap() && node["model"]);
   if (bare_model) {
     loaded.root = json::object();
     loaded.root["model"] = yaml_to_json(node, "model", loaded.where);
@@ -203,7 +206,7 @@ void apply_overrides(LoadedSpec& spec, const std::vector<std::string>& overrides
     const bool malformed = eq == std::string::npos || eq == 0 || assignment[eq - 1] == '.' ||
                            std::any_of(parts.begin(), parts.end(), [](const std::string& p) { return p.empty(); });
     if (malformed)
-      throw ConfigError("--set " + assignment + ": expected key.path=value; write e.g. --set train.seed=2");
+      throw ConfigError(origin + ": expected key.path=value; write e.g. --set train.seed=2");
     const std::string key = assignment.substr(0, eq);
     if (spec.root.is_null()) spec.root = json::object();  // an empty file
     if (!spec.root.is_object()) return;  // not a mapping: resolving reports it

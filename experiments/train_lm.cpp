@@ -124,7 +124,18 @@ nlohmann::json train_lm(const ExperimentSpec& spec_in, const TrainOptions& optio
     return result;
   };
   const std::string checkpoint_path = run.file("checkpoint.safetensors");
-  auto save = [&]() { save_checkpoint(checkpoint_path, model, data.vocab.tokens()); };
+  // Never overwrite the last good checkpoint with diverged weights.
+  auto save = [&](int64_t step) {
+    for (const auto& [name, var] : params) {
+      const float* p = var->value.data();
+      for (int64_t i = 0; i < var->value.numel(); ++i)
+        if (!std::isfinite(p[i]))
+          throw TrainingDiverged("parameter " + name + " became non-finite at step " +
+                                 std::to_string(step) + "; the run directory keeps the last good "
+                                 "checkpoint. Lower train.optimizer.lr or set train.clip_norm");
+    }
+    save_checkpoint(checkpoint_path, model, data.vocab.tokens());
+  };
 
   LmBatch batch;
   double train_s = 0.0, window_loss = 0.0, window_s = 0.0;
@@ -186,14 +197,14 @@ nlohmann::json train_lm(const ExperimentSpec& spec_in, const TrainOptions& optio
     if (!data.valid.empty() && ((train.eval_every > 0 && step % train.eval_every == 0) || last)) {
       LmEval v = evaluate_split("valid", data.valid, step);
       if (last) summary["valid"] = {{"loss", v.loss}, {"ppl", v.ppl}, {"tokens", v.tokens}};
-      save();
+      save(step);
     }
     if (!data.test.empty() && ((train.test_every > 0 && step % train.test_every == 0) || last)) {
       LmEval t = evaluate_split("test", data.test, step);
       if (last) summary["test"] = {{"loss", t.loss}, {"ppl", t.ppl}, {"tokens", t.tokens}};
     }
   }
-  save();
+  save(train.max_steps);
   summary["train"] = {{"steps", train.max_steps},
                       {"epochs", stream.epochs_done()},
                       {"tokens", total_tokens},

@@ -134,6 +134,8 @@ std::string nearest_key(const std::string& key, const std::vector<std::string>& 
 }
 
 std::string describe_json(const json& value) {
+  if (value.is_number_float() && !std::isfinite(value.get<double>()))  // dump() would say null
+    return std::isnan(value.get<double>()) ? "nan" : value.get<double>() > 0 ? "inf" : "-inf";
   const std::string text = value.dump();
   if (value.is_structured() && text.size() > 40)
     return value.is_object() ? "a mapping" : "a list of " + std::to_string(value.size()) + " entries";

@@ -236,6 +236,10 @@ TEST_CASE("spec: each kind of bad input names the file, the line and a fix") {
     check_error(load_error(kModel + "  layers: [diag, diagonal]\n" + kData + kTrain), 5,
                 {"model.layers[1]: expected one of", "did you mean `diag`?"});
     check_error(load_error("model: 5\n" + kData + kTrain), 1, {"model: expected a mapping, got 5"});
+    check_error(load_error(kModel + kData + "train:\n  max_steps: 10\n  optimizer: {lr: .inf}\n"), 10,
+                {"train.optimizer.lr: expected a number, got inf"});
+    check_error(load_error(kModel + kData + "train:\n  max_steps: 10\n  optimizer: {betas: [0.9]}\n"), 10,
+                {"train.optimizer.betas: expected [beta1, beta2], got [0.9]"});
   }
   SUBCASE("out-of-range values") {
     check_error(load_error("model:\n  d_model: 100\n  n_heads: 3\n" + kData + kTrain), 2,

@@ -22,28 +22,35 @@ struct BlockPtrs {
   int64_t width;         // W: row length of probs
 };
 
+constexpr int64_t kTileRows = 64;  // query rows whose d_logit rows are kept at once in backward
+
 template <int kD>
 void forward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, bool causal, float* __restrict out,
-                   float* __restrict probs, float* __restrict acc) {
+                   float* __restrict probs, float* __restrict scratch) {
   const int64_t D = kD > 0 ? kD : d_head;
   const int64_t st = p.stride, n = p.n, W = p.width;
+  float* __restrict kb = scratch;   // [n][D] the block's keys and values, gathered (see gather_rows)
+  float* __restrict vb = kb + n * D;
+  RowAcc<kD> acc(vb + n * D, D);
+  gather_rows(p.k, st, n, D, kb);
+  gather_rows(p.v, st, n, D, vb);
   for (int64_t i = 0; i < n; ++i) {
     const float* qi = p.q + i * st;
     float* __restrict prow = probs + i * W;
     const int64_t jmax = causal ? i + 1 : n;
-    fill_zero(prow, W);
+    fill_zero(prow + jmax, W - jmax);
+    // Logits of every key up to jmax; masked ones are overwritten below, so their content cannot leak.
+    row_dots(qi, kb, D, jmax, D, prow);
     if (inner == DiagInnerKind::Relu) {
-      for (int64_t j = 0; j < jmax; ++j) {
-        if (p.valid && !p.valid[j]) continue;
-        prow[j] = std::max(dot(qi, p.k + j * st, D), 0.f);
-      }
+      for (int64_t j = 0; j < jmax; ++j) prow[j] = std::max(prow[j], 0.f);
+      if (p.valid)
+        for (int64_t j = 0; j < jmax; ++j) prow[j] = p.valid[j] ? prow[j] : 0.f;
     } else {
       const float neg_inf = -std::numeric_limits<float>::infinity();
+      if (p.valid)
+        for (int64_t j = 0; j < jmax; ++j) prow[j] = p.valid[j] ? prow[j] : neg_inf;
       float row_max = neg_inf;
-      for (int64_t j = 0; j < jmax; ++j) {
-        prow[j] = (p.valid && !p.valid[j]) ? neg_inf : dot(qi, p.k + j * st, D);
-        row_max = std::max(row_max, prow[j]);
-      }
+      for (int64_t j = 0; j < jmax; ++j) row_max = std::max(row_max, prow[j]);
       if (row_max == neg_inf) {  // no unmasked key: A = 0
         fill_zero(prow, jmax);
       } else {
@@ -55,44 +62,72 @@ void forward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, bool
         for (int64_t j = 0; j < jmax; ++j) prow[j] *= inv;
       }
     }
-    fill_zero(acc, D);
+    // Branch-free over allowed keys (0·v_j is exact for finite v, as in the reference's A V); masked keys
+    // are skipped by mask, not by value, so a padded key's v (even NaN) never enters.
+    acc.zero();
     for (int64_t j = 0; j < jmax; ++j)
-      if (prow[j] != 0.f) axpy(prow[j], p.v + j * st, acc, D);
-    std::copy(acc, acc + D, out + i * st);
+      if (!p.valid || p.valid[j]) acc.add(prow[j], vb + j * D);
+    acc.store(out + i * st);
   }
 }
 
+// Per tile of query rows: d_logit rows (dA = g_i·v_j where A_ij != 0; softmax: A ⊙ (dA − Σ A dA)), dq rows,
+// then dk, dv one key at a time with the row in registers, accumulated over query rows in ascending order.
+// Masked keys are skipped by mask (their gradients are 0); other zero terms are added (exact for finite
+// inputs) rather than tested, since a value test is an unpredictable branch for relu.
 template <int kD>
 void backward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, bool causal,
                     const float* __restrict probs, const float* __restrict d_out, float* __restrict dq,
-                    float* __restrict dk, float* __restrict dv, float* __restrict acc, float* __restrict d_logit) {
+                    float* __restrict dk, float* __restrict dv, float* __restrict scratch) {
   const int64_t D = kD > 0 ? kD : d_head;
   const int64_t st = p.stride, n = p.n, W = p.width;
-  for (int64_t j = 0; j < n; ++j) {
-    fill_zero(dk + j * st, D);
-    fill_zero(dv + j * st, D);
-  }
-  for (int64_t i = 0; i < n; ++i) {
-    const float* qi = p.q + i * st;
-    const float* gi = d_out + i * st;
-    const float* prow = probs + i * W;
-    const int64_t jmax = causal ? i + 1 : n;
-    // d_logit_j = dA_j = g_i·v_j where A_ij != 0 (masked keys and relu zeros have no gradient).
-    for (int64_t j = 0; j < jmax; ++j) d_logit[j] = prow[j] != 0.f ? dot(gi, p.v + j * st, D) : 0.f;
-    if (inner == DiagInnerKind::Softmax) {
-      // Through dot(): a plain `c += p*dA` loop is vectorised as an in-order reduction without FMA while
-      // its scalar version uses FMA, so the bits would depend on jmax (breaks padding invariance).
-      const float c = dot(prow, d_logit, jmax);
-      for (int64_t j = 0; j < jmax; ++j) d_logit[j] = prow[j] * (d_logit[j] - c);
+  const int64_t tile = std::min(n, kTileRows);
+  float* __restrict kb = scratch;             // [n][D] the block's keys and values, gathered
+  float* __restrict vb = kb + n * D;
+  float* __restrict qt = vb + n * D;          // [tile][D] the tile's queries and upstream gradients
+  float* __restrict gt = qt + tile * D;
+  float* __restrict d_logit = gt + tile * D;  // [tile][W]
+  RowAcc<kD> acc(d_logit + tile * W, D);
+  gather_rows(p.k, st, n, D, kb);
+  gather_rows(p.v, st, n, D, vb);
+  for (int64_t i0 = 0; i0 < n; i0 += tile) {
+    const int64_t i1 = std::min(n, i0 + tile);
+    gather_rows(p.q + i0 * st, st, i1 - i0, D, qt);
+    gather_rows(d_out + i0 * st, st, i1 - i0, D, gt);
+    for (int64_t i = i0; i < i1; ++i) {
+      const float* gi = gt + (i - i0) * D;
+      const float* prow = probs + i * W;
+      float* __restrict drow = d_logit + (i - i0) * W;
+      const int64_t jmax = causal ? i + 1 : n;
+      row_dots(gi, vb, D, jmax, D, drow);
+      for (int64_t j = 0; j < jmax; ++j) drow[j] = prow[j] != 0.f ? drow[j] : 0.f;  // masked, relu zeros
+      if (inner == DiagInnerKind::Softmax) {
+        // Through dot(): a plain `c += p*dA` loop is vectorised as an in-order reduction without FMA while
+        // its scalar version uses FMA, so the bits would depend on jmax (breaks padding invariance).
+        const float c = dot(prow, drow, jmax);
+        for (int64_t j = 0; j < jmax; ++j) drow[j] = prow[j] * (drow[j] - c);
+      }
+      acc.zero();
+      for (int64_t j = 0; j < jmax; ++j)
+        if (!p.valid || p.valid[j]) acc.add(drow[j], kb + j * D);
+      acc.store(dq + i * st);
     }
-    fill_zero(acc, D);
-    for (int64_t j = 0; j < jmax; ++j) {
-      if (prow[j] == 0.f) continue;
-      axpy(d_logit[j], p.k + j * st, acc, D);
-      axpy(d_logit[j], qi, dk + j * st, D);
-      axpy(prow[j], gi, dv + j * st, D);
+    for (int64_t j = 0; j < n; ++j) {
+      if (p.valid && !p.valid[j]) {  // masked key: no gradient
+        fill_zero(dk + j * st, D);
+        fill_zero(dv + j * st, D);
+        continue;
+      }
+      const int64_t ilo = causal ? std::max(i0, j) : i0;  // rows of this tile that see key j
+      if (i0 == 0) acc.zero();
+      else acc.load(dk + j * st);
+      for (int64_t i = ilo; i < i1; ++i) acc.add(d_logit[(i - i0) * W + j], qt + (i - i0) * D);
+      acc.store(dk + j * st);
+      if (i0 == 0) acc.zero();
+      else acc.load(dv + j * st);
+      for (int64_t i = ilo; i < i1; ++i) acc.add(probs[i * W + j], gt + (i - i0) * D);
+      acc.store(dv + j * st);
     }
-    std::copy(acc, acc + D, dq + i * st);
   }
 }
 
@@ -114,7 +149,7 @@ void block_attention_forward(const AttentionDims& dims, int64_t block_size, Diag
           BlockPtrs p{q + off, k + off, v + off, key_valid ? key_valid + b * T + s0 : nullptr, H * D,
                       std::min(W, T - s0), W};
           forward_block<kD>(p, D, inner, causal, out + off, probs + ((b * H + h) * T + s0) * W,
-                            thread_scratch(size_t(D)));
+                            thread_scratch(size_t((2 * std::min(W, T) + 1) * D)));  // k, v rows; one row
         }
   });
 }
@@ -134,9 +169,11 @@ void block_attention_backward(const AttentionDims& dims, int64_t block_size, Dia
           const int64_t off = ((b * T + s0) * H + h) * D;
           BlockPtrs p{q + off, k + off, v + off, key_valid ? key_valid + b * T + s0 : nullptr, H * D,
                       std::min(W, T - s0), W};
-          float* scratch = thread_scratch(size_t(D + W));
+          const int64_t n = std::min(W, T), tile = std::min(n, kTileRows);
+          // k, v rows; q, d_out tile rows; d_logit tile; one row
+          float* scratch = thread_scratch(size_t((2 * n + 2 * tile + 1) * D + tile * W));
           backward_block<kD>(p, D, inner, causal, probs + ((b * H + h) * T + s0) * W, d_out + off, dq + off,
-                             dk + off, dv + off, scratch, scratch + D);
+                             dk + off, dv + off, scratch);
         }
   });
 }

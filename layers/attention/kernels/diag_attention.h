@@ -23,7 +23,7 @@ enum class DiagInnerKind { Relu, Softmax };
 
 /// Fast form, parallel over (batch, head, block). probs (caller buffer [B, H, T, W]) receives A: row i's
 /// entries for the keys of its block (column j - block start), zero for masked or absent keys. Save it
-/// for backward. Masked keys are never read, so their content (even NaN) cannot leak.
+/// for backward. Logits of masked keys are computed but discarded, so their content (even NaN) cannot leak.
 void diag_attention_forward(const AttentionDims& dims, int64_t block_size, DiagInnerKind inner, bool causal,
                             const uint8_t* key_valid, const float* q, const float* k, const float* v,
                             float* out, float* probs);

@@ -3,6 +3,7 @@
 #include "layers/attention/kernels/linear_attention.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "layers/attention/kernels/kernel_utils.h"
@@ -10,9 +11,11 @@
 namespace tn {
 namespace {
 
-using kernel_detail::axpy;
 using kernel_detail::dot;
 using kernel_detail::fill_zero;
+using kernel_detail::gather_rows;
+using kernel_detail::row_dots;
+using kernel_detail::RowAcc;
 
 /// One (b, h): pointers at its row 0; den (may be null) at its [b, 0, h] entry with stride H.
 struct HeadPtrs {
@@ -23,30 +26,52 @@ struct HeadPtrs {
   int64_t den_stride;  // H
 };
 
+constexpr int64_t kNonCausalBlock = 64;  // rows gathered at once by the non-causal forms
+
 template <int kD>
 void forward_head(const HeadPtrs& p, int64_t T, int64_t d_head, bool causal, int64_t C, float* __restrict num,
                   float* __restrict den, float* __restrict scratch) {
   const int64_t D = kD > 0 ? kD : d_head;
   const int64_t st = p.stride;
-  float* __restrict state = scratch;   // [D][D]: Σ k_jᵀ v_j over earlier chunks (all of T when non-causal)
+  float* __restrict state = scratch;        // [D][D]: Σ k_jᵀ v_j over earlier chunks (all of T when non-causal)
   float* __restrict k_sum = state + D * D;  // [D]
-  float* __restrict acc = k_sum + D;        // [D]: one output row
-  float* __restrict S = acc + D;            // [C][C]: masked intra-chunk q_i·k_j
+  float* __restrict S = k_sum + D;          // [C][C]: masked intra-chunk q_i·k_j
+  const int64_t rows = std::max(C, kNonCausalBlock);
+  float* __restrict qc = S + C * C;         // [rows][D] gathered chunk rows
+  float* __restrict kc = qc + rows * D;
+  float* __restrict vc = kc + rows * D;
+  RowAcc<kD> acc(vc + rows * D, D);           // one row being accumulated (scratch [D] when kD == 0)
   fill_zero(state, D * D);
   fill_zero(k_sum, D);
+  // state[d] += Σ_{j < n} kc_j[d] vc_j, one state row at a time (kept in registers across j).
+  auto add_to_state = [&](int64_t n) {
+    for (int64_t d = 0; d < D; ++d) {
+      acc.load(state + d * D);
+      for (int64_t j = 0; j < n; ++j) acc.add(kc[j * D + d], vc + j * D);
+      acc.store(state + d * D);
+    }
+    if (den) {
+      acc.load(k_sum);
+      for (int64_t j = 0; j < n; ++j) acc.add(1.f, kc + j * D);
+      acc.store(k_sum);
+    }
+  };
+  auto state_term = [&](const float* qi) {  // acc = q_i · state
+    acc.zero();
+    for (int64_t d = 0; d < D; ++d) acc.add(qi[d], state + d * D);
+  };
 
   if (!causal) {
-    for (int64_t j = 0; j < T; ++j) {
-      const float* kj = p.k + j * st;
-      const float* vj = p.v + j * st;
-      for (int64_t d = 0; d < D; ++d) axpy(kj[d], vj, state + d * D, D);
-      axpy(1.f, kj, k_sum, D);
+    for (int64_t c0 = 0; c0 < T; c0 += kNonCausalBlock) {
+      const int64_t n = std::min(kNonCausalBlock, T - c0);
+      gather_rows(p.k + c0 * st, st, n, D, kc);
+      gather_rows(p.v + c0 * st, st, n, D, vc);
+      add_to_state(n);
     }
     for (int64_t i = 0; i < T; ++i) {
       const float* qi = p.q + i * st;
-      fill_zero(acc, D);
-      for (int64_t d = 0; d < D; ++d) axpy(qi[d], state + d * D, acc, D);
-      std::copy(acc, acc + D, num + i * st);
+      state_term(qi);
+      acc.store(num + i * st);
       if (den) den[i * p.den_stride] = dot(qi, k_sum, D);
     }
     return;
@@ -54,28 +79,22 @@ void forward_head(const HeadPtrs& p, int64_t T, int64_t d_head, bool causal, int
 
   for (int64_t c0 = 0; c0 < T; c0 += C) {
     const int64_t n = std::min(C, T - c0);
+    gather_rows(p.q + c0 * st, st, n, D, qc);
+    gather_rows(p.k + c0 * st, st, n, D, kc);
+    gather_rows(p.v + c0 * st, st, n, D, vc);
+    for (int64_t i = 0; i < n; ++i) row_dots(qc + i * D, kc, D, i + 1, D, S + i * C);
     for (int64_t i = 0; i < n; ++i) {
-      const float* qi = p.q + (c0 + i) * st;
-      for (int64_t j = 0; j <= i; ++j) S[i * C + j] = dot(qi, p.k + (c0 + j) * st, D);
-    }
-    for (int64_t i = 0; i < n; ++i) {
-      const float* qi = p.q + (c0 + i) * st;
-      fill_zero(acc, D);
-      for (int64_t d = 0; d < D; ++d) axpy(qi[d], state + d * D, acc, D);
-      for (int64_t j = 0; j <= i; ++j) axpy(S[i * C + j], p.v + (c0 + j) * st, acc, D);
-      std::copy(acc, acc + D, num + (c0 + i) * st);
+      const float* qi = qc + i * D;
+      state_term(qi);
+      for (int64_t j = 0; j <= i; ++j) acc.add(S[i * C + j], vc + j * D);
+      acc.store(num + (c0 + i) * st);
       if (den) {
         float s = dot(qi, k_sum, D);
         for (int64_t j = 0; j <= i; ++j) s += S[i * C + j];
         den[(c0 + i) * p.den_stride] = s;
       }
     }
-    for (int64_t j = 0; j < n; ++j) {
-      const float* kj = p.k + (c0 + j) * st;
-      const float* vj = p.v + (c0 + j) * st;
-      for (int64_t d = 0; d < D; ++d) axpy(kj[d], vj, state + d * D, D);
-      axpy(1.f, kj, k_sum, D);
-    }
+    add_to_state(n);
   }
 }
 
@@ -87,49 +106,65 @@ void backward_head(const HeadPtrs& p, int64_t T, int64_t d_head, bool causal, in
                    float* __restrict dk, float* __restrict dv, float* __restrict scratch) {
   const int64_t D = kD > 0 ? kD : d_head;
   const int64_t st = p.stride;
-  float* __restrict state_t = scratch;          // [D(e)][D(d)]: Σ v_j[e] k_j[d] over earlier keys
-  float* __restrict k_sum = state_t + D * D;    // [D]
-  float* __restrict R = k_sum + D;              // [D(d)][D(e)]: Σ q_i[d] g_i[e] over later queries
-  float* __restrict R_t = R + D * D;            // [D(e)][D(d)]: transpose of R
-  float* __restrict qd_sum = R_t + D * D;       // [D]: Σ gd_i q_i over later queries
-  float* __restrict acc = qd_sum + D;           // [D]
-  float* __restrict S = acc + D;                // [C][C]
-  float* __restrict G = S + C * C;              // [C][C]
+  float* __restrict state_t = scratch;        // [D(e)][D(d)]: Σ v_j[e] k_j[d] over earlier keys
+  float* __restrict k_sum = state_t + D * D;  // [D]
+  float* __restrict R = k_sum + D;            // [D(d)][D(e)]: Σ q_i[d] g_i[e] over later queries
+  float* __restrict R_t = R + D * D;          // [D(e)][D(d)]: transpose of R
+  float* __restrict qd_sum = R_t + D * D;     // [D]: Σ gd_i q_i over later queries
+  float* __restrict S = qd_sum + D;           // [C][C]
+  float* __restrict G = S + C * C;            // [C][C]
+  const int64_t rows = std::max(C, kNonCausalBlock);
+  float* __restrict qc = G + C * C;           // [rows][D] gathered chunk rows of q, k, v, d_num
+  float* __restrict kc = qc + rows * D;
+  float* __restrict vc = kc + rows * D;
+  float* __restrict gc = vc + rows * D;
+  RowAcc<kD> acc(gc + rows * D, D);             // one row being accumulated (scratch [D] when kD == 0)
   auto gd = [&](int64_t i) { return d_den ? d_den[i * p.den_stride] : 0.f; };
-  auto add_state = [&](int64_t j) {  // state_t += v_jᵀ k_j, k_sum += k_j
-    const float* kj = p.k + j * st;
-    const float* vj = p.v + j * st;
-    for (int64_t e = 0; e < D; ++e) axpy(vj[e], kj, state_t + e * D, D);
-    axpy(1.f, kj, k_sum, D);
+  auto gather = [&](int64_t c0, int64_t n) {
+    gather_rows(p.q + c0 * st, st, n, D, qc);
+    gather_rows(p.k + c0 * st, st, n, D, kc);
+    gather_rows(p.v + c0 * st, st, n, D, vc);
+    gather_rows(d_num + c0 * st, st, n, D, gc);
   };
-  auto add_reverse_state = [&](int64_t i) {  // R += q_iᵀ g_i, R_t += g_iᵀ q_i, qd_sum += gd_i q_i
-    const float* qi = p.q + i * st;
-    const float* gi = d_num + i * st;
-    for (int64_t d = 0; d < D; ++d) axpy(qi[d], gi, R + d * D, D);
-    for (int64_t e = 0; e < D; ++e) axpy(gi[e], qi, R_t + e * D, D);
-    if (d_den) axpy(gd(i), qi, qd_sum, D);
-  };
-  auto dq_from_state = [&](int64_t i) {  // acc = Σ_e g_i[e] state_t[e] + gd_i k_sum
-    const float* gi = d_num + i * st;
-    fill_zero(acc, D);
-    for (int64_t e = 0; e < D; ++e) axpy(gi[e], state_t + e * D, acc, D);
-    if (d_den) axpy(gd(i), k_sum, acc, D);
-  };
-  auto add_dkv_from_reverse_state = [&](int64_t j, bool overwrite) {
-    const float* kj = p.k + j * st;
-    const float* vj = p.v + j * st;
-    float* dkj = dk + j * st;
-    float* dvj = dv + j * st;
-    if (overwrite) {
-      fill_zero(dkj, D);
-      fill_zero(dvj, D);
+  // x[r] += Σ_{t < n} a_t[r] b_t for the D rows r of a D×D matrix x, row by row in registers.
+  auto rank_update = [&](float* x, const float* a, const float* b, int64_t n) {
+    for (int64_t r = 0; r < D; ++r) {
+      acc.load(x + r * D);
+      for (int64_t t = 0; t < n; ++t) acc.add(a[t * D + r], b + t * D);
+      acc.store(x + r * D);
     }
-    std::copy(qd_sum, qd_sum + D, acc);
-    for (int64_t e = 0; e < D; ++e) axpy(vj[e], R_t + e * D, acc, D);
-    axpy(1.f, acc, dkj, D);
-    fill_zero(acc, D);
-    for (int64_t d = 0; d < D; ++d) axpy(kj[d], R + d * D, acc, D);
-    axpy(1.f, acc, dvj, D);
+  };
+  auto add_state = [&](int64_t n) {  // state_t += Σ v_jᵀ k_j, k_sum += Σ k_j over the gathered chunk
+    rank_update(state_t, vc, kc, n);
+    if (!d_den) return;
+    acc.load(k_sum);
+    for (int64_t j = 0; j < n; ++j) acc.add(1.f, kc + j * D);
+    acc.store(k_sum);
+  };
+  auto add_reverse_state = [&](int64_t c0, int64_t n) {  // R += Σ q_iᵀ g_i, R_t += Σ g_iᵀ q_i, qd_sum += Σ gd_i q_i
+    rank_update(R, qc, gc, n);
+    rank_update(R_t, gc, qc, n);
+    if (!d_den) return;
+    acc.load(qd_sum);
+    for (int64_t i = 0; i < n; ++i) acc.add(gd(c0 + i), qc + i * D);
+    acc.store(qd_sum);
+  };
+  auto dq_state_term = [&](const float* gi, float gdi) {  // acc = Σ_e g_i[e] state_t[e] + gd_i k_sum
+    acc.zero();
+    for (int64_t e = 0; e < D; ++e) acc.add(gi[e], state_t + e * D);
+    if (d_den) acc.add(gdi, k_sum);
+  };
+  // dk_j (+)= qd_sum + Σ_e v_j[e] R_t[e];  dv_j (+)= Σ_d k_j[d] R[d].
+  auto dkv_reverse_term = [&](const float* kj, const float* vj, int64_t j, bool overwrite) {
+    if (d_den) acc.load(qd_sum);
+    else acc.zero();
+    for (int64_t e = 0; e < D; ++e) acc.add(vj[e], R_t + e * D);
+    if (!overwrite) acc.add(1.f, dk + j * st);
+    acc.store(dk + j * st);
+    acc.zero();
+    for (int64_t d = 0; d < D; ++d) acc.add(kj[d], R + d * D);
+    if (!overwrite) acc.add(1.f, dv + j * st);
+    acc.store(dv + j * st);
   };
   fill_zero(state_t, D * D);
   fill_zero(k_sum, D);
@@ -138,52 +173,53 @@ void backward_head(const HeadPtrs& p, int64_t T, int64_t d_head, bool causal, in
   fill_zero(qd_sum, D);
 
   if (!causal) {
-    for (int64_t j = 0; j < T; ++j) add_state(j);
-    for (int64_t i = 0; i < T; ++i) add_reverse_state(i);
-    for (int64_t i = 0; i < T; ++i) {
-      dq_from_state(i);
-      std::copy(acc, acc + D, dq + i * st);
+    for (int64_t c0 = 0; c0 < T; c0 += kNonCausalBlock) {
+      const int64_t n = std::min(kNonCausalBlock, T - c0);
+      gather(c0, n);
+      add_state(n);
+      add_reverse_state(c0, n);
     }
-    for (int64_t j = 0; j < T; ++j) add_dkv_from_reverse_state(j, true);
+    for (int64_t i = 0; i < T; ++i) {
+      dq_state_term(d_num + i * st, gd(i));
+      acc.store(dq + i * st);
+      dkv_reverse_term(p.k + i * st, p.v + i * st, i, true);
+    }
     return;
   }
 
   // Forward sweep: dq (intra-chunk + state of earlier chunks), intra-chunk parts of dk and dv.
   for (int64_t c0 = 0; c0 < T; c0 += C) {
     const int64_t n = std::min(C, T - c0);
+    gather(c0, n);
     for (int64_t i = 0; i < n; ++i) {
-      const float* qi = p.q + (c0 + i) * st;
-      const float* gi = d_num + (c0 + i) * st;
+      row_dots(qc + i * D, kc, D, i + 1, D, S + i * C);
+      row_dots(gc + i * D, vc, D, i + 1, D, G + i * C);
       const float gdi = gd(c0 + i);
-      for (int64_t j = 0; j <= i; ++j) {
-        S[i * C + j] = dot(qi, p.k + (c0 + j) * st, D);
-        G[i * C + j] = dot(gi, p.v + (c0 + j) * st, D) + gdi;
-      }
+      for (int64_t j = 0; j <= i; ++j) G[i * C + j] += gdi;
     }
     for (int64_t i = 0; i < n; ++i) {
-      dq_from_state(c0 + i);
-      for (int64_t j = 0; j <= i; ++j) axpy(G[i * C + j], p.k + (c0 + j) * st, acc, D);
-      std::copy(acc, acc + D, dq + (c0 + i) * st);
+      dq_state_term(gc + i * D, gd(c0 + i));
+      for (int64_t j = 0; j <= i; ++j) acc.add(G[i * C + j], kc + j * D);
+      acc.store(dq + (c0 + i) * st);
     }
     for (int64_t j = 0; j < n; ++j) {
-      float* dkj = dk + (c0 + j) * st;
-      float* dvj = dv + (c0 + j) * st;
-      fill_zero(acc, D);
-      for (int64_t i = j; i < n; ++i) axpy(G[i * C + j], p.q + (c0 + i) * st, acc, D);
-      std::copy(acc, acc + D, dkj);
-      fill_zero(acc, D);
-      for (int64_t i = j; i < n; ++i) axpy(S[i * C + j], d_num + (c0 + i) * st, acc, D);
-      std::copy(acc, acc + D, dvj);
+      acc.zero();
+      for (int64_t i = j; i < n; ++i) acc.add(G[i * C + j], qc + i * D);
+      acc.store(dk + (c0 + j) * st);
+      acc.zero();
+      for (int64_t i = j; i < n; ++i) acc.add(S[i * C + j], gc + i * D);
+      acc.store(dv + (c0 + j) * st);
     }
-    for (int64_t j = 0; j < n; ++j) add_state(c0 + j);
+    add_state(n);
   }
   // Reverse sweep: dk, dv from the queries of later chunks.
   const int64_t last = ((T - 1) / C) * C;
   for (int64_t c0 = last; c0 >= 0; c0 -= C) {
     const int64_t n = std::min(C, T - c0);
+    gather(c0, n);
     if (c0 != last)
-      for (int64_t j = 0; j < n; ++j) add_dkv_from_reverse_state(c0 + j, false);
-    for (int64_t i = 0; i < n; ++i) add_reverse_state(c0 + i);
+      for (int64_t j = 0; j < n; ++j) dkv_reverse_term(kc + j * D, vc + j * D, c0 + j, false);
+    add_reverse_state(c0, n);
   }
 }
 
@@ -232,7 +268,8 @@ void linear_attention_forward(const AttentionDims& dims, bool causal, int64_t ch
   const int64_t B = dims.batch, T = dims.seq_len, H = dims.n_heads, D = dims.d_head;
   if (B * T * H == 0) return;
   const int64_t C = std::min(chunk, T);
-  const size_t scratch_floats = size_t(D * D + 2 * D + C * C);
+  const int64_t G = std::max(C, kNonCausalBlock);                             // gathered rows
+  const size_t scratch_floats = size_t(D * D + 2 * D + C * C + 3 * G * D);  // state, k_sum, row, S, q/k/v rows
   kernel_detail::dispatch_d_head(D, [&]<int kD>() {
 #pragma omp parallel for collapse(2) schedule(static)
     for (int64_t b = 0; b < B; ++b)
@@ -252,7 +289,9 @@ void linear_attention_backward(const AttentionDims& dims, bool causal, int64_t c
   const int64_t B = dims.batch, T = dims.seq_len, H = dims.n_heads, D = dims.d_head;
   if (B * T * H == 0) return;
   const int64_t C = std::min(chunk, T);
-  const size_t scratch_floats = size_t(3 * D * D + 3 * D + 2 * C * C);
+  const int64_t G = std::max(C, kNonCausalBlock);  // gathered rows
+  // state_t, R, R_t; k_sum, qd_sum, row; S, G; q/k/v/d_num rows
+  const size_t scratch_floats = size_t(3 * D * D + 3 * D + 2 * C * C + 4 * G * D);
   kernel_detail::dispatch_d_head(D, [&]<int kD>() {
 #pragma omp parallel for collapse(2) schedule(static)
     for (int64_t b = 0; b < B; ++b)

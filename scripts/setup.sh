@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian 12 machine: installs the build dependencies (Debian packages only), builds
+# transnormer in ./build (Release), and fetches WikiText-103 into ./data unless a data root
+# ($TRANSNORMER_DATA or ./data) already holds it.
+#   bash scripts/setup.sh            (as root, or with sudo available)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(build-essential cmake libdnnl-dev ocl-icd-opencl-dev libyaml-cpp-dev libspdlog-dev
+          libfmt-dev nlohmann-json3-dev doctest-dev libcli11-dev curl unzip ca-certificates)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "setup: installing ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j"$(nproc)"
+
+root="${TRANSNORMER_DATA:-data}"
+if [ ! -f "$root/wikitext-103/wiki.test.tokens" ]; then
+  echo "setup: WikiText-103 not found under $root; fetching it" >&2
+  bash scripts/fetch_data.sh "$root"
+fi
+echo "setup: done; binary at build/transnormer, data root $root" >&2

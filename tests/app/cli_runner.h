@@ -1,0 +1,54 @@
+#pragma once
+// Runs the built `transnormer` binary in a child process and captures exit code, stdout, stderr.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "tests/test_paths.h"
+
+namespace tn::test {
+
+struct CliResult {
+  int code = -1;
+  std::string out, err;
+};
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// Runs `transnormer <args>` (args already shell-quoted) with TRANSNORMER_DATA set to the tests'
+/// data root and 2 threads.
+inline CliResult run_cli(const std::string& args, const std::string& scratch) {
+  std::filesystem::create_directories(scratch);
+  const std::string out = scratch + "/stdout.txt", err = scratch + "/stderr.txt";
+  const std::string cmd = "TRANSNORMER_DATA='" + data_root() + "' OMP_NUM_THREADS=2 '" + binary() +
+                          "' " + args + " > '" + out + "' 2> '" + err + "' < /dev/null";
+  const int status = std::system(cmd.c_str());
+  CliResult r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+/// A fresh scratch directory under the system temp dir.
+inline std::string scratch_dir(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("transnormer_test_" + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+inline void write_text(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+}  // namespace tn::test

@@ -1,0 +1,77 @@
+// Bad input exits with code 2 and one clear message naming the file, line or key, and never
+// crashes: malformed YAML, unknown key, wrong type, out-of-range value, missing data file,
+// corrupt checkpoint, bad CLI arguments.
+#include <doctest/doctest.h>
+
+#include "tests/app/cli_runner.h"
+
+using namespace tn::test;
+
+namespace {
+const char* kGood =
+    "model:\n  arch: decoder\n  d_model: 32\n  n_layers: 2\n  n_heads: 2\n"
+    "data:\n  train: wikitext-103/wiki.valid.tokens\n  split_valid_from_train: 0.1\n  seq_len: 32\n"
+    "train:\n  batch_size: 2\n  max_steps: 2\n";
+
+CliResult train_with(const std::string& name, const std::string& yaml) {
+  const std::string dir = scratch_dir("bad_" + name);
+  write_text(dir + "/" + name + ".yaml", yaml);
+  return run_cli("train " + dir + "/" + name + ".yaml --out " + dir + "/run", dir);
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  text.replace(text.find(from), from.size(), to);
+  return text;
+}
+}  // namespace
+
+TEST_CASE("bad input: malformed YAML reports file:line") {
+  CliResult r = train_with("malformed", replaced(kGood, "  n_heads: 2\n", "  n_heads: [2\n"));
+  CHECK(r.code == 2);
+  CHECK(r.err.find("malformed.yaml:") != std::string::npos);
+}
+
+TEST_CASE("bad input: unknown key names the nearest valid key") {
+  CliResult r = train_with("unknown", replaced(kGood, "d_model: 32", "d_modle: 32"));
+  CHECK(r.code == 2);
+  CHECK(r.err.find("unknown.yaml:3") != std::string::npos);
+  CHECK(r.err.find("d_model") != std::string::npos);
+}
+
+TEST_CASE("bad input: wrong type and out-of-range values") {
+  CliResult r = train_with("type", replaced(kGood, "n_layers: 2", "n_layers: two"));
+  CHECK(r.code == 2);
+  CHECK(r.err.find("n_layers") != std::string::npos);
+  CliResult d = train_with("divisible", replaced(kGood, "n_heads: 2", "n_heads: 3"));
+  CHECK(d.code == 2);
+  CHECK(d.err.find("divisible") != std::string::npos);
+}
+
+TEST_CASE("bad input: a missing data file is named") {
+  CliResult r = train_with("nodata", replaced(kGood, "wiki.valid.tokens", "wiki.nothere.tokens"));
+  CHECK(r.code == 2);
+  CHECK(r.err.find("wiki.nothere.tokens") != std::string::npos);
+}
+
+TEST_CASE("bad input: corrupt and foreign checkpoints") {
+  const std::string dir = scratch_dir("bad_ckpt");
+  write_text(dir + "/corrupt.safetensors", "\x10\x00\x00\x00\x00\x00\x00\x00{\"a\": garbage");
+  write_text(dir + "/input.json", "{\"task\": \"lm\"}");
+  CliResult r = run_cli("forward --checkpoint " + dir + "/corrupt.safetensors --input " + dir + "/input.json", dir);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("corrupt.safetensors") != std::string::npos);
+  CliResult e = run_cli("eval --checkpoint " + dir + "/missing.safetensors --data x --seq-len 4", dir);
+  CHECK(e.code == 2);
+  CHECK(e.err.find("missing.safetensors") != std::string::npos);
+  // A valid checkpoint with a malformed input.json names the input file.
+  CliResult g = run_cli("forward --checkpoint '" + golden_root() + "/dec_t1/model.safetensors' --input " + dir + "/input.json", dir);
+  CHECK(g.code == 2);
+  CHECK(g.err.find("input.json") != std::string::npos);
+}
+
+TEST_CASE("bad input: unknown verb and bad flags exit 2") {
+  const std::string dir = scratch_dir("bad_cli");
+  CHECK(run_cli("fly", dir).code == 2);
+  CHECK(run_cli("train", dir).code == 2);
+  CHECK(run_cli("eval --split middle x", dir).code == 2);
+}

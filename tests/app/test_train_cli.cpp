@@ -1,0 +1,104 @@
+// End to end through the CLI on real WikiText-103 text: a tiny T1 model trains for a few steps,
+// writes the run directory of design.md, and `eval` in a new process reproduces the summary's
+// test loss exactly. Small shapes keep it to a few seconds.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/app/cli_runner.h"
+
+using namespace tn::test;
+using nlohmann::json;
+
+namespace {
+
+/// A tiny T1 decoder spec on the first lines of the real WikiText-103 files.
+std::string tiny_spec(const std::string& dir, const std::string& extra_train = "") {
+  // Small test split: the first 120 lines of wiki.test.tokens.
+  std::ifstream in(data_root() + "/wikitext-103/wiki.test.tokens");
+  std::ofstream test_file(dir + "/small.test.tokens");
+  std::string line;
+  for (int i = 0; i < 120 && std::getline(in, line); ++i) test_file << line << "\n";
+  return "model:\n"
+         "  arch: decoder\n  d_model: 32\n  n_layers: 2\n  n_heads: 2\n  diag_layers: 1\n"
+         "  attention: {norm_attention: {kernel: elu, norm: srmsnorm}, diag: {block_size: 16, inner: relu, norm: srmsnorm}}\n"
+         "  dropout: 0.1\n"
+         "data:\n  train: wikitext-103/wiki.valid.tokens\n  split_valid_from_train: 0.05\n"
+         "  test: " + dir + "/small.test.tokens\n  seq_len: 32\n"
+         "train:\n  batch_size: 4\n  max_steps: 30\n  seed: 3\n  log_every: 10\n  eval_every: 15\n"
+         "  optimizer: {name: adamw, lr: 3e-3}\n  schedule: {name: inverse_sqrt, warmup_steps: 5}\n" +
+         extra_train;
+}
+
+}  // namespace
+
+TEST_CASE("cli: train writes the run directory, the loss falls, eval reproduces the test loss") {
+  const std::string dir = scratch_dir("train");
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  CliResult r = run_cli("train " + dir + "/tiny.yaml --out " + dir + "/run", dir);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.err.find("tok/s") != std::string::npos);  // progress goes to stderr
+  CHECK(r.out.empty());                             // nothing mixed into stdout
+
+  const json summary = json::parse(slurp(dir + "/run/summary.json"));
+  for (const char* key : {"valid", "test", "train", "peak_rss_mb", "unigram_test_ppl", "params"})
+    CHECK(summary.contains(key));
+  CHECK(summary["train"]["steps"] == 30);
+  CHECK(summary["test"]["ppl"].get<double>() ==
+        doctest::Approx(std::exp(summary["test"]["loss"].get<double>())));
+  // The model beats the unigram floor of the same data.
+  CHECK(summary["test"]["ppl"].get<double>() < summary["unigram_test_ppl"].get<double>());
+
+  // metrics.jsonl: training lines then evaluation lines; the logged loss falls.
+  std::istringstream lines(slurp(dir + "/run/metrics.jsonl"));
+  std::string line;
+  std::vector<double> train_losses;
+  int evals = 0;
+  while (std::getline(lines, line)) {
+    json rec = json::parse(line);
+    if (rec.contains("split")) ++evals;
+    else train_losses.push_back(rec["loss"].get<double>());
+  }
+  REQUIRE(train_losses.size() == 3);
+  CHECK(train_losses.back() < train_losses.front());
+  CHECK(evals == 3);  // valid at 15 and 30, test at 30
+
+  // The resolved config reloads; eval in a new process gives the same test loss exactly.
+  CHECK(slurp(dir + "/run/config.yaml").find("vocab_size") != std::string::npos);
+  CliResult e = run_cli("eval " + dir + "/run", dir);
+  INFO(e.err);
+  REQUIRE(e.code == 0);
+  const json ev = json::parse(e.out);
+  CHECK(ev["loss"].get<double>() == summary["test"]["loss"].get<double>());
+  CHECK(ev["tokens"] == summary["test"]["tokens"]);
+
+  CliResult c = run_cli("eval --checkpoint " + dir + "/run/checkpoint.safetensors --data " + dir +
+                            "/small.test.tokens --seq-len 32 --batch 3",
+                        dir);
+  INFO(c.err);
+  REQUIRE(c.code == 0);
+  CHECK(json::parse(c.out)["loss"].get<double>() ==
+        doctest::Approx(summary["test"]["loss"].get<double>()).epsilon(1e-6));
+}
+
+TEST_CASE("cli: a diverging run stops naming the step and keeps the last good checkpoint") {
+  const std::string dir = scratch_dir("diverge");
+  // lr(0) = 1e-7 for update 1, then a huge rate: update 2 sends the weights to infinity.
+  std::string spec = tiny_spec(dir);
+  spec.replace(spec.find("lr: 3e-3"), 8, "lr: 1e38");
+  spec.replace(spec.find("warmup_steps: 5"), 15, "warmup_steps: 2");
+  spec.replace(spec.find("eval_every: 15"), 14, "eval_every: 1");
+  write_text(dir + "/diverge.yaml", spec);
+  CliResult r = run_cli("train " + dir + "/diverge.yaml --out " + dir + "/run", dir);
+  CHECK(r.code == 1);
+  CHECK(r.err.find("non-finite") != std::string::npos);
+  CHECK(r.err.find("step 2") != std::string::npos);
+  // The step-1 checkpoint is still there and evaluates to a finite loss.
+  CliResult e = run_cli("eval --checkpoint " + dir + "/run/checkpoint.safetensors --data " + dir +
+                            "/small.test.tokens --seq-len 32",
+                        dir);
+  INFO(e.err);
+  REQUIRE(e.code == 0);
+  CHECK(std::isfinite(json::parse(e.out)["loss"].get<double>()));
+}
