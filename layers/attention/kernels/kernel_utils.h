@@ -5,13 +5,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "core/error.h"
 
-// The vector types below are always inlined; silence GCC's note that passing them by value would change
-// the ABI on targets without AVX-512.
+// The vector types below are only used inside inline functions; silence GCC's note that passing them by
+// value would change the ABI on targets without AVX-512.
+#pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace tn::kernel_detail {
@@ -27,17 +29,17 @@ inline F32x16 load16(const float* p) {
   return x;
 }
 
-/// Σ a[i]·b[i] in f32, accumulated in 16 fixed lanes (lane = i % 16; a partial last group is zero-filled)
-/// and reduced by a fixed tree. No plain scalar reduction loop: GCC vectorises those as in-order
-/// reductions without FMA but runs their scalar form with FMA, so the bits would depend on n and on
-/// alignment. Here the same inputs give the same bits for any n padding with zeros and any address
-/// (padding invariance, reproducibility), and the loop is one vector FMA per 16 elements.
 inline F32x16 load16_partial(const float* p, int64_t count) {  // lanes >= count are 0
   F32x16 x = {};
   for (int64_t l = 0; l < count; ++l) x[l] = p[l];
   return x;
 }
 
+/// Σ a[i]·b[i] in f32, accumulated in 16 fixed lanes (lane = i % 16; a partial last group is zero-filled)
+/// and reduced by a fixed tree. No plain scalar reduction loop: GCC vectorises those as in-order
+/// reductions without FMA but runs their scalar form with FMA, so the bits would depend on n and on
+/// alignment. Here the same inputs give the same bits for any n padding with zeros and any address
+/// (padding invariance, reproducibility), and the loop is one vector FMA per 16 elements.
 inline float dot(const float* a, const float* b, int64_t n) {
   F32x16 acc = {};
   int64_t i = 0;
@@ -169,9 +171,15 @@ inline float exp_nonpositive(float x) {
 
 /// Per-thread scratch of at least n floats, reused across calls (grows, never shrinks). Valid until the
 /// next call on the same thread; one region per kernel invocation, partitioned by the caller.
+/// With TN_KERNEL_SCRATCH_CHECK defined (sanitizer builds), every call gets exactly n fresh floats filled
+/// with NaN, so an overrun is an AddressSanitizer error and a read-before-write poisons the results.
 inline float* thread_scratch(size_t n) {
   thread_local std::vector<float> buffer;
+#ifdef TN_KERNEL_SCRATCH_CHECK
+  buffer = std::vector<float>(n, std::numeric_limits<float>::quiet_NaN());
+#else
   if (buffer.size() < n) buffer.resize(n);
+#endif
   return buffer.data();
 }
 
@@ -188,14 +196,18 @@ inline void check_not_null(const char* op, const char* what, const void* ptr) {
 }
 
 /// Calls f.template operator()<kD>() with kD = d_head for the common head widths (so the inner loops get
-/// a compile-time trip count), kD = 0 (runtime width) otherwise.
+/// a compile-time trip count and RowAcc keeps rows in registers), kD = 0 (runtime width) otherwise.
 template <class F>
 inline void dispatch_d_head(int64_t d_head, F&& f) {
   switch (d_head) {
+    case 16: f.template operator()<16>(); break;
     case 32: f.template operator()<32>(); break;
     case 64: f.template operator()<64>(); break;
+    case 128: f.template operator()<128>(); break;
     default: f.template operator()<0>(); break;
   }
 }
 
 }  // namespace tn::kernel_detail
+
+#pragma GCC diagnostic pop

@@ -92,6 +92,7 @@ TEST_CASE("diag_attention: fast form equals the naive per-block form, partial la
       for (bool with_mask : {false, true}) {
         for (int64_t D : {32, 60})
           for (int64_t T : {1, 63, 64, 65, 197}) {
+            if (with_mask && D == 32) continue;  // the mask is covered at D = 60; keeps the file fast
             CAPTURE(name(inner));
             CAPTURE(causal);
             CAPTURE(with_mask);
@@ -106,6 +107,18 @@ TEST_CASE("diag_attention: fast form equals the naive per-block form, partial la
           CAPTURE(T);
           compare_with_naive({2, T, 3, 64}, 8, inner, causal, with_mask, gen);
         }
+      }
+}
+
+TEST_CASE("diag_attention: every compiled head width (16, 128) equals the naive form") {
+  std::mt19937 gen(26);
+  for (int64_t D : {16, 128})
+    for (DiagInnerKind inner : {DiagInnerKind::Relu, DiagInnerKind::Softmax})
+      for (bool causal : {true, false}) {
+        CAPTURE(D);
+        CAPTURE(name(inner));
+        CAPTURE(causal);
+        compare_with_naive({2, 45, 2, D}, 16, inner, causal, true, gen);
       }
 }
 

@@ -46,8 +46,10 @@ TEST_CASE("softmax_attention: fast form equals the naive masked T×T form") {
   std::mt19937 gen(31);
   for (bool causal : {true, false})
     for (bool with_mask : {false, true})
-      for (int64_t D : {32, 60})
+      for (int64_t D : {16, 32, 60, 128})
         for (int64_t T : {1, 63, 64, 65, 197}) {
+          if (with_mask && D == 32) continue;  // the mask is covered at D = 60; keeps the file fast
+          if ((D == 16 || D == 128) && T != 65) continue;  // the other compiled widths, once each
           CAPTURE(causal);
           CAPTURE(with_mask);
           CAPTURE(D);
