@@ -196,6 +196,10 @@ nlohmann::json train_lm(const ExperimentSpec& spec_in, const TrainOptions& optio
     const bool last = step == train.max_steps;
     if (!data.valid.empty() && ((train.eval_every > 0 && step % train.eval_every == 0) || last)) {
       LmEval v = evaluate_split("valid", data.valid, step);
+      if (!std::isfinite(v.loss))
+        throw TrainingDiverged("the validation loss became non-finite at step " +
+                               std::to_string(step) + "; the run directory keeps the last good "
+                               "checkpoint. Lower train.optimizer.lr or set train.clip_norm");
       if (last) summary["valid"] = {{"loss", v.loss}, {"ppl", v.ppl}, {"tokens", v.tokens}};
       save(step);
     }

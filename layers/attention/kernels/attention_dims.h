@@ -23,9 +23,11 @@ inline int64_t attention_numel(const AttentionDims& dims) {
 /// Throws ShapeError "[op] ..." unless batch, seq_len, n_heads >= 0 and d_head >= 1.
 inline void check_attention_dims(const char* op, const AttentionDims& dims) {
   if (dims.batch < 0 || dims.seq_len < 0 || dims.n_heads < 0 || dims.d_head < 1)
-    throw ShapeError(std::string("[") + op + "] expected batch, seq_len, n_heads >= 0 and d_head >= 1, got batch " +
-                     std::to_string(dims.batch) + ", seq_len " + std::to_string(dims.seq_len) + ", n_heads " +
-                     std::to_string(dims.n_heads) + ", d_head " + std::to_string(dims.d_head));
+    throw ShapeError(std::string("[") + op +
+                     "] expected batch, seq_len, n_heads >= 0 and d_head >= 1, got batch " +
+                     std::to_string(dims.batch) + ", seq_len " + std::to_string(dims.seq_len) +
+                     ", n_heads " + std::to_string(dims.n_heads) + ", d_head " +
+                     std::to_string(dims.d_head));
 }
 
 }  // namespace tn

@@ -25,11 +25,11 @@ struct BlockPtrs {
 constexpr int64_t kTileRows = 64;  // query rows whose d_logit rows are kept at once in backward
 
 template <int kD>
-void forward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, bool causal, float* __restrict out,
-                   float* __restrict probs, float* __restrict scratch) {
+void forward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, bool causal,
+                   float* __restrict out, float* __restrict probs, float* __restrict scratch) {
   const int64_t D = kD > 0 ? kD : d_head;
   const int64_t st = p.stride, n = p.n, W = p.width;
-  float* __restrict kb = scratch;   // [n][D] the block's keys and values, gathered (see gather_rows)
+  float* __restrict kb = scratch;  // [n][D] the block's keys and values, gathered (see gather_rows)
   float* __restrict vb = kb + n * D;
   RowAcc<kD> acc(vb + n * D, D);
   gather_rows(p.k, st, n, D, kb);
@@ -39,7 +39,8 @@ void forward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, bool
     float* __restrict prow = probs + i * W;
     const int64_t jmax = causal ? i + 1 : n;
     fill_zero(prow + jmax, W - jmax);
-    // Logits of every key up to jmax; masked ones are overwritten below, so their content cannot leak.
+    // Logits of every key up to jmax; masked ones are overwritten below, so their content cannot
+    // leak.
     row_dots(qi, kb, D, jmax, D, prow);
     if (inner == DiagInnerKind::Relu) {
       for (int64_t j = 0; j < jmax; ++j) prow[j] = std::max(prow[j], 0.f);
@@ -56,14 +57,15 @@ void forward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, bool
       } else {
         // Separate branch-free loops so the exp vectorises; masked entries are exp(-inf) = 0.
         for (int64_t j = 0; j < jmax; ++j) prow[j] = exp_nonpositive(prow[j] - row_max);
-        float sum = 0.f;  // plain in-order sum: the same bits whether or not the compiler vectorises it
+        float sum =
+            0.f;  // plain in-order sum: the same bits whether or not the compiler vectorises it
         for (int64_t j = 0; j < jmax; ++j) sum += prow[j];
         const float inv = 1.f / sum;  // sum >= 1: the max entry contributes exp(0)
         for (int64_t j = 0; j < jmax; ++j) prow[j] *= inv;
       }
     }
-    // Branch-free over allowed keys (0·v_j is exact for finite v, as in the reference's A V); masked keys
-    // are skipped by mask, not by value, so a padded key's v (even NaN) never enters.
+    // Branch-free over allowed keys (0·v_j is exact for finite v, as in the reference's A V);
+    // masked keys are skipped by mask, not by value, so a padded key's v (even NaN) never enters.
     acc.zero();
     for (int64_t j = 0; j < jmax; ++j)
       if (!p.valid || p.valid[j]) acc.add(prow[j], vb + j * D);
@@ -71,20 +73,22 @@ void forward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, bool
   }
 }
 
-// Per tile of query rows: d_logit rows (dA = g_i·v_j where A_ij != 0; softmax: A ⊙ (dA − Σ A dA)), dq rows,
-// then dk, dv one key at a time with the row in registers, accumulated over query rows in ascending order.
-// Masked keys are skipped by mask (their gradients are 0); other zero terms are added (exact for finite
-// inputs) rather than tested, since a value test is an unpredictable branch for relu.
+// Per tile of query rows: d_logit rows (dA = g_i·v_j where A_ij != 0; softmax: A ⊙ (dA − Σ A dA)),
+// dq rows, then dk, dv one key at a time with the row in registers, accumulated over query rows in
+// ascending order. Masked keys are skipped by mask (their gradients are 0); other zero terms are
+// added (exact for finite inputs) rather than tested, since a value test is an unpredictable branch
+// for relu.
 template <int kD>
 void backward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, bool causal,
-                    const float* __restrict probs, const float* __restrict d_out, float* __restrict dq,
-                    float* __restrict dk, float* __restrict dv, float* __restrict scratch) {
+                    const float* __restrict probs, const float* __restrict d_out,
+                    float* __restrict dq, float* __restrict dk, float* __restrict dv,
+                    float* __restrict scratch) {
   const int64_t D = kD > 0 ? kD : d_head;
   const int64_t st = p.stride, n = p.n, W = p.width;
   const int64_t tile = std::min(n, kTileRows);
-  float* __restrict kb = scratch;             // [n][D] the block's keys and values, gathered
+  float* __restrict kb = scratch;  // [n][D] the block's keys and values, gathered
   float* __restrict vb = kb + n * D;
-  float* __restrict qt = vb + n * D;          // [tile][D] the tile's queries and upstream gradients
+  float* __restrict qt = vb + n * D;  // [tile][D] the tile's queries and upstream gradients
   float* __restrict gt = qt + tile * D;
   float* __restrict d_logit = gt + tile * D;  // [tile][W]
   RowAcc<kD> acc(d_logit + tile * W, D);
@@ -100,10 +104,12 @@ void backward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, boo
       float* __restrict drow = d_logit + (i - i0) * W;
       const int64_t jmax = causal ? i + 1 : n;
       row_dots(gi, vb, D, jmax, D, drow);
-      for (int64_t j = 0; j < jmax; ++j) drow[j] = prow[j] != 0.f ? drow[j] : 0.f;  // masked, relu zeros
+      for (int64_t j = 0; j < jmax; ++j)
+        drow[j] = prow[j] != 0.f ? drow[j] : 0.f;  // masked, relu zeros
       if (inner == DiagInnerKind::Softmax) {
-        // Through dot(): a plain `c += p*dA` loop is vectorised as an in-order reduction without FMA while
-        // its scalar version uses FMA, so the bits would depend on jmax (breaks padding invariance).
+        // Through dot(): a plain `c += p*dA` loop is vectorised as an in-order reduction without
+        // FMA while its scalar version uses FMA, so the bits would depend on jmax (breaks padding
+        // invariance).
         const float c = dot(prow, drow, jmax);
         for (int64_t j = 0; j < jmax; ++j) drow[j] = prow[j] * (drow[j] - c);
       }
@@ -119,12 +125,16 @@ void backward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, boo
         continue;
       }
       const int64_t ilo = causal ? std::max(i0, j) : i0;  // rows of this tile that see key j
-      if (i0 == 0) acc.zero();
-      else acc.load(dk + j * st);
+      if (i0 == 0)
+        acc.zero();
+      else
+        acc.load(dk + j * st);
       for (int64_t i = ilo; i < i1; ++i) acc.add(d_logit[(i - i0) * W + j], qt + (i - i0) * D);
       acc.store(dk + j * st);
-      if (i0 == 0) acc.zero();
-      else acc.load(dv + j * st);
+      if (i0 == 0)
+        acc.zero();
+      else
+        acc.load(dv + j * st);
       for (int64_t i = ilo; i < i1; ++i) acc.add(probs[i * W + j], gt + (i - i0) * D);
       acc.store(dv + j * st);
     }
@@ -133,9 +143,9 @@ void backward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, boo
 
 }  // namespace
 
-void block_attention_forward(const AttentionDims& dims, int64_t block_size, DiagInnerKind inner, bool causal,
-                             const uint8_t* key_valid, const float* q, const float* k, const float* v, float* out,
-                             float* probs) {
+void block_attention_forward(const AttentionDims& dims, int64_t block_size, DiagInnerKind inner,
+                             bool causal, const uint8_t* key_valid, const float* q, const float* k,
+                             const float* v, float* out, float* probs) {
   const int64_t B = dims.batch, T = dims.seq_len, H = dims.n_heads, D = dims.d_head, W = block_size;
   if (B * T * H == 0) return;
   const int64_t n_blocks = (T + W - 1) / W;
@@ -146,17 +156,21 @@ void block_attention_forward(const AttentionDims& dims, int64_t block_size, Diag
         for (int64_t blk = 0; blk < n_blocks; ++blk) {
           const int64_t s0 = blk * W;
           const int64_t off = ((b * T + s0) * H + h) * D;
-          BlockPtrs p{q + off, k + off, v + off, key_valid ? key_valid + b * T + s0 : nullptr, H * D,
-                      std::min(W, T - s0), W};
-          forward_block<kD>(p, D, inner, causal, out + off, probs + ((b * H + h) * T + s0) * W,
-                            thread_scratch(size_t((2 * std::min(W, T) + 1) * D)));  // k, v rows; one row
+          BlockPtrs p{q + off, k + off,
+                      v + off, key_valid ? key_valid + b * T + s0 : nullptr,
+                      H * D,   std::min(W, T - s0),
+                      W};
+          forward_block<kD>(
+              p, D, inner, causal, out + off, probs + ((b * H + h) * T + s0) * W,
+              thread_scratch(size_t((2 * std::min(W, T) + 1) * D)));  // k, v rows; one row
         }
   });
 }
 
-void block_attention_backward(const AttentionDims& dims, int64_t block_size, DiagInnerKind inner, bool causal,
-                              const uint8_t* key_valid, const float* q, const float* k, const float* v,
-                              const float* probs, const float* d_out, float* dq, float* dk, float* dv) {
+void block_attention_backward(const AttentionDims& dims, int64_t block_size, DiagInnerKind inner,
+                              bool causal, const uint8_t* key_valid, const float* q, const float* k,
+                              const float* v, const float* probs, const float* d_out, float* dq,
+                              float* dk, float* dv) {
   const int64_t B = dims.batch, T = dims.seq_len, H = dims.n_heads, D = dims.d_head, W = block_size;
   if (B * T * H == 0) return;
   const int64_t n_blocks = (T + W - 1) / W;
@@ -167,13 +181,15 @@ void block_attention_backward(const AttentionDims& dims, int64_t block_size, Dia
         for (int64_t blk = 0; blk < n_blocks; ++blk) {
           const int64_t s0 = blk * W;
           const int64_t off = ((b * T + s0) * H + h) * D;
-          BlockPtrs p{q + off, k + off, v + off, key_valid ? key_valid + b * T + s0 : nullptr, H * D,
-                      std::min(W, T - s0), W};
+          BlockPtrs p{q + off, k + off,
+                      v + off, key_valid ? key_valid + b * T + s0 : nullptr,
+                      H * D,   std::min(W, T - s0),
+                      W};
           const int64_t n = std::min(W, T), tile = std::min(n, kTileRows);
           // k, v rows; q, d_out tile rows; d_logit tile; one row
           float* scratch = thread_scratch(size_t((2 * n + 2 * tile + 1) * D + tile * W));
-          backward_block<kD>(p, D, inner, causal, probs + ((b * H + h) * T + s0) * W, d_out + off, dq + off,
-                             dk + off, dv + off, scratch);
+          backward_block<kD>(p, D, inner, causal, probs + ((b * H + h) * T + s0) * W, d_out + off,
+                             dq + off, dk + off, dv + off, scratch);
         }
   });
 }

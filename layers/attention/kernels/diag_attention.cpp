@@ -1,5 +1,5 @@
-// DiagAttention: public wrappers over the block engine (block_attention.cpp) and the naive reference.
-// Legend: B batch, T seq_len, H n_heads, D d_head, W block_size.
+// DiagAttention: public wrappers over the block engine (block_attention.cpp) and the naive
+// reference. Legend: B batch, T seq_len, H n_heads, D d_head, W block_size.
 #include "layers/attention/kernels/diag_attention.h"
 
 #include <algorithm>
@@ -13,8 +13,8 @@
 namespace tn {
 namespace {
 
-void check_args(const char* op, const AttentionDims& dims, int64_t block_size, const void* q, const void* k,
-                const void* v) {
+void check_args(const char* op, const AttentionDims& dims, int64_t block_size, const void* q,
+                const void* k, const void* v) {
   check_attention_dims(op, dims);
   kernel_detail::check_at_least(op, "block_size", block_size, 1);
   if (attention_numel(dims) == 0) return;
@@ -23,15 +23,15 @@ void check_args(const char* op, const AttentionDims& dims, int64_t block_size, c
   kernel_detail::check_not_null(op, "v", v);
 }
 
-/// The reference's computation for one (b, h, block) in double: zero-padded W×D blocks, W×W logits, the
-/// mask (future keys when causal, padded keys, key_valid == 0), relu or softmax. Fills A [W][W] and the
-/// padded blocks Q, K, V [W][D]. Returns the number of real rows in the block.
+/// The reference's computation for one (b, h, block) in double: zero-padded W×D blocks, W×W logits,
+/// the mask (future keys when causal, padded keys, key_valid == 0), relu or softmax. Fills A [W][W]
+/// and the padded blocks Q, K, V [W][D]. Returns the number of real rows in the block.
 template <class Real>
 int64_t naive_block_probs(const AttentionDims& dims, int64_t W, DiagInnerKind inner, bool causal,
-                          const uint8_t* key_valid, const Real* q, const Real* k, const Real* v, int64_t b,
-                          int64_t h, int64_t blk, std::vector<double>& Q, std::vector<double>& K,
-                          std::vector<double>& V, std::vector<double>& L, std::vector<char>& masked,
-                          std::vector<double>& A) {
+                          const uint8_t* key_valid, const Real* q, const Real* k, const Real* v,
+                          int64_t b, int64_t h, int64_t blk, std::vector<double>& Q,
+                          std::vector<double>& K, std::vector<double>& V, std::vector<double>& L,
+                          std::vector<char>& masked, std::vector<double>& A) {
   const int64_t T = dims.seq_len, H = dims.n_heads, D = dims.d_head;
   const int64_t s0 = blk * W;
   std::fill(Q.begin(), Q.end(), 0.0);
@@ -50,7 +50,8 @@ int64_t naive_block_probs(const AttentionDims& dims, int64_t W, DiagInnerKind in
       for (int64_t d = 0; d < D; ++d) s += Q[i * D + d] * K[j * D + d];
       L[i * W + j] = s;
       const int64_t key = s0 + j;
-      masked[i * W + j] = (key >= T) || (causal && j > i) || (key_valid && key_valid[b * T + key] == 0);
+      masked[i * W + j] =
+          (key >= T) || (causal && j > i) || (key_valid && key_valid[b * T + key] == 0);
     }
   for (int64_t i = 0; i < W; ++i) {
     double* a = &A[i * W];
@@ -74,8 +75,9 @@ int64_t naive_block_probs(const AttentionDims& dims, int64_t W, DiagInnerKind in
 }
 
 template <class Real>
-void forward_naive(const AttentionDims& dims, int64_t W, DiagInnerKind inner, bool causal, const uint8_t* key_valid,
-                   const Real* q, const Real* k, const Real* v, Real* out) {
+void forward_naive(const AttentionDims& dims, int64_t W, DiagInnerKind inner, bool causal,
+                   const uint8_t* key_valid, const Real* q, const Real* k, const Real* v,
+                   Real* out) {
   const int64_t T = dims.seq_len, H = dims.n_heads, D = dims.d_head;
   const int64_t n_blocks = (T + W - 1) / W;
   std::vector<double> Q(W * D), K(W * D), V(W * D), L(W * W), A(W * W);
@@ -83,8 +85,8 @@ void forward_naive(const AttentionDims& dims, int64_t W, DiagInnerKind inner, bo
   for (int64_t b = 0; b < dims.batch; ++b)
     for (int64_t h = 0; h < H; ++h)
       for (int64_t blk = 0; blk < n_blocks; ++blk) {
-        const int64_t n = naive_block_probs(dims, W, inner, causal, key_valid, q, k, v, b, h, blk, Q, K, V, L,
-                                            masked, A);
+        const int64_t n = naive_block_probs(dims, W, inner, causal, key_valid, q, k, v, b, h, blk,
+                                            Q, K, V, L, masked, A);
         for (int64_t i = 0; i < n; ++i)
           for (int64_t e = 0; e < D; ++e) {
             double o = 0.0;
@@ -96,38 +98,41 @@ void forward_naive(const AttentionDims& dims, int64_t W, DiagInnerKind inner, bo
 
 }  // namespace
 
-void diag_attention_forward(const AttentionDims& dims, int64_t block_size, DiagInnerKind inner, bool causal,
-                            const uint8_t* key_valid, const float* q, const float* k, const float* v, float* out,
-                            float* probs) {
+void diag_attention_forward(const AttentionDims& dims, int64_t block_size, DiagInnerKind inner,
+                            bool causal, const uint8_t* key_valid, const float* q, const float* k,
+                            const float* v, float* out, float* probs) {
   check_args("diag_attention_forward", dims, block_size, q, k, v);
-  kernel_detail::block_attention_forward(dims, block_size, inner, causal, key_valid, q, k, v, out, probs);
+  kernel_detail::block_attention_forward(dims, block_size, inner, causal, key_valid, q, k, v, out,
+                                         probs);
 }
 
-void diag_attention_backward(const AttentionDims& dims, int64_t block_size, DiagInnerKind inner, bool causal,
-                             const uint8_t* key_valid, const float* q, const float* k, const float* v,
-                             const float* probs, const float* d_out, float* dq, float* dk, float* dv) {
+void diag_attention_backward(const AttentionDims& dims, int64_t block_size, DiagInnerKind inner,
+                             bool causal, const uint8_t* key_valid, const float* q, const float* k,
+                             const float* v, const float* probs, const float* d_out, float* dq,
+                             float* dk, float* dv) {
   check_args("diag_attention_backward", dims, block_size, q, k, v);
-  kernel_detail::block_attention_backward(dims, block_size, inner, causal, key_valid, q, k, v, probs, d_out, dq,
-                                          dk, dv);
+  kernel_detail::block_attention_backward(dims, block_size, inner, causal, key_valid, q, k, v,
+                                          probs, d_out, dq, dk, dv);
 }
 
-void diag_attention_forward_naive(const AttentionDims& dims, int64_t block_size, DiagInnerKind inner, bool causal,
-                                  const uint8_t* key_valid, const float* q, const float* k, const float* v,
-                                  float* out) {
+void diag_attention_forward_naive(const AttentionDims& dims, int64_t block_size,
+                                  DiagInnerKind inner, bool causal, const uint8_t* key_valid,
+                                  const float* q, const float* k, const float* v, float* out) {
   check_args("diag_attention_forward_naive", dims, block_size, q, k, v);
   forward_naive(dims, block_size, inner, causal, key_valid, q, k, v, out);
 }
 
-void diag_attention_forward_naive(const AttentionDims& dims, int64_t block_size, DiagInnerKind inner, bool causal,
-                                  const uint8_t* key_valid, const double* q, const double* k, const double* v,
-                                  double* out) {
+void diag_attention_forward_naive(const AttentionDims& dims, int64_t block_size,
+                                  DiagInnerKind inner, bool causal, const uint8_t* key_valid,
+                                  const double* q, const double* k, const double* v, double* out) {
   check_args("diag_attention_forward_naive", dims, block_size, q, k, v);
   forward_naive(dims, block_size, inner, causal, key_valid, q, k, v, out);
 }
 
-void diag_attention_backward_naive(const AttentionDims& dims, int64_t block_size, DiagInnerKind inner,
-                                   bool causal, const uint8_t* key_valid, const float* q, const float* k,
-                                   const float* v, const float* d_out, float* dq, float* dk, float* dv) {
+void diag_attention_backward_naive(const AttentionDims& dims, int64_t block_size,
+                                   DiagInnerKind inner, bool causal, const uint8_t* key_valid,
+                                   const float* q, const float* k, const float* v,
+                                   const float* d_out, float* dq, float* dk, float* dv) {
   check_args("diag_attention_backward_naive", dims, block_size, q, k, v);
   const int64_t T = dims.seq_len, H = dims.n_heads, D = dims.d_head, W = block_size;
   const int64_t n_blocks = (T + W - 1) / W;
@@ -136,8 +141,8 @@ void diag_attention_backward_naive(const AttentionDims& dims, int64_t block_size
   for (int64_t b = 0; b < dims.batch; ++b)
     for (int64_t h = 0; h < H; ++h)
       for (int64_t blk = 0; blk < n_blocks; ++blk) {
-        const int64_t n = naive_block_probs(dims, W, inner, causal, key_valid, q, k, v, b, h, blk, Q, K, V, L,
-                                            masked, A);
+        const int64_t n = naive_block_probs(dims, W, inner, causal, key_valid, q, k, v, b, h, blk,
+                                            Q, K, V, L, masked, A);
         auto row = [&](int64_t r) { return ((b * T + blk * W + r) * H + h) * D; };
         std::fill(G.begin(), G.end(), 0.0);  // d_out of padded rows is 0 (they are dropped)
         for (int64_t i = 0; i < n; ++i)
@@ -152,8 +157,9 @@ void diag_attention_backward_naive(const AttentionDims& dims, int64_t block_size
           }
           for (int64_t j = 0; j < W; ++j) {
             const bool m = masked[i * W + j];
-            dL[i * W + j] = inner == DiagInnerKind::Relu ? ((!m && L[i * W + j] > 0.0) ? dL[i * W + j] : 0.0)
-                                                         : A[i * W + j] * (dL[i * W + j] - c);
+            dL[i * W + j] = inner == DiagInnerKind::Relu
+                                ? ((!m && L[i * W + j] > 0.0) ? dL[i * W + j] : 0.0)
+                                : A[i * W + j] * (dL[i * W + j] - c);
           }
         }
         for (int64_t r = 0; r < n; ++r)

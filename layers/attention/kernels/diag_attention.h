@@ -7,10 +7,10 @@
 // Blocks are positions [s, s+W) with s a multiple of W; there is never attention across blocks.
 // The last block may be partial: absent keys (index ≥ T) are masked, which equals the reference's
 // zero padding with padded keys masked.
-// Logits L_ij = q_i·k_j (q already scaled by 1/sqrt(D), relative PE already applied by the caller with
-// period W). Masked: j > i when causal, key_valid[b*T+j] == 0, keys beyond T.
+// Logits L_ij = q_i·k_j (q already scaled by 1/sqrt(D), relative PE already applied by the caller
+// with period W). Masked: j > i when causal, key_valid[b*T+j] == 0, keys beyond T.
 //   Relu:    A = relu(L), masked entries 0.
-//   Softmax: A = softmax(L with masked = -inf); a row whose keys are all masked gives A = 0 (no NaN).
+//   Softmax: A = softmax(L with masked = -inf); a row with every key masked gives A = 0, not NaN.
 //   out_i = Σ_j A_ij v_j.
 // Every function throws ShapeError on negative dims, d_head < 1 or block_size < 1.
 #include <cstdint>
@@ -21,32 +21,37 @@ namespace tn {
 
 enum class DiagInnerKind { Relu, Softmax };
 
-/// Fast form, parallel over (batch, head, block). probs (caller buffer [B, H, T, W]) receives A: row i's
-/// entries for the keys of its block (column j - block start), zero for masked or absent keys. Save it
-/// for backward. Logits of masked keys are computed but discarded, so their content (even NaN) cannot leak.
-void diag_attention_forward(const AttentionDims& dims, int64_t block_size, DiagInnerKind inner, bool causal,
-                            const uint8_t* key_valid, const float* q, const float* k, const float* v,
-                            float* out, float* probs);
+/// Fast form, parallel over (batch, head, block). probs (caller buffer [B, H, T, W]) receives A:
+/// row i's entries for the keys of its block (column j - block start), zero for masked or absent
+/// keys. Save it for backward. Logits of masked keys are computed but discarded, so their content
+/// (even NaN) cannot leak.
+void diag_attention_forward(const AttentionDims& dims, int64_t block_size, DiagInnerKind inner,
+                            bool causal, const uint8_t* key_valid, const float* q, const float* k,
+                            const float* v, float* out, float* probs);
 
 /// Gradients given the saved probs and d_out; dq, dk, dv are OVERWRITTEN (masked keys get 0).
 /// Relu: dL = dA where A > 0 (ReLU'(0) = 0). Softmax: dL = A ⊙ (dA - Σ A dA).
-void diag_attention_backward(const AttentionDims& dims, int64_t block_size, DiagInnerKind inner, bool causal,
-                             const uint8_t* key_valid, const float* q, const float* k, const float* v,
-                             const float* probs, const float* d_out, float* dq, float* dk, float* dv);
+void diag_attention_backward(const AttentionDims& dims, int64_t block_size, DiagInnerKind inner,
+                             bool causal, const uint8_t* key_valid, const float* q, const float* k,
+                             const float* v, const float* probs, const float* d_out, float* dq,
+                             float* dk, float* dv);
 
-/// Trusted reference: literal per-block loops in double, as the reference does it (pad to a multiple of
-/// W with zero rows, W×W logits per block, mask, relu/softmax, A V, drop padded rows). Writes out.
-void diag_attention_forward_naive(const AttentionDims& dims, int64_t block_size, DiagInnerKind inner, bool causal,
-                                  const uint8_t* key_valid, const float* q, const float* k, const float* v,
-                                  float* out);
+/// Trusted reference: literal per-block loops in double, as the reference does it (pad to a
+/// multiple of W with zero rows, W×W logits per block, mask, relu/softmax, A V, drop padded rows).
+/// Writes out.
+void diag_attention_forward_naive(const AttentionDims& dims, int64_t block_size,
+                                  DiagInnerKind inner, bool causal, const uint8_t* key_valid,
+                                  const float* q, const float* k, const float* v, float* out);
 /// Same in double throughout (for finite-difference checks).
-void diag_attention_forward_naive(const AttentionDims& dims, int64_t block_size, DiagInnerKind inner, bool causal,
-                                  const uint8_t* key_valid, const double* q, const double* k, const double* v,
-                                  double* out);
+void diag_attention_forward_naive(const AttentionDims& dims, int64_t block_size,
+                                  DiagInnerKind inner, bool causal, const uint8_t* key_valid,
+                                  const double* q, const double* k, const double* v, double* out);
 
-/// Trusted reference gradients in double (recomputes A; literal per-block loops); dq, dk, dv overwritten.
-void diag_attention_backward_naive(const AttentionDims& dims, int64_t block_size, DiagInnerKind inner,
-                                   bool causal, const uint8_t* key_valid, const float* q, const float* k,
-                                   const float* v, const float* d_out, float* dq, float* dk, float* dv);
+/// Trusted reference gradients in double (recomputes A; literal per-block loops); dq, dk, dv
+/// overwritten.
+void diag_attention_backward_naive(const AttentionDims& dims, int64_t block_size,
+                                   DiagInnerKind inner, bool causal, const uint8_t* key_valid,
+                                   const float* q, const float* k, const float* v,
+                                   const float* d_out, float* dq, float* dk, float* dv);
 
 }  // namespace tn

@@ -11,8 +11,8 @@
 
 #include "core/error.h"
 
-// The vector types below are only used inside inline functions; silence GCC's note that passing them by
-// value would change the ABI on targets without AVX-512.
+// The vector types below are only used inside inline functions; silence GCC's note that passing
+// them by value would change the ABI on targets without AVX-512.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
 
@@ -35,11 +35,12 @@ inline F32x16 load16_partial(const float* p, int64_t count) {  // lanes >= count
   return x;
 }
 
-/// Σ a[i]·b[i] in f32, accumulated in 16 fixed lanes (lane = i % 16; a partial last group is zero-filled)
-/// and reduced by a fixed tree. No plain scalar reduction loop: GCC vectorises those as in-order
-/// reductions without FMA but runs their scalar form with FMA, so the bits would depend on n and on
-/// alignment. Here the same inputs give the same bits for any n padding with zeros and any address
-/// (padding invariance, reproducibility), and the loop is one vector FMA per 16 elements.
+/// Σ a[i]·b[i] in f32, accumulated in 16 fixed lanes (lane = i % 16; a partial last group is
+/// zero-filled) and reduced by a fixed tree. No plain scalar reduction loop: GCC vectorises those
+/// as in-order reductions without FMA but runs their scalar form with FMA, so the bits would depend
+/// on n and on alignment. Here the same inputs give the same bits for any n padding with zeros and
+/// any address (padding invariance, reproducibility), and the loop is one vector FMA per 16
+/// elements.
 inline float dot(const float* a, const float* b, int64_t n) {
   F32x16 acc = {};
   int64_t i = 0;
@@ -47,14 +48,15 @@ inline float dot(const float* a, const float* b, int64_t n) {
   if (i < n) acc += load16_partial(a + i, n - i) * load16_partial(b + i, n - i);
   const F32x8 h8 = __builtin_shufflevector(acc, acc, 0, 1, 2, 3, 4, 5, 6, 7) +
                    __builtin_shufflevector(acc, acc, 8, 9, 10, 11, 12, 13, 14, 15);
-  const F32x4 h4 = __builtin_shufflevector(h8, h8, 0, 1, 2, 3) + __builtin_shufflevector(h8, h8, 4, 5, 6, 7);
+  const F32x4 h4 =
+      __builtin_shufflevector(h8, h8, 0, 1, 2, 3) + __builtin_shufflevector(h8, h8, 4, 5, 6, 7);
   return (h4[0] + h4[2]) + (h4[1] + h4[3]);
 }
 
-/// out[r] = dot(a, b[r], n) for r = 0..3, bit-identical to four dot() calls, sharing the loads of a and the
-/// reduction tree (the same tree, applied to four accumulators side by side).
-inline void dot4(const float* a, const float* b0, const float* b1, const float* b2, const float* b3, int64_t n,
-                 float* out) {
+/// out[r] = dot(a, b[r], n) for r = 0..3, bit-identical to four dot() calls, sharing the loads of a
+/// and the reduction tree (the same tree, applied to four accumulators side by side).
+inline void dot4(const float* a, const float* b0, const float* b1, const float* b2, const float* b3,
+                 int64_t n, float* out) {
   F32x16 c0 = {}, c1 = {}, c2 = {}, c3 = {};
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
@@ -73,28 +75,35 @@ inline void dot4(const float* a, const float* b0, const float* b1, const float* 
     c3 += x * load16_partial(b3 + i, m);
   }
   // 16 -> 8 lanes: [h8(c0) | h8(c1)] and [h8(c2) | h8(c3)].
-  const F32x16 p01 = __builtin_shufflevector(c0, c1, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) +
-                     __builtin_shufflevector(c0, c1, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
-  const F32x16 p23 = __builtin_shufflevector(c2, c3, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) +
-                     __builtin_shufflevector(c2, c3, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+  const F32x16 p01 =
+      __builtin_shufflevector(c0, c1, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) +
+      __builtin_shufflevector(c0, c1, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+  const F32x16 p23 =
+      __builtin_shufflevector(c2, c3, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) +
+      __builtin_shufflevector(c2, c3, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
   // 8 -> 4 lanes: [h4(c0) | h4(c1) | h4(c2) | h4(c3)].
-  const F32x16 q4 = __builtin_shufflevector(p01, p23, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27) +
-                    __builtin_shufflevector(p01, p23, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
+  const F32x16 q4 =
+      __builtin_shufflevector(p01, p23, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27) +
+      __builtin_shufflevector(p01, p23, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
   // (h4[0] + h4[2]) + (h4[1] + h4[3]) per accumulator.
-  const F32x4 x02 = __builtin_shufflevector(q4, q4, 0, 4, 8, 12) + __builtin_shufflevector(q4, q4, 2, 6, 10, 14);
-  const F32x4 x13 = __builtin_shufflevector(q4, q4, 1, 5, 9, 13) + __builtin_shufflevector(q4, q4, 3, 7, 11, 15);
+  const F32x4 x02 =
+      __builtin_shufflevector(q4, q4, 0, 4, 8, 12) + __builtin_shufflevector(q4, q4, 2, 6, 10, 14);
+  const F32x4 x13 =
+      __builtin_shufflevector(q4, q4, 1, 5, 9, 13) + __builtin_shufflevector(q4, q4, 3, 7, 11, 15);
   const F32x4 r = x02 + x13;
   std::memcpy(out, &r, sizeof r);
 }
 
-/// out[j] = dot(a, rows + j·stride, n) for j < count (groups of four through dot4; bit-identical to dot()).
-inline void row_dots(const float* a, const float* rows, int64_t stride, int64_t count, int64_t n, float* out) {
-  int64_t j = 0;
-  for (; j + 4 <= count; j += 4) {
+/// out[j] = dot(a, rows + j·stride, n) for j < count (groups of four through dot4; bit-identical to
+/// dot()).
+inline void row_dots(const float* a, const float* rows, int64_t stride, int64_t count, int64_t n,
+                     float* out) {
+  const int64_t full = count & ~int64_t(3);
+  for (int64_t j = 0; j < full; j += 4) {
     const float* b = rows + j * stride;
     dot4(a, b, b + stride, b + 2 * stride, b + 3 * stride, n, out + j);
   }
-  for (; j < count; ++j) out[j] = dot(a, rows + j * stride, n);
+  for (int64_t r = 0; r < (count & 3); ++r) out[full + r] = dot(a, rows + (full + r) * stride, n);
 }
 
 /// y += alpha·x.
@@ -108,18 +117,21 @@ inline void fill_zero(float* __restrict y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = 0.f;
 }
 
-/// Copies `rows` rows of D floats, `stride` apart, to contiguous dst. Rows of one head are H·D floats
-/// apart, often a power of two (2 KB for d_model 512): rows reused many times (a chunk's or block's k and v)
-/// then fall into a few L1 sets and evict each other, so kernels copy such rows into per-thread scratch
-/// first (measured: 1.8x on the chunked linear forward at d_model 512).
-inline void gather_rows(const float* src, int64_t stride, int64_t rows, int64_t D, float* __restrict dst) {
-  for (int64_t r = 0; r < rows; ++r) std::memcpy(dst + r * D, src + r * stride, size_t(D) * sizeof(float));
+/// Copies `rows` rows of D floats, `stride` apart, to contiguous dst. Rows of one head are H·D
+/// floats apart, often a power of two (2 KB for d_model 512): rows reused many times (a chunk's or
+/// block's k and v) then fall into a few L1 sets and evict each other, so kernels copy such rows
+/// into per-thread scratch first (measured: 1.8x on the chunked linear forward at d_model 512).
+inline void gather_rows(const float* src, int64_t stride, int64_t rows, int64_t D,
+                        float* __restrict dst) {
+  for (int64_t r = 0; r < rows; ++r)
+    std::memcpy(dst + r * D, src + r * stride, size_t(D) * sizeof(float));
 }
 
-/// One output row of D floats being accumulated. For kD > 0 (a multiple of 16) the row lives in kD/16
-/// vector registers, so a loop of add() calls streams its inputs without storing the row each time; for
-/// kD == 0 (any runtime width) it lives in caller scratch of D floats. Every element is updated as
-/// row[e] = fma(a, x[e], row[e]) in the same order in both forms, so both give the same bits.
+/// One output row of D floats being accumulated. For kD > 0 (a multiple of 16) the row lives in
+/// kD/16 vector registers, so a loop of add() calls streams its inputs without storing the row each
+/// time; for kD == 0 (any runtime width) it lives in caller scratch of D floats. Every element is
+/// updated as row[e] = fma(a, x[e], row[e]) in the same order in both forms, so both give the same
+/// bits.
 template <int kD>
 struct RowAcc {
   static_assert(kD % 16 == 0 && kD > 0);
@@ -148,10 +160,11 @@ struct RowAcc<0> {
   void store(float* y) const { std::memcpy(y, row, size_t(n) * sizeof(float)); }
 };
 
-/// exp(x) for x <= 0 (softmax of max-shifted logits; -inf gives 0) in plain arithmetic so that loops over it
-/// vectorise (libm's expf is a scalar call). Cephes expf: x = n·ln2 + r, |r| <= ln2/2, degree-6 polynomial,
-/// scaled by 2^n through the exponent bits; max relative error about 2 ulp against std::exp.
-/// Inputs below ln(FLT_MIN) = -87.33654 (including -inf) give 0 instead of a denormal.
+/// exp(x) for x <= 0 (softmax of max-shifted logits; -inf gives 0) in plain arithmetic so that
+/// loops over it vectorise (libm's expf is a scalar call). Cephes expf: x = n·ln2 + r, |r| <=
+/// ln2/2, degree-6 polynomial, scaled by 2^n through the exponent bits; max relative error about 2
+/// ulp against std::exp. Inputs below ln(FLT_MIN) = -87.33654 (including -inf) give 0 instead of a
+/// denormal.
 inline float exp_nonpositive(float x) {
   const float n = std::nearbyint(x * 1.44269504088896341f);
   float r = x - n * 0.693359375f;
@@ -169,10 +182,11 @@ inline float exp_nonpositive(float x) {
   return x < -87.33654f ? 0.f : p * scale;
 }
 
-/// Per-thread scratch of at least n floats, reused across calls (grows, never shrinks). Valid until the
-/// next call on the same thread; one region per kernel invocation, partitioned by the caller.
-/// With TN_KERNEL_SCRATCH_CHECK defined (sanitizer builds), every call gets exactly n fresh floats filled
-/// with NaN, so an overrun is an AddressSanitizer error and a read-before-write poisons the results.
+/// Per-thread scratch of at least n floats, reused across calls (grows, never shrinks). Valid until
+/// the next call on the same thread; one region per kernel invocation, partitioned by the caller.
+/// With TN_KERNEL_SCRATCH_CHECK defined (sanitizer builds), every call gets exactly n fresh floats
+/// filled with NaN, so an overrun is an AddressSanitizer error and a read-before-write poisons the
+/// results.
 inline float* thread_scratch(size_t n) {
   thread_local std::vector<float> buffer;
 #ifdef TN_KERNEL_SCRATCH_CHECK
@@ -186,8 +200,8 @@ inline float* thread_scratch(size_t n) {
 /// Throws ShapeError "[op] what must be ..., got value" when value < min.
 inline void check_at_least(const char* op, const char* what, int64_t value, int64_t min) {
   if (value < min)
-    throw ShapeError(std::string("[") + op + "] " + what + " must be >= " + std::to_string(min) + ", got " +
-                     std::to_string(value));
+    throw ShapeError(std::string("[") + op + "] " + what + " must be >= " + std::to_string(min) +
+                     ", got " + std::to_string(value));
 }
 
 /// Throws ShapeError "[op] what must not be null" for a required pointer.
@@ -195,16 +209,27 @@ inline void check_not_null(const char* op, const char* what, const void* ptr) {
   if (ptr == nullptr) throw ShapeError(std::string("[") + op + "] " + what + " must not be null");
 }
 
-/// Calls f.template operator()<kD>() with kD = d_head for the common head widths (so the inner loops get
-/// a compile-time trip count and RowAcc keeps rows in registers), kD = 0 (runtime width) otherwise.
+/// Calls f.template operator()<kD>() with kD = d_head for the common head widths (so the inner
+/// loops get a compile-time trip count and RowAcc keeps rows in registers), kD = 0 (runtime width)
+/// otherwise.
 template <class F>
 inline void dispatch_d_head(int64_t d_head, F&& f) {
   switch (d_head) {
-    case 16: f.template operator()<16>(); break;
-    case 32: f.template operator()<32>(); break;
-    case 64: f.template operator()<64>(); break;
-    case 128: f.template operator()<128>(); break;
-    default: f.template operator()<0>(); break;
+    case 16:
+      f.template operator()<16>();
+      break;
+    case 32:
+      f.template operator()<32>();
+      break;
+    case 64:
+      f.template operator()<64>();
+      break;
+    case 128:
+      f.template operator()<128>();
+      break;
+    default:
+      f.template operator()<0>();
+      break;
   }
 }
 

@@ -1,5 +1,6 @@
-// Linear attention kernels: chunked causal / global non-causal fast forms and the T×T naive reference.
-// Legend: B batch, T seq_len, H n_heads, D d_head, C chunk. Rows of one (b, h) are `stride` = H·D apart.
+// Linear attention kernels: chunked causal / global non-causal fast forms and the T×T naive
+// reference. Legend: B batch, T seq_len, H n_heads, D d_head, C chunk. Rows of one (b, h) are
+// `stride` = H·D apart.
 #include "layers/attention/kernels/linear_attention.h"
 
 #include <algorithm>
@@ -29,18 +30,19 @@ struct HeadPtrs {
 constexpr int64_t kNonCausalBlock = 64;  // rows gathered at once by the non-causal forms
 
 template <int kD>
-void forward_head(const HeadPtrs& p, int64_t T, int64_t d_head, bool causal, int64_t C, float* __restrict num,
-                  float* __restrict den, float* __restrict scratch) {
+void forward_head(const HeadPtrs& p, int64_t T, int64_t d_head, bool causal, int64_t C,
+                  float* __restrict num, float* __restrict den, float* __restrict scratch) {
   const int64_t D = kD > 0 ? kD : d_head;
   const int64_t st = p.stride;
-  float* __restrict state = scratch;        // [D][D]: Σ k_jᵀ v_j over earlier chunks (all of T when non-causal)
+  float* __restrict state =
+      scratch;  // [D][D]: Σ k_jᵀ v_j over earlier chunks (all of T when non-causal)
   float* __restrict k_sum = state + D * D;  // [D]
   float* __restrict S = k_sum + D;          // [C][C]: masked intra-chunk q_i·k_j
   const int64_t rows = std::max(C, kNonCausalBlock);
-  float* __restrict qc = S + C * C;         // [rows][D] gathered chunk rows
+  float* __restrict qc = S + C * C;  // [rows][D] gathered chunk rows
   float* __restrict kc = qc + rows * D;
   float* __restrict vc = kc + rows * D;
-  RowAcc<kD> acc(vc + rows * D, D);           // one row being accumulated (scratch [D] when kD == 0)
+  RowAcc<kD> acc(vc + rows * D, D);  // one row being accumulated (scratch [D] when kD == 0)
   fill_zero(state, D * D);
   fill_zero(k_sum, D);
   // state[d] += Σ_{j < n} kc_j[d] vc_j, one state row at a time (kept in registers across j).
@@ -99,26 +101,28 @@ void forward_head(const HeadPtrs& p, int64_t T, int64_t d_head, bool causal, int
 }
 
 // Gradients of Σ g_i·num_i + gd_i·den_i with g = d_num, gd = d_den (0 when null):
-//   dq_i = Σ_j G_ij k_j,  dk_j = Σ_i G_ij q_i,  dv_j = Σ_i S_ij g_i,  G_ij = g_i·v_j + gd_i, S_ij = q_i·k_j.
+//   dq_i = Σ_j G_ij k_j,  dk_j = Σ_i G_ij q_i,  dv_j = Σ_i S_ij g_i,  G_ij = g_i·v_j + gd_i, S_ij =
+//   q_i·k_j.
 template <int kD>
 void backward_head(const HeadPtrs& p, int64_t T, int64_t d_head, bool causal, int64_t C,
-                   const float* __restrict d_num, const float* __restrict d_den, float* __restrict dq,
-                   float* __restrict dk, float* __restrict dv, float* __restrict scratch) {
+                   const float* __restrict d_num, const float* __restrict d_den,
+                   float* __restrict dq, float* __restrict dk, float* __restrict dv,
+                   float* __restrict scratch) {
   const int64_t D = kD > 0 ? kD : d_head;
   const int64_t st = p.stride;
   float* __restrict state_t = scratch;        // [D(e)][D(d)]: Σ v_j[e] k_j[d] over earlier keys
   float* __restrict k_sum = state_t + D * D;  // [D]
   float* __restrict R = k_sum + D;            // [D(d)][D(e)]: Σ q_i[d] g_i[e] over later queries
-  float* __restrict R_t = R + D * D;          // [D(e)][D(d)]: transpose of R
-  float* __restrict qd_sum = R_t + D * D;     // [D]: Σ gd_i q_i over later queries
-  float* __restrict S = qd_sum + D;           // [C][C]
+  float* __restrict qd_sum = R + D * D;       // [D]: Σ gd_i q_i over later queries
+  float* __restrict dk_row = qd_sum + D;      // [D]: R·v_j
+  float* __restrict S = dk_row + D;           // [C][C]
   float* __restrict G = S + C * C;            // [C][C]
   const int64_t rows = std::max(C, kNonCausalBlock);
-  float* __restrict qc = G + C * C;           // [rows][D] gathered chunk rows of q, k, v, d_num
+  float* __restrict qc = G + C * C;  // [rows][D] gathered chunk rows of q, k, v, d_num
   float* __restrict kc = qc + rows * D;
   float* __restrict vc = kc + rows * D;
   float* __restrict gc = vc + rows * D;
-  RowAcc<kD> acc(gc + rows * D, D);             // one row being accumulated (scratch [D] when kD == 0)
+  RowAcc<kD> acc(gc + rows * D, D);  // one row being accumulated (scratch [D] when kD == 0)
   auto gd = [&](int64_t i) { return d_den ? d_den[i * p.den_stride] : 0.f; };
   auto gather = [&](int64_t c0, int64_t n) {
     gather_rows(p.q + c0 * st, st, n, D, qc);
@@ -134,33 +138,36 @@ void backward_head(const HeadPtrs& p, int64_t T, int64_t d_head, bool causal, in
       acc.store(x + r * D);
     }
   };
-  auto add_state = [&](int64_t n) {  // state_t += Σ v_jᵀ k_j, k_sum += Σ k_j over the gathered chunk
-    rank_update(state_t, vc, kc, n);
-    if (!d_den) return;
-    acc.load(k_sum);
-    for (int64_t j = 0; j < n; ++j) acc.add(1.f, kc + j * D);
-    acc.store(k_sum);
-  };
-  auto add_reverse_state = [&](int64_t c0, int64_t n) {  // R += Σ q_iᵀ g_i, R_t += Σ g_iᵀ q_i, qd_sum += Σ gd_i q_i
+  auto add_state =
+      [&](int64_t n) {  // state_t += Σ v_jᵀ k_j, k_sum += Σ k_j over the gathered chunk
+        rank_update(state_t, vc, kc, n);
+        if (!d_den) return;
+        acc.load(k_sum);
+        for (int64_t j = 0; j < n; ++j) acc.add(1.f, kc + j * D);
+        acc.store(k_sum);
+      };
+  auto add_reverse_state = [&](int64_t c0, int64_t n) {  // R += Σ q_iᵀ g_i, qd_sum += Σ gd_i q_i
     rank_update(R, qc, gc, n);
-    rank_update(R_t, gc, qc, n);
     if (!d_den) return;
     acc.load(qd_sum);
     for (int64_t i = 0; i < n; ++i) acc.add(gd(c0 + i), qc + i * D);
     acc.store(qd_sum);
   };
-  auto dq_state_term = [&](const float* gi, float gdi) {  // acc = Σ_e g_i[e] state_t[e] + gd_i k_sum
+  auto dq_state_term = [&](const float* gi,
+                           float gdi) {  // acc = Σ_e g_i[e] state_t[e] + gd_i k_sum
     acc.zero();
     for (int64_t e = 0; e < D; ++e) acc.add(gi[e], state_t + e * D);
     if (d_den) acc.add(gdi, k_sum);
   };
-  // dk_j (+)= qd_sum + Σ_e v_j[e] R_t[e];  dv_j (+)= Σ_d k_j[d] R[d].
+  // dk_j (+)= R v_j + qd_sum (D dot products: cheaper than keeping Rᵀ up to date);  dv_j (+)= Σ_d
+  // k_j[d] R[d].
   auto dkv_reverse_term = [&](const float* kj, const float* vj, int64_t j, bool overwrite) {
-    if (d_den) acc.load(qd_sum);
-    else acc.zero();
-    for (int64_t e = 0; e < D; ++e) acc.add(vj[e], R_t + e * D);
-    if (!overwrite) acc.add(1.f, dk + j * st);
-    acc.store(dk + j * st);
+    row_dots(vj, R, D, D, D, dk_row);
+    float* __restrict dkj = dk + j * st;
+    if (overwrite)
+      for (int64_t d = 0; d < D; ++d) dkj[d] = dk_row[d] + qd_sum[d];
+    else
+      for (int64_t d = 0; d < D; ++d) dkj[d] += dk_row[d] + qd_sum[d];
     acc.zero();
     for (int64_t d = 0; d < D; ++d) acc.add(kj[d], R + d * D);
     if (!overwrite) acc.add(1.f, dv + j * st);
@@ -169,7 +176,6 @@ void backward_head(const HeadPtrs& p, int64_t T, int64_t d_head, bool causal, in
   fill_zero(state_t, D * D);
   fill_zero(k_sum, D);
   fill_zero(R, D * D);
-  fill_zero(R_t, D * D);
   fill_zero(qd_sum, D);
 
   if (!causal) {
@@ -223,8 +229,8 @@ void backward_head(const HeadPtrs& p, int64_t T, int64_t d_head, bool causal, in
   }
 }
 
-void check_args(const char* op, const AttentionDims& dims, int64_t chunk, const void* q, const void* k,
-                const void* v) {
+void check_args(const char* op, const AttentionDims& dims, int64_t chunk, const void* q,
+                const void* k, const void* v) {
   check_attention_dims(op, dims);
   kernel_detail::check_at_least(op, "chunk", chunk, 1);
   if (attention_numel(dims) == 0) return;
@@ -233,11 +239,12 @@ void check_args(const char* op, const AttentionDims& dims, int64_t chunk, const 
   kernel_detail::check_not_null(op, "v", v);
 }
 
-// ---- naive reference -------------------------------------------------------------------------------------
+// ---- naive reference
+// -------------------------------------------------------------------------------------
 
 template <class Real>
-void forward_naive(const AttentionDims& dims, bool causal, const Real* q, const Real* k, const Real* v, Real* num,
-                   Real* den) {
+void forward_naive(const AttentionDims& dims, bool causal, const Real* q, const Real* k,
+                   const Real* v, Real* num, Real* den) {
   const int64_t T = dims.seq_len, H = dims.n_heads, D = dims.d_head;
   auto at = [&](int64_t b, int64_t t, int64_t h) { return ((b * T + t) * H + h) * D; };
   std::vector<double> acc(D);
@@ -247,11 +254,10 @@ void forward_naive(const AttentionDims& dims, bool causal, const Real* q, const 
         std::fill(acc.begin(), acc.end(), 0.0);
         double den_i = 0.0;
         for (int64_t j = 0; j < T; ++j) {
-          const double mask = (!causal || j <= i) ? 1.0 : 0.0;
-          if (mask == 0.0) continue;
+          if (causal && j > i) continue;  // masked: (q_i·k_j)·0
           double s = 0.0;
-          for (int64_t d = 0; d < D; ++d) s += double(q[at(b, i, h) + d]) * double(k[at(b, j, h) + d]);
-          s *= mask;
+          for (int64_t d = 0; d < D; ++d)
+            s += double(q[at(b, i, h) + d]) * double(k[at(b, j, h) + d]);
           for (int64_t e = 0; e < D; ++e) acc[e] += s * double(v[at(b, j, h) + e]);
           den_i += s;
         }
@@ -262,14 +268,15 @@ void forward_naive(const AttentionDims& dims, bool causal, const Real* q, const 
 
 }  // namespace
 
-void linear_attention_forward(const AttentionDims& dims, bool causal, int64_t chunk, const float* q, const float* k,
-                              const float* v, float* num, float* den) {
+void linear_attention_forward(const AttentionDims& dims, bool causal, int64_t chunk, const float* q,
+                              const float* k, const float* v, float* num, float* den) {
   check_args("linear_attention_forward", dims, chunk, q, k, v);
   const int64_t B = dims.batch, T = dims.seq_len, H = dims.n_heads, D = dims.d_head;
   if (B * T * H == 0) return;
   const int64_t C = std::min(chunk, T);
-  const int64_t G = std::max(C, kNonCausalBlock);                             // gathered rows
-  const size_t scratch_floats = size_t(D * D + 2 * D + C * C + 3 * G * D);  // state, k_sum, row, S, q/k/v rows
+  const int64_t G = std::max(C, kNonCausalBlock);  // gathered rows
+  const size_t scratch_floats =
+      size_t(D * D + 2 * D + C * C + 3 * G * D);  // state, k_sum, row, S, q/k/v rows
   kernel_detail::dispatch_d_head(D, [&]<int kD>() {
 #pragma omp parallel for collapse(2) schedule(static)
     for (int64_t b = 0; b < B; ++b)
@@ -282,43 +289,44 @@ void linear_attention_forward(const AttentionDims& dims, bool causal, int64_t ch
   });
 }
 
-void linear_attention_backward(const AttentionDims& dims, bool causal, int64_t chunk, const float* q, const float* k,
-                               const float* v, const float* d_num, const float* d_den, float* dq, float* dk,
-                               float* dv) {
+void linear_attention_backward(const AttentionDims& dims, bool causal, int64_t chunk,
+                               const float* q, const float* k, const float* v, const float* d_num,
+                               const float* d_den, float* dq, float* dk, float* dv) {
   check_args("linear_attention_backward", dims, chunk, q, k, v);
   const int64_t B = dims.batch, T = dims.seq_len, H = dims.n_heads, D = dims.d_head;
   if (B * T * H == 0) return;
   const int64_t C = std::min(chunk, T);
   const int64_t G = std::max(C, kNonCausalBlock);  // gathered rows
-  // state_t, R, R_t; k_sum, qd_sum, row; S, G; q/k/v/d_num rows
-  const size_t scratch_floats = size_t(3 * D * D + 3 * D + 2 * C * C + 4 * G * D);
+  // state_t, R; k_sum, qd_sum, dk_row, row; S, G; q/k/v/d_num rows
+  const size_t scratch_floats = size_t(2 * D * D + 4 * D + 2 * C * C + 4 * G * D);
   kernel_detail::dispatch_d_head(D, [&]<int kD>() {
 #pragma omp parallel for collapse(2) schedule(static)
     for (int64_t b = 0; b < B; ++b)
       for (int64_t h = 0; h < H; ++h) {
         const int64_t off = (b * T * H + h) * D;
         HeadPtrs p{q + off, k + off, v + off, H * D, H};
-        backward_head<kD>(p, T, D, causal, C, d_num + off, d_den ? d_den + b * T * H + h : nullptr, dq + off,
-                          dk + off, dv + off, kernel_detail::thread_scratch(scratch_floats));
+        backward_head<kD>(p, T, D, causal, C, d_num + off, d_den ? d_den + b * T * H + h : nullptr,
+                          dq + off, dk + off, dv + off,
+                          kernel_detail::thread_scratch(scratch_floats));
       }
   });
 }
 
-void linear_attention_forward_naive(const AttentionDims& dims, bool causal, const float* q, const float* k,
-                                    const float* v, float* num, float* den) {
+void linear_attention_forward_naive(const AttentionDims& dims, bool causal, const float* q,
+                                    const float* k, const float* v, float* num, float* den) {
   check_attention_dims("linear_attention_forward_naive", dims);
   forward_naive(dims, causal, q, k, v, num, den);
 }
 
-void linear_attention_forward_naive(const AttentionDims& dims, bool causal, const double* q, const double* k,
-                                    const double* v, double* num, double* den) {
+void linear_attention_forward_naive(const AttentionDims& dims, bool causal, const double* q,
+                                    const double* k, const double* v, double* num, double* den) {
   check_attention_dims("linear_attention_forward_naive", dims);
   forward_naive(dims, causal, q, k, v, num, den);
 }
 
-void linear_attention_backward_naive(const AttentionDims& dims, bool causal, const float* q, const float* k,
-                                     const float* v, const float* d_num, const float* d_den, float* dq, float* dk,
-                                     float* dv) {
+void linear_attention_backward_naive(const AttentionDims& dims, bool causal, const float* q,
+                                     const float* k, const float* v, const float* d_num,
+                                     const float* d_den, float* dq, float* dk, float* dv) {
   check_attention_dims("linear_attention_backward_naive", dims);
   const int64_t T = dims.seq_len, H = dims.n_heads, D = dims.d_head;
   const size_t n = size_t(attention_numel(dims));

@@ -17,28 +17,31 @@ namespace tn {
 /// kv_state = Σ k_jᵀ v_j (D×D) and k_sum = Σ k_j. Never builds a T×T matrix. Non-causal: one
 /// kv_state over the whole sequence (chunk unused). den may be null (then it is not computed).
 /// Outputs at positions ≤ t never read inputs at positions > t (bit-identical under perturbation).
+/// Per-thread scratch (reused across calls): at most 2·chunk² + 4·max(chunk, 64)·D + 2·D² + 4·D floats
+/// (backward), so keep chunk small: 16-128 (64 as in the reference; 16-64 measured fastest at D = 64).
 void linear_attention_forward(const AttentionDims& dims, bool causal, int64_t chunk, const float* q,
                               const float* k, const float* v, float* num, float* den);
 
 /// Gradients of Σ d_num·num + Σ d_den·den. d_den may be null (den unused). dq, dk, dv are
 /// OVERWRITTEN. Same chunked structure: a forward sweep for dq (kv_state), a reverse sweep for
 /// dk, dv (Σ q_iᵀ d_num_i and Σ d_den_i q_i over later chunks).
-void linear_attention_backward(const AttentionDims& dims, bool causal, int64_t chunk, const float* q,
-                               const float* k, const float* v, const float* d_num, const float* d_den,
-                               float* dq, float* dk, float* dv);
+void linear_attention_backward(const AttentionDims& dims, bool causal, int64_t chunk,
+                               const float* q, const float* k, const float* v, const float* d_num,
+                               const float* d_den, float* dq, float* dk, float* dv);
 
 /// Trusted reference: the masked T×T form, literally, unthreaded, double accumulation.
-void linear_attention_forward_naive(const AttentionDims& dims, bool causal, const float* q, const float* k,
-                                    const float* v, float* num, float* den);
+void linear_attention_forward_naive(const AttentionDims& dims, bool causal, const float* q,
+                                    const float* k, const float* v, float* num, float* den);
 /// Same in double throughout (for finite-difference checks).
-void linear_attention_forward_naive(const AttentionDims& dims, bool causal, const double* q, const double* k,
-                                    const double* v, double* num, double* den);
+void linear_attention_forward_naive(const AttentionDims& dims, bool causal, const double* q,
+                                    const double* k, const double* v, double* num, double* den);
 
-/// Trusted reference gradients (literal T×T sums in double); dq, dk, dv overwritten, d_den may be null.
+/// Trusted reference gradients (literal T×T sums in double); dq, dk, dv overwritten, d_den may be
+/// null.
 ///   dq_i = Σ_j (d_num_i·v_j + d_den_i) k_j,  dk_j = Σ_i (d_num_i·v_j + d_den_i) q_i,
 ///   dv_j = Σ_i (q_i·k_j) d_num_i,  over the same (i, j) pairs as the forward.
-void linear_attention_backward_naive(const AttentionDims& dims, bool causal, const float* q, const float* k,
-                                     const float* v, const float* d_num, const float* d_den, float* dq,
-                                     float* dk, float* dv);
+void linear_attention_backward_naive(const AttentionDims& dims, bool causal, const float* q,
+                                     const float* k, const float* v, const float* d_num,
+                                     const float* d_den, float* dq, float* dk, float* dv);
 
 }  // namespace tn

@@ -14,7 +14,8 @@ namespace {
 
 using kernel_detail::dot;
 
-void check_args(const char* op, const AttentionDims& dims, int64_t period, const void* theta, const void* x) {
+void check_args(const char* op, const AttentionDims& dims, int64_t period, const void* theta,
+                const void* x) {
   check_attention_dims(op, dims);
   if (dims.d_head % 2 != 0)
     throw ShapeError(std::string("[") + op + "] d_head must be even for rotary pairs, got " +
@@ -27,7 +28,8 @@ void check_args(const char* op, const AttentionDims& dims, int64_t period, const
 
 inline int64_t position(int64_t t, int64_t period) { return period > 0 ? t % period : t; }
 
-/// cos/sin of float(pos)·theta[m] (the f32 angle the reference forms), evaluated in double and rounded.
+/// cos/sin of float(pos)·theta[m] (the f32 angle the reference forms), evaluated in double and
+/// rounded.
 inline void angles(int64_t pos, const float* theta, int64_t M, float* cs, float* sn) {
   for (int64_t m = 0; m < M; ++m) {
     const float a = float(pos) * theta[m];
@@ -37,7 +39,8 @@ inline void angles(int64_t pos, const float* theta, int64_t M, float* cs, float*
 }
 
 /// u = x − 2 (x·v) v, or u = x when v is null.
-inline void reflect(const float* __restrict x, const float* __restrict v, int64_t D, float* __restrict u) {
+inline void reflect(const float* __restrict x, const float* __restrict v, int64_t D,
+                    float* __restrict u) {
   if (!v) {
     for (int64_t d = 0; d < D; ++d) u[d] = x[d];
     return;
@@ -47,8 +50,8 @@ inline void reflect(const float* __restrict x, const float* __restrict v, int64_
   for (int64_t d = 0; d < D; ++d) u[d] = x[d] - s2 * v[d];
 }
 
-inline void rotate(const float* __restrict u, const float* __restrict cs, const float* __restrict sn, int64_t M,
-                   float* __restrict y) {
+inline void rotate(const float* __restrict u, const float* __restrict cs,
+                   const float* __restrict sn, int64_t M, float* __restrict y) {
 #pragma omp simd
   for (int64_t m = 0; m < M; ++m) {
     const float u0 = u[2 * m], u1 = u[2 * m + 1];
@@ -58,8 +61,8 @@ inline void rotate(const float* __restrict u, const float* __restrict cs, const 
 }
 
 template <class Real>
-void forward_naive(const AttentionDims& dims, const Real* theta, const Real* householder, int64_t period,
-                   const Real* x, Real* y) {
+void forward_naive(const AttentionDims& dims, const Real* theta, const Real* householder,
+                   int64_t period, const Real* x, Real* y) {
   const int64_t T = dims.seq_len, H = dims.n_heads, D = dims.d_head;
   std::vector<double> u(D);
   for (int64_t b = 0; b < dims.batch; ++b)
@@ -70,10 +73,12 @@ void forward_naive(const AttentionDims& dims, const Real* theta, const Real* hou
         double s = 0.0;
         if (householder)
           for (int64_t d = 0; d < D; ++d) s += double(xr[d]) * double(householder[d]);
-        for (int64_t d = 0; d < D; ++d) u[d] = double(xr[d]) - (householder ? 2.0 * s * double(householder[d]) : 0.0);
+        for (int64_t d = 0; d < D; ++d)
+          u[d] = double(xr[d]) - (householder ? 2.0 * s * double(householder[d]) : 0.0);
         const int64_t pos = position(t, period);
         for (int64_t m = 0; m < D / 2; ++m) {
-          const double a = double(Real(pos) * theta[m]);  // float angle for Real = float, as the fast form
+          const double a =
+              double(Real(pos) * theta[m]);  // float angle for Real = float, as the fast form
           yr[2 * m] = Real(u[2 * m] * std::cos(a) - u[2 * m + 1] * std::sin(a));
           yr[2 * m + 1] = Real(u[2 * m + 1] * std::cos(a) + u[2 * m] * std::sin(a));
         }
@@ -82,8 +87,8 @@ void forward_naive(const AttentionDims& dims, const Real* theta, const Real* hou
 
 }  // namespace
 
-void relative_position_forward(const AttentionDims& dims, const float* theta, const float* householder,
-                               int64_t period, const float* x, float* y) {
+void relative_position_forward(const AttentionDims& dims, const float* theta,
+                               const float* householder, int64_t period, const float* x, float* y) {
   check_args("relative_position_forward", dims, period, theta, x);
   const int64_t B = dims.batch, T = dims.seq_len, H = dims.n_heads, D = dims.d_head, M = D / 2;
   if (attention_numel(dims) == 0) return;
@@ -101,12 +106,14 @@ void relative_position_forward(const AttentionDims& dims, const float* theta, co
     }
 }
 
-void relative_position_backward(const AttentionDims& dims, const float* theta, const float* householder,
-                                int64_t period, const float* x, const float* dy, float* dx, float* d_theta) {
+void relative_position_backward(const AttentionDims& dims, const float* theta,
+                                const float* householder, int64_t period, const float* x,
+                                const float* dy, float* dx, float* d_theta) {
   check_args("relative_position_backward", dims, period, theta, x);
   const int64_t B = dims.batch, T = dims.seq_len, H = dims.n_heads, D = dims.d_head, M = D / 2;
   if (attention_numel(dims) == 0) return;
-  // Per-thread partial sums of d_theta, combined in thread order: deterministic for a fixed thread count.
+  // Per-thread partial sums of d_theta, combined in thread order: deterministic for a fixed thread
+  // count.
   const int max_threads = omp_get_max_threads();
   std::vector<double> partial(d_theta ? size_t(max_threads) * size_t(M) : 0, 0.0);
 #pragma omp parallel num_threads(max_threads)
@@ -148,14 +155,16 @@ void relative_position_backward(const AttentionDims& dims, const float* theta, c
     }
 }
 
-void relative_position_forward_naive(const AttentionDims& dims, const float* theta, const float* householder,
-                                     int64_t period, const float* x, float* y) {
+void relative_position_forward_naive(const AttentionDims& dims, const float* theta,
+                                     const float* householder, int64_t period, const float* x,
+                                     float* y) {
   check_args("relative_position_forward_naive", dims, period, theta, x);
   forward_naive(dims, theta, householder, period, x, y);
 }
 
-void relative_position_forward_naive(const AttentionDims& dims, const double* theta, const double* householder,
-                                     int64_t period, const double* x, double* y) {
+void relative_position_forward_naive(const AttentionDims& dims, const double* theta,
+                                     const double* householder, int64_t period, const double* x,
+                                     double* y) {
   check_args("relative_position_forward_naive", dims, period, theta, x);
   forward_naive(dims, theta, householder, period, x, y);
 }

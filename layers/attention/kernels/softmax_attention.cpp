@@ -1,6 +1,6 @@
-// Vanilla softmax attention: the fast form is the block engine with one block of T (block_attention.cpp);
-// the naive reference is the literal masked T×T computation.
-// Legend: B batch, T seq_len, H n_heads, D d_head.
+// Vanilla softmax attention: the fast form is the block engine with one block of T
+// (block_attention.cpp); the naive reference is the literal masked T×T computation. Legend: B
+// batch, T seq_len, H n_heads, D d_head.
 #include "layers/attention/kernels/softmax_attention.h"
 
 #include <algorithm>
@@ -14,7 +14,8 @@
 namespace tn {
 namespace {
 
-void check_args(const char* op, const AttentionDims& dims, const void* q, const void* k, const void* v) {
+void check_args(const char* op, const AttentionDims& dims, const void* q, const void* k,
+                const void* v) {
   check_attention_dims(op, dims);
   if (attention_numel(dims) == 0) return;
   kernel_detail::check_not_null(op, "q", q);
@@ -22,10 +23,11 @@ void check_args(const char* op, const AttentionDims& dims, const void* q, const 
   kernel_detail::check_not_null(op, "v", v);
 }
 
-/// P [T][T] for one (b, h) in double: logits q_i·k_j, -inf where masked, softmax per row, all-masked row 0.
+/// P [T][T] for one (b, h) in double: logits q_i·k_j, -inf where masked, softmax per row,
+/// all-masked row 0.
 template <class Real>
-void naive_probs(const AttentionDims& dims, bool causal, const uint8_t* key_valid, const Real* q, const Real* k,
-                 int64_t b, int64_t h, std::vector<double>& P) {
+void naive_probs(const AttentionDims& dims, bool causal, const uint8_t* key_valid, const Real* q,
+                 const Real* k, int64_t b, int64_t h, std::vector<double>& P) {
   const int64_t T = dims.seq_len, H = dims.n_heads, D = dims.d_head;
   const double neg_inf = -std::numeric_limits<double>::infinity();
   for (int64_t i = 0; i < T; ++i) {
@@ -33,7 +35,8 @@ void naive_probs(const AttentionDims& dims, bool causal, const uint8_t* key_vali
     double mx = neg_inf;
     for (int64_t j = 0; j < T; ++j) {
       double s = 0.0;
-      for (int64_t d = 0; d < D; ++d) s += double(q[((b * T + i) * H + h) * D + d]) * double(k[((b * T + j) * H + h) * D + d]);
+      for (int64_t d = 0; d < D; ++d)
+        s += double(q[((b * T + i) * H + h) * D + d]) * double(k[((b * T + j) * H + h) * D + d]);
       const bool masked = (causal && j > i) || (key_valid && key_valid[b * T + j] == 0);
       p[j] = masked ? neg_inf : s;
       mx = std::max(mx, p[j]);
@@ -52,8 +55,8 @@ void naive_probs(const AttentionDims& dims, bool causal, const uint8_t* key_vali
 }
 
 template <class Real>
-void forward_naive(const AttentionDims& dims, bool causal, const uint8_t* key_valid, const Real* q, const Real* k,
-                   const Real* v, Real* out) {
+void forward_naive(const AttentionDims& dims, bool causal, const uint8_t* key_valid, const Real* q,
+                   const Real* k, const Real* v, Real* out) {
   const int64_t T = dims.seq_len, H = dims.n_heads, D = dims.d_head;
   std::vector<double> P(T * T);
   for (int64_t b = 0; b < dims.batch; ++b)
@@ -62,7 +65,8 @@ void forward_naive(const AttentionDims& dims, bool causal, const uint8_t* key_va
       for (int64_t i = 0; i < T; ++i)
         for (int64_t e = 0; e < D; ++e) {
           double o = 0.0;
-          for (int64_t j = 0; j < T; ++j) o += P[i * T + j] * double(v[((b * T + j) * H + h) * D + e]);
+          for (int64_t j = 0; j < T; ++j)
+            o += P[i * T + j] * double(v[((b * T + j) * H + h) * D + e]);
           out[((b * T + i) * H + h) * D + e] = Real(o);
         }
     }
@@ -70,36 +74,42 @@ void forward_naive(const AttentionDims& dims, bool causal, const uint8_t* key_va
 
 }  // namespace
 
-void softmax_attention_forward(const AttentionDims& dims, bool causal, const uint8_t* key_valid, const float* q,
-                               const float* k, const float* v, float* out, float* probs) {
+void softmax_attention_forward(const AttentionDims& dims, bool causal, const uint8_t* key_valid,
+                               const float* q, const float* k, const float* v, float* out,
+                               float* probs) {
   check_args("softmax_attention_forward", dims, q, k, v);
-  kernel_detail::block_attention_forward(dims, std::max<int64_t>(dims.seq_len, 1), DiagInnerKind::Softmax, causal,
-                                         key_valid, q, k, v, out, probs);
+  kernel_detail::block_attention_forward(dims, std::max<int64_t>(dims.seq_len, 1),
+                                         DiagInnerKind::Softmax, causal, key_valid, q, k, v, out,
+                                         probs);
 }
 
-void softmax_attention_backward(const AttentionDims& dims, bool causal, const uint8_t* key_valid, const float* q,
-                                const float* k, const float* v, const float* probs, const float* d_out, float* dq,
-                                float* dk, float* dv) {
+void softmax_attention_backward(const AttentionDims& dims, bool causal, const uint8_t* key_valid,
+                                const float* q, const float* k, const float* v, const float* probs,
+                                const float* d_out, float* dq, float* dk, float* dv) {
   check_args("softmax_attention_backward", dims, q, k, v);
-  kernel_detail::block_attention_backward(dims, std::max<int64_t>(dims.seq_len, 1), DiagInnerKind::Softmax, causal,
-                                          key_valid, q, k, v, probs, d_out, dq, dk, dv);
+  kernel_detail::block_attention_backward(dims, std::max<int64_t>(dims.seq_len, 1),
+                                          DiagInnerKind::Softmax, causal, key_valid, q, k, v, probs,
+                                          d_out, dq, dk, dv);
 }
 
-void softmax_attention_forward_naive(const AttentionDims& dims, bool causal, const uint8_t* key_valid,
-                                     const float* q, const float* k, const float* v, float* out) {
+void softmax_attention_forward_naive(const AttentionDims& dims, bool causal,
+                                     const uint8_t* key_valid, const float* q, const float* k,
+                                     const float* v, float* out) {
   check_args("softmax_attention_forward_naive", dims, q, k, v);
   forward_naive(dims, causal, key_valid, q, k, v, out);
 }
 
-void softmax_attention_forward_naive(const AttentionDims& dims, bool causal, const uint8_t* key_valid,
-                                     const double* q, const double* k, const double* v, double* out) {
+void softmax_attention_forward_naive(const AttentionDims& dims, bool causal,
+                                     const uint8_t* key_valid, const double* q, const double* k,
+                                     const double* v, double* out) {
   check_args("softmax_attention_forward_naive", dims, q, k, v);
   forward_naive(dims, causal, key_valid, q, k, v, out);
 }
 
-void softmax_attention_backward_naive(const AttentionDims& dims, bool causal, const uint8_t* key_valid,
-                                      const float* q, const float* k, const float* v, const float* d_out,
-                                      float* dq, float* dk, float* dv) {
+void softmax_attention_backward_naive(const AttentionDims& dims, bool causal,
+                                      const uint8_t* key_valid, const float* q, const float* k,
+                                      const float* v, const float* d_out, float* dq, float* dk,
+                                      float* dv) {
   check_args("softmax_attention_backward_naive", dims, q, k, v);
   const int64_t T = dims.seq_len, H = dims.n_heads, D = dims.d_head;
   std::vector<double> P(T * T), dS(T * T);
@@ -111,7 +121,8 @@ void softmax_attention_backward_naive(const AttentionDims& dims, bool causal, co
         double c = 0.0;
         for (int64_t j = 0; j < T; ++j) {
           double dP = 0.0;
-          for (int64_t d = 0; d < D; ++d) dP += double(d_out[at(b, i, h) + d]) * double(v[at(b, j, h) + d]);
+          for (int64_t d = 0; d < D; ++d)
+            dP += double(d_out[at(b, i, h) + d]) * double(v[at(b, j, h) + d]);
           dS[i * T + j] = dP;
           c += P[i * T + j] * dP;
         }

@@ -1,13 +1,14 @@
 #pragma once
-// Vanilla softmax attention per head: reference README item 5, transnormer_ref.py `SoftmaxAttention`
-// (after projections, 1/sqrt(D) scaling and relative PE, all done by the caller).
+// Vanilla softmax attention per head: reference README item 5, transnormer_ref.py
+// `SoftmaxAttention` (after projections, 1/sqrt(D) scaling and relative PE, all done by the
+// caller).
 //
 // B batch, T seq_len, H n_heads, D d_head. q, k, v, out and gradients: [B, T, H, D];
 // key_valid: [B, T] (1 = real key, 0 = padding) or null; probs: [B, H, T, T].
 //   out = softmax(q kᵀ + mask) v, mask = -inf for j > i (causal) and for key_valid == 0;
 //   a row with no unmasked key gives probs 0 and out 0 (no NaN).
-// This is DiagAttention with one block of size T (same probs layout); the fast form shares its kernel.
-// Every function throws ShapeError on negative dims or d_head < 1.
+// This is DiagAttention with one block of size T (same probs layout); the fast form shares its
+// kernel. Every function throws ShapeError on negative dims or d_head < 1.
 #include <cstdint>
 
 #include "layers/attention/kernels/attention_dims.h"
@@ -15,24 +16,29 @@
 namespace tn {
 
 /// Fast form, parallel over (batch, head). probs: caller buffer [B, H, T, T], saved for backward.
-void softmax_attention_forward(const AttentionDims& dims, bool causal, const uint8_t* key_valid, const float* q,
-                               const float* k, const float* v, float* out, float* probs);
+void softmax_attention_forward(const AttentionDims& dims, bool causal, const uint8_t* key_valid,
+                               const float* q, const float* k, const float* v, float* out,
+                               float* probs);
 
 /// Gradients given saved probs and d_out; dq, dk, dv are OVERWRITTEN.
-void softmax_attention_backward(const AttentionDims& dims, bool causal, const uint8_t* key_valid, const float* q,
-                                const float* k, const float* v, const float* probs, const float* d_out, float* dq,
-                                float* dk, float* dv);
+void softmax_attention_backward(const AttentionDims& dims, bool causal, const uint8_t* key_valid,
+                                const float* q, const float* k, const float* v, const float* probs,
+                                const float* d_out, float* dq, float* dk, float* dv);
 
-/// Trusted reference: the full masked T×T logits, softmax and product, unthreaded, in double. Writes out.
-void softmax_attention_forward_naive(const AttentionDims& dims, bool causal, const uint8_t* key_valid,
-                                     const float* q, const float* k, const float* v, float* out);
+/// Trusted reference: the full masked T×T logits, softmax and product, unthreaded, in double.
+/// Writes out.
+void softmax_attention_forward_naive(const AttentionDims& dims, bool causal,
+                                     const uint8_t* key_valid, const float* q, const float* k,
+                                     const float* v, float* out);
 /// Same in double throughout (for finite-difference checks).
-void softmax_attention_forward_naive(const AttentionDims& dims, bool causal, const uint8_t* key_valid,
-                                     const double* q, const double* k, const double* v, double* out);
+void softmax_attention_forward_naive(const AttentionDims& dims, bool causal,
+                                     const uint8_t* key_valid, const double* q, const double* k,
+                                     const double* v, double* out);
 
 /// Trusted reference gradients in double (recomputes P); dq, dk, dv overwritten.
-void softmax_attention_backward_naive(const AttentionDims& dims, bool causal, const uint8_t* key_valid,
-                                      const float* q, const float* k, const float* v, const float* d_out,
-                                      float* dq, float* dk, float* dv);
+void softmax_attention_backward_naive(const AttentionDims& dims, bool causal,
+                                      const uint8_t* key_valid, const float* q, const float* k,
+                                      const float* v, const float* d_out, float* dq, float* dk,
+                                      float* dv);
 
 }  // namespace tn

@@ -25,9 +25,9 @@ inline std::vector<float> random_normal(size_t n, std::mt19937& gen, float scale
 inline std::vector<double> to_double(const std::vector<float>& x) { return {x.begin(), x.end()}; }
 
 struct ErrorStats {
-  double max_abs = 0;   // max |got - ref|
-  double ref_max = 0;   // max |ref|
-  double rel_rms = 0;   // ||got - ref||_2 / ||ref||_2
+  double max_abs = 0;  // max |got - ref|
+  double ref_max = 0;  // max |ref|
+  double rel_rms = 0;  // ||got - ref||_2 / ||ref||_2
   double scaled() const { return max_abs / std::max(1.0, ref_max); }
 };
 
@@ -46,19 +46,21 @@ ErrorStats error_stats(const std::vector<A>& got, const std::vector<B>& ref) {
   return s;
 }
 
-/// CHECKs max|got − ref| / max(1, max|ref|) <= tol; on failure prints name, max-abs, relative-RMS error.
+/// CHECKs max|got − ref| / max(1, max|ref|) <= tol; on failure prints name, max-abs, relative-RMS
+/// error.
 template <class A, class B>
-void check_close(const std::string& name, const std::vector<A>& got, const std::vector<B>& ref, double tol) {
+void check_close(const std::string& name, const std::vector<A>& got, const std::vector<B>& ref,
+                 double tol) {
   REQUIRE(got.size() == ref.size());
   const ErrorStats s = error_stats(got, ref);
-  CHECK_MESSAGE(s.scaled() <= tol, name << ": max-abs err " << s.max_abs << " (ref max " << s.ref_max
-                                        << ", scaled " << s.scaled() << ", rel-RMS " << s.rel_rms
-                                        << ") exceeds tol " << tol);
+  CHECK_MESSAGE(s.scaled() <= tol, name << ": max-abs err " << s.max_abs << " (ref max "
+                                        << s.ref_max << ", scaled " << s.scaled() << ", rel-RMS "
+                                        << s.rel_rms << ") exceeds tol " << tol);
 }
 
 /// Rows [0, t] of every (b, h) are bit-identical between a and b ([B, T, H, width] layout).
-inline bool rows_identical(const std::vector<float>& a, const std::vector<float>& b, const AttentionDims& d,
-                           int64_t width, int64_t t) {
+inline bool rows_identical(const std::vector<float>& a, const std::vector<float>& b,
+                           const AttentionDims& d, int64_t width, int64_t t) {
   for (int64_t bb = 0; bb < d.batch; ++bb) {
     const size_t off = size_t(bb * d.seq_len * d.n_heads * width);
     const size_t len = size_t((t + 1) * d.n_heads * width);
@@ -68,7 +70,8 @@ inline bool rows_identical(const std::vector<float>& a, const std::vector<float>
 }
 
 /// Adds noise to rows t+1.. of every batch element of x ([B, T, H, D] layout).
-inline void perturb_after(std::vector<float>& x, const AttentionDims& d, int64_t t, std::mt19937& gen) {
+inline void perturb_after(std::vector<float>& x, const AttentionDims& d, int64_t t,
+                          std::mt19937& gen) {
   std::normal_distribution<float> normal(0.f, 3.f);
   const int64_t row = d.n_heads * d.d_head;
   for (int64_t b = 0; b < d.batch; ++b)

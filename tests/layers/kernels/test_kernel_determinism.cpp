@@ -1,6 +1,7 @@
-// Reproducibility of the attention kernels: every (batch, head[, block]) is computed by one thread with
-// fixed-order arithmetic, so results are bit-identical for any thread count and across repeated calls.
-// relative_position's d_theta sums per-thread partials, so it is only repeatable for a fixed count.
+// Reproducibility of the attention kernels: every (batch, head[, block]) is computed by one thread
+// with fixed-order arithmetic, so results are bit-identical for any thread count and across
+// repeated calls. relative_position's d_theta sums per-thread partials, so it is only repeatable
+// for a fixed count.
 #include <doctest/doctest.h>
 #include <omp.h>
 
@@ -20,7 +21,8 @@ using namespace tn::kernel_test;
 namespace {
 
 /// Runs f with 1, 2 and 3 threads (and twice with 2) and checks every run returns the same vector.
-void check_thread_independent(const std::string& name, const std::function<std::vector<float>()>& f) {
+void check_thread_independent(const std::string& name,
+                              const std::function<std::vector<float>()>& f) {
   const int saved = omp_get_max_threads();
   std::vector<std::vector<float>> runs;
   for (int threads : {1, 2, 3, 2}) {
@@ -28,7 +30,8 @@ void check_thread_independent(const std::string& name, const std::function<std::
     runs.push_back(f());
   }
   omp_set_num_threads(saved);
-  for (size_t r = 1; r < runs.size(); ++r) CHECK_MESSAGE(runs[r] == runs[0], name << ": run " << r << " differs");
+  for (size_t r = 1; r < runs.size(); ++r)
+    CHECK_MESSAGE(runs[r] == runs[0], name << ": run " << r << " differs");
 }
 
 template <class... V>
@@ -44,8 +47,9 @@ TEST_CASE("attention kernels: bit-identical results for any thread count") {
   std::mt19937 gen(51);
   const AttentionDims d{2, 37, 3, 16};
   const size_t n = size_t(attention_numel(d)), nd = size_t(d.batch * d.seq_len * d.n_heads);
-  const std::vector<float> q = random_normal(n, gen), k = random_normal(n, gen), v = random_normal(n, gen),
-                           g = random_normal(n, gen), g_den = random_normal(nd, gen);
+  const std::vector<float> q = random_normal(n, gen), k = random_normal(n, gen),
+                           v = random_normal(n, gen), g = random_normal(n, gen),
+                           g_den = random_normal(nd, gen);
   std::vector<uint8_t> valid(size_t(d.batch * d.seq_len), 1);
   valid[5] = valid[40] = 0;
 
@@ -54,36 +58,43 @@ TEST_CASE("attention kernels: bit-identical results for any thread count") {
     check_thread_independent("linear_attention", [&] {
       std::vector<float> num(n), den(nd), dq(n), dk(n), dv(n);
       linear_attention_forward(d, causal, 8, q.data(), k.data(), v.data(), num.data(), den.data());
-      linear_attention_backward(d, causal, 8, q.data(), k.data(), v.data(), g.data(), g_den.data(), dq.data(),
-                                dk.data(), dv.data());
+      linear_attention_backward(d, causal, 8, q.data(), k.data(), v.data(), g.data(), g_den.data(),
+                                dq.data(), dk.data(), dv.data());
       return concat(num, den, dq, dk, dv);
     });
     for (DiagInnerKind inner : {DiagInnerKind::Relu, DiagInnerKind::Softmax})
       check_thread_independent("diag_attention", [&] {
-        std::vector<float> out(n), probs(size_t(d.batch * d.n_heads * d.seq_len * 8)), dq(n), dk(n), dv(n);
-        diag_attention_forward(d, 8, inner, causal, valid.data(), q.data(), k.data(), v.data(), out.data(),
-                               probs.data());
-        diag_attention_backward(d, 8, inner, causal, valid.data(), q.data(), k.data(), v.data(), probs.data(),
-                                g.data(), dq.data(), dk.data(), dv.data());
+        std::vector<float> out(n), probs(size_t(d.batch * d.n_heads * d.seq_len * 8)), dq(n), dk(n),
+            dv(n);
+        diag_attention_forward(d, 8, inner, causal, valid.data(), q.data(), k.data(), v.data(),
+                               out.data(), probs.data());
+        diag_attention_backward(d, 8, inner, causal, valid.data(), q.data(), k.data(), v.data(),
+                                probs.data(), g.data(), dq.data(), dk.data(), dv.data());
         return concat(out, probs, dq, dk, dv);
       });
     check_thread_independent("softmax_attention", [&] {
-      std::vector<float> out(n), probs(size_t(d.batch * d.n_heads * d.seq_len * d.seq_len)), dq(n), dk(n), dv(n);
-      softmax_attention_forward(d, causal, valid.data(), q.data(), k.data(), v.data(), out.data(), probs.data());
-      softmax_attention_backward(d, causal, valid.data(), q.data(), k.data(), v.data(), probs.data(), g.data(),
-                                 dq.data(), dk.data(), dv.data());
+      std::vector<float> out(n), probs(size_t(d.batch * d.n_heads * d.seq_len * d.seq_len)), dq(n),
+          dk(n), dv(n);
+      softmax_attention_forward(d, causal, valid.data(), q.data(), k.data(), v.data(), out.data(),
+                                probs.data());
+      softmax_attention_backward(d, causal, valid.data(), q.data(), k.data(), v.data(),
+                                 probs.data(), g.data(), dq.data(), dk.data(), dv.data());
       return concat(out, probs, dq, dk, dv);
     });
   }
-  const std::vector<float> theta = random_normal(size_t(d.d_head / 2), gen), hv = random_normal(size_t(d.d_head), gen);
+  const std::vector<float> theta = random_normal(size_t(d.d_head / 2), gen),
+                           hv = random_normal(size_t(d.d_head), gen);
   check_thread_independent("relative_position (y, dx)", [&] {
     std::vector<float> y(n), dx(n);
     relative_position_forward(d, theta.data(), hv.data(), 8, q.data(), y.data());
-    relative_position_backward(d, theta.data(), hv.data(), 8, q.data(), g.data(), dx.data(), nullptr);
+    relative_position_backward(d, theta.data(), hv.data(), 8, q.data(), g.data(), dx.data(),
+                               nullptr);
     return concat(y, dx);
   });
   std::vector<float> d_theta1(theta.size(), 0.f), d_theta2(theta.size(), 0.f), dx(n);
-  relative_position_backward(d, theta.data(), hv.data(), 0, q.data(), g.data(), dx.data(), d_theta1.data());
-  relative_position_backward(d, theta.data(), hv.data(), 0, q.data(), g.data(), dx.data(), d_theta2.data());
+  relative_position_backward(d, theta.data(), hv.data(), 0, q.data(), g.data(), dx.data(),
+                             d_theta1.data());
+  relative_position_backward(d, theta.data(), hv.data(), 0, q.data(), g.data(), dx.data(),
+                             d_theta2.data());
   CHECK(d_theta1 == d_theta2);  // same thread count: same bits
 }

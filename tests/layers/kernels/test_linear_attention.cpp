@@ -15,7 +15,8 @@ namespace {
 // Tolerances: max-abs error / max(1, max|ref|), inputs N(0, 1).
 constexpr double kTolForward = 3e-6;   // fast f32 forward vs naive (double accumulation)
 constexpr double kTolBackward = 4e-6;  // fast f32 backward vs naive backward
-constexpr double kTolFiniteDiff = 2e-6;  // fast f32 backward vs central differences of the f64 naive forward
+constexpr double kTolFiniteDiff =
+    2e-6;  // fast f32 backward vs central differences of the f64 naive forward
 
 struct Case {
   AttentionDims dims;
@@ -35,16 +36,19 @@ void compare_with_naive(const AttentionDims& d, bool causal, int64_t chunk, std:
   Case c(d, gen);
   const size_t n = c.q.size(), nd = c.d_den.size();
   std::vector<float> num(n), den(nd), num_ref(n), den_ref(nd);
-  linear_attention_forward(d, causal, chunk, c.q.data(), c.k.data(), c.v.data(), num.data(), den.data());
-  linear_attention_forward_naive(d, causal, c.q.data(), c.k.data(), c.v.data(), num_ref.data(), den_ref.data());
+  linear_attention_forward(d, causal, chunk, c.q.data(), c.k.data(), c.v.data(), num.data(),
+                           den.data());
+  linear_attention_forward_naive(d, causal, c.q.data(), c.k.data(), c.v.data(), num_ref.data(),
+                                 den_ref.data());
   check_close("num", num, num_ref, kTolForward);
   check_close("den", den, den_ref, kTolForward);
 
-  std::vector<float> dq(n, 7.f), dk(n, 7.f), dv(n, 7.f), dq_ref(n), dk_ref(n), dv_ref(n);  // 7: overwrite check
-  linear_attention_backward(d, causal, chunk, c.q.data(), c.k.data(), c.v.data(), c.d_num.data(), c.d_den.data(),
-                            dq.data(), dk.data(), dv.data());
-  linear_attention_backward_naive(d, causal, c.q.data(), c.k.data(), c.v.data(), c.d_num.data(), c.d_den.data(),
-                                  dq_ref.data(), dk_ref.data(), dv_ref.data());
+  std::vector<float> dq(n, 7.f), dk(n, 7.f), dv(n, 7.f), dq_ref(n), dk_ref(n),
+      dv_ref(n);  // 7: overwrite check
+  linear_attention_backward(d, causal, chunk, c.q.data(), c.k.data(), c.v.data(), c.d_num.data(),
+                            c.d_den.data(), dq.data(), dk.data(), dv.data());
+  linear_attention_backward_naive(d, causal, c.q.data(), c.k.data(), c.v.data(), c.d_num.data(),
+                                  c.d_den.data(), dq_ref.data(), dk_ref.data(), dv_ref.data());
   check_close("dq", dq, dq_ref, kTolBackward);
   check_close("dk", dk, dk_ref, kTolBackward);
   check_close("dv", dv, dv_ref, kTolBackward);
@@ -52,12 +56,13 @@ void compare_with_naive(const AttentionDims& d, bool causal, int64_t chunk, std:
   if (!check_optional_den) return;
   // den and d_den are optional.
   std::vector<float> num2(n);
-  linear_attention_forward(d, causal, chunk, c.q.data(), c.k.data(), c.v.data(), num2.data(), nullptr);
+  linear_attention_forward(d, causal, chunk, c.q.data(), c.k.data(), c.v.data(), num2.data(),
+                           nullptr);
   CHECK(num2 == num);
-  linear_attention_backward(d, causal, chunk, c.q.data(), c.k.data(), c.v.data(), c.d_num.data(), nullptr,
-                            dq.data(), dk.data(), dv.data());
-  linear_attention_backward_naive(d, causal, c.q.data(), c.k.data(), c.v.data(), c.d_num.data(), nullptr,
-                                  dq_ref.data(), dk_ref.data(), dv_ref.data());
+  linear_attention_backward(d, causal, chunk, c.q.data(), c.k.data(), c.v.data(), c.d_num.data(),
+                            nullptr, dq.data(), dk.data(), dv.data());
+  linear_attention_backward_naive(d, causal, c.q.data(), c.k.data(), c.v.data(), c.d_num.data(),
+                                  nullptr, dq_ref.data(), dk_ref.data(), dv_ref.data());
   check_close("dq (no d_den)", dq, dq_ref, kTolBackward);
   check_close("dk (no d_den)", dk, dk_ref, kTolBackward);
   check_close("dv (no d_den)", dv, dv_ref, kTolBackward);
@@ -102,13 +107,14 @@ TEST_CASE("linear_attention: backward equals central differences of the f64 naiv
       Case c(d, gen);
       const size_t n = c.q.size();
       std::vector<float> dq(n), dk(n), dv(n);
-      linear_attention_backward(d, causal, chunk, c.q.data(), c.k.data(), c.v.data(), c.d_num.data(),
-                                c.d_den.data(), dq.data(), dk.data(), dv.data());
+      linear_attention_backward(d, causal, chunk, c.q.data(), c.k.data(), c.v.data(),
+                                c.d_num.data(), c.d_den.data(), dq.data(), dk.data(), dv.data());
       std::vector<double> q = to_double(c.q), k = to_double(c.k), v = to_double(c.v);
       const std::vector<double> w_num = to_double(c.d_num), w_den = to_double(c.d_den);
       std::vector<double> num(n), den(w_den.size());
       auto loss = [&] {
-        linear_attention_forward_naive(d, causal, q.data(), k.data(), v.data(), num.data(), den.data());
+        linear_attention_forward_naive(d, causal, q.data(), k.data(), v.data(), num.data(),
+                                       den.data());
         return weighted_sum(w_num, num) + weighted_sum(w_den, den);
       };
       check_close("dq vs finite differences", dq, finite_difference(q, loss), kTolFiniteDiff);
@@ -125,7 +131,8 @@ TEST_CASE("linear_attention: causal outputs at positions <= t ignore inputs afte
     Case c(d, gen);
     const size_t n = c.q.size(), nd = c.d_den.size();
     std::vector<float> num(n), den(nd);
-    linear_attention_forward(d, true, C, c.q.data(), c.k.data(), c.v.data(), num.data(), den.data());
+    linear_attention_forward(d, true, C, c.q.data(), c.k.data(), c.v.data(), num.data(),
+                             den.data());
     for (int64_t t : {int64_t(0), C - 2, C - 1, C, T - 2}) {
       if (t < 0 || t >= T - 1) continue;
       CAPTURE(T);
@@ -137,15 +144,18 @@ TEST_CASE("linear_attention: causal outputs at positions <= t ignore inputs afte
       linear_attention_forward(d, true, C, q.data(), k.data(), v.data(), num2.data(), den2.data());
       CHECK(rows_identical(num, num2, d, d.d_head, t));
       CHECK(rows_identical(den, den2, d, 1, t));
-      CHECK(!rows_identical(num, num2, d, d.d_head, T - 1));  // the perturbation does reach later rows
+      CHECK(!rows_identical(num, num2, d, d.d_head,
+                            T - 1));  // the perturbation does reach later rows
     }
   }
 }
 
 TEST_CASE("linear_attention: bad arguments throw ShapeError naming the op") {
   std::vector<float> x(8);
-  CHECK_THROWS_AS(linear_attention_forward({1, 2, 1, 4}, true, 0, x.data(), x.data(), x.data(), x.data(), nullptr),
+  CHECK_THROWS_AS(linear_attention_forward({1, 2, 1, 4}, true, 0, x.data(), x.data(), x.data(),
+                                           x.data(), nullptr),
                   ShapeError);
-  CHECK_THROWS_WITH(linear_attention_forward({1, 2, 1, 0}, true, 4, x.data(), x.data(), x.data(), x.data(), nullptr),
+  CHECK_THROWS_WITH(linear_attention_forward({1, 2, 1, 0}, true, 4, x.data(), x.data(), x.data(),
+                                             x.data(), nullptr),
                     doctest::Contains("[linear_attention_forward]"));
 }

@@ -1,6 +1,6 @@
-// relative_position (URPE / RoPE): fast form against the per-element naive form, finite differences for
-// x and theta, the relative-offset property, periodic positions. Legend: B batch, T seq_len, H n_heads,
-// D d_head, M = D/2.
+// relative_position (URPE / RoPE): fast form against the per-element naive form, finite differences
+// for x and theta, the relative-offset property, periodic positions. Legend: B batch, T seq_len, H
+// n_heads, D d_head, M = D/2.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -15,13 +15,15 @@ using namespace tn::kernel_test;
 
 namespace {
 // Tolerances: max-abs error / max(1, max|ref|); x, dy ~ N(0, 1).
-constexpr double kTolForward = 1e-6;     // fast f32 vs naive (same f32 angle, double trig)
-constexpr double kTolFiniteDiff = 2e-6;  // fast f32 backward (dx, d_theta) vs central differences in f64
-constexpr double kTolOffset = 1e-5;      // spread of q'·k' over pairs with the same offset, / (|q||k|)
+constexpr double kTolForward = 1e-6;  // fast f32 vs naive (same f32 angle, double trig)
+constexpr double kTolFiniteDiff =
+    2e-6;  // fast f32 backward (dx, d_theta) vs central differences in f64
+constexpr double kTolOffset = 1e-5;  // spread of q'·k' over pairs with the same offset, / (|q||k|)
 
 std::vector<float> rope_theta(int64_t D) {
   std::vector<float> theta(size_t(D / 2));
-  for (int64_t m = 0; m < D / 2; ++m) theta[size_t(m)] = float(std::pow(10000.0, -2.0 * double(m) / double(D)));
+  for (int64_t m = 0; m < D / 2; ++m)
+    theta[size_t(m)] = float(std::pow(10000.0, -2.0 * double(m) / double(D)));
   return theta;
 }
 
@@ -46,8 +48,8 @@ TEST_CASE("relative_position: fast form equals the naive per-element form") {
           CAPTURE(period);
           CAPTURE(urpe);
           const AttentionDims d{2, T, 3, D};
-          const std::vector<float> x = random_normal(size_t(attention_numel(d)), gen), theta = rope_theta(D),
-                                   v = unit_vector(D, gen);
+          const std::vector<float> x = random_normal(size_t(attention_numel(d)), gen),
+                                   theta = rope_theta(D), v = unit_vector(D, gen);
           const float* hh = urpe ? v.data() : nullptr;
           std::vector<float> y(x.size()), y_ref(x.size());
           relative_position_forward(d, theta.data(), hh, period, x.data(), y.data());
@@ -64,24 +66,29 @@ TEST_CASE("relative_position: backward (dx and accumulated d_theta) equals centr
       CAPTURE(period);
       CAPTURE(urpe);
       const size_t n = size_t(attention_numel(d));
-      const std::vector<float> x = random_normal(n, gen), dy = random_normal(n, gen), hv = unit_vector(4, gen);
+      const std::vector<float> x = random_normal(n, gen), dy = random_normal(n, gen),
+                               hv = unit_vector(4, gen);
       const std::vector<float> theta = random_normal(2, gen);  // learned angles: any values
       const float* hh = urpe ? hv.data() : nullptr;
       std::vector<float> dx(n, 7.f), d_theta = {0.25f, -0.5f};
-      relative_position_backward(d, theta.data(), hh, period, x.data(), dy.data(), dx.data(), d_theta.data());
+      relative_position_backward(d, theta.data(), hh, period, x.data(), dy.data(), dx.data(),
+                                 d_theta.data());
       d_theta[0] -= 0.25f;  // d_theta is accumulated into
       d_theta[1] += 0.5f;
       std::vector<double> xd = to_double(x), td = to_double(theta), y(n);
       const std::vector<double> hd = to_double(hv), w = to_double(dy);
       auto loss = [&] {
-        relative_position_forward_naive(d, td.data(), urpe ? hd.data() : nullptr, period, xd.data(), y.data());
+        relative_position_forward_naive(d, td.data(), urpe ? hd.data() : nullptr, period, xd.data(),
+                                        y.data());
         return weighted_sum(w, y);
       };
       check_close("dx vs finite differences", dx, finite_difference(xd, loss), kTolFiniteDiff);
-      check_close("d_theta vs finite differences", d_theta, finite_difference(td, loss), kTolFiniteDiff);
+      check_close("d_theta vs finite differences", d_theta, finite_difference(td, loss),
+                  kTolFiniteDiff);
       // Without d_theta, dx is unchanged.
       std::vector<float> dx2(n);
-      relative_position_backward(d, theta.data(), hh, period, x.data(), dy.data(), dx2.data(), nullptr);
+      relative_position_backward(d, theta.data(), hh, period, x.data(), dy.data(), dx2.data(),
+                                 nullptr);
       CHECK(dx2 == dx);
     }
 }
@@ -131,7 +138,8 @@ TEST_CASE("relative_position: with a period, position t is encoded as t % period
   std::mt19937 gen(44);
   const int64_t P = 8, T = 21, H = 2, D = 8;
   const AttentionDims d{1, T, H, D};
-  const std::vector<float> x = random_normal(size_t(T * H * D), gen), theta = rope_theta(D), hv = unit_vector(D, gen);
+  const std::vector<float> x = random_normal(size_t(T * H * D), gen), theta = rope_theta(D),
+                           hv = unit_vector(D, gen);
   std::vector<float> y(x.size()), y_block(x.size());
   relative_position_forward(d, theta.data(), hv.data(), P, x.data(), y.data());
   for (int64_t s0 = 0; s0 < T; s0 += P) {  // each block on its own with positions 0..P-1
@@ -144,6 +152,7 @@ TEST_CASE("relative_position: with a period, position t is encoded as t % period
 
 TEST_CASE("relative_position: odd d_head throws ShapeError naming the op") {
   std::vector<float> x(6), theta(3);
-  CHECK_THROWS_WITH_AS(relative_position_forward({1, 2, 1, 3}, theta.data(), nullptr, 0, x.data(), x.data()),
-                       doctest::Contains("[relative_position_forward] d_head must be even"), ShapeError);
+  CHECK_THROWS_WITH_AS(
+      relative_position_forward({1, 2, 1, 3}, theta.data(), nullptr, 0, x.data(), x.data()),
+      doctest::Contains("[relative_position_forward] d_head must be even"), ShapeError);
 }

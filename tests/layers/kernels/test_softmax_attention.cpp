@@ -1,5 +1,6 @@
-// softmax_attention: fast form against the literal masked T×T naive form, finite differences, causality,
-// padding invariance, fully masked rows. Legend: B batch, T seq_len, H n_heads, D d_head.
+// softmax_attention: fast form against the literal masked T×T naive form, finite differences,
+// causality, padding invariance, fully masked rows. Legend: B batch, T seq_len, H n_heads, D
+// d_head.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -14,10 +15,11 @@ using namespace tn::kernel_test;
 
 namespace {
 // Tolerances: max-abs error / max(1, max|ref|); q ~ N(0, 1/D) (pre-scaled), k, v, d_out ~ N(0, 1).
-constexpr double kTolForward = 4e-6;     // fast f32 forward vs naive (double)
-constexpr double kTolBackward = 4e-6;    // fast f32 backward vs naive backward (double)
-constexpr double kTolFiniteDiff = 2e-6;  // fast f32 backward vs central differences of the f64 naive forward
-constexpr double kTolPadding = 0.0;      // padded vs alone: masked keys are skipped, so bit-identical
+constexpr double kTolForward = 4e-6;   // fast f32 forward vs naive (double)
+constexpr double kTolBackward = 4e-6;  // fast f32 backward vs naive backward (double)
+constexpr double kTolFiniteDiff =
+    2e-6;  // fast f32 backward vs central differences of the f64 naive forward
+constexpr double kTolPadding = 0.0;  // padded vs alone: masked keys are skipped, so bit-identical
 
 struct Case {
   AttentionDims dims;
@@ -37,7 +39,9 @@ struct Case {
     }
   }
   const uint8_t* key_valid() const { return valid.empty() ? nullptr : valid.data(); }
-  size_t probs_size() const { return size_t(dims.batch * dims.n_heads * dims.seq_len * dims.seq_len); }
+  size_t probs_size() const {
+    return size_t(dims.batch * dims.n_heads * dims.seq_len * dims.seq_len);
+  }
 };
 
 }  // namespace
@@ -58,16 +62,17 @@ TEST_CASE("softmax_attention: fast form equals the naive masked T×T form") {
           Case c(d, gen, with_mask);
           const size_t n = c.q.size();
           std::vector<float> out(n), out_ref(n), probs(c.probs_size(), 5.f);
-          softmax_attention_forward(d, causal, c.key_valid(), c.q.data(), c.k.data(), c.v.data(), out.data(),
-                                    probs.data());
-          softmax_attention_forward_naive(d, causal, c.key_valid(), c.q.data(), c.k.data(), c.v.data(),
-                                          out_ref.data());
+          softmax_attention_forward(d, causal, c.key_valid(), c.q.data(), c.k.data(), c.v.data(),
+                                    out.data(), probs.data());
+          softmax_attention_forward_naive(d, causal, c.key_valid(), c.q.data(), c.k.data(),
+                                          c.v.data(), out_ref.data());
           check_close("out", out, out_ref, kTolForward);
           std::vector<float> dq(n, 7.f), dk(n, 7.f), dv(n, 7.f), dq_ref(n), dk_ref(n), dv_ref(n);
-          softmax_attention_backward(d, causal, c.key_valid(), c.q.data(), c.k.data(), c.v.data(), probs.data(),
-                                     c.d_out.data(), dq.data(), dk.data(), dv.data());
-          softmax_attention_backward_naive(d, causal, c.key_valid(), c.q.data(), c.k.data(), c.v.data(),
-                                           c.d_out.data(), dq_ref.data(), dk_ref.data(), dv_ref.data());
+          softmax_attention_backward(d, causal, c.key_valid(), c.q.data(), c.k.data(), c.v.data(),
+                                     probs.data(), c.d_out.data(), dq.data(), dk.data(), dv.data());
+          softmax_attention_backward_naive(d, causal, c.key_valid(), c.q.data(), c.k.data(),
+                                           c.v.data(), c.d_out.data(), dq_ref.data(), dk_ref.data(),
+                                           dv_ref.data());
           check_close("dq", dq, dq_ref, kTolBackward);
           check_close("dk", dk, dk_ref, kTolBackward);
           check_close("dv", dv, dv_ref, kTolBackward);
@@ -85,14 +90,15 @@ TEST_CASE("softmax_attention: backward equals central differences of the f64 nai
       if (with_mask) c.valid = {0, 1, 1, 0, 1};
       const size_t n = c.q.size();
       std::vector<float> out(n), probs(c.probs_size()), dq(n), dk(n), dv(n);
-      softmax_attention_forward(d, causal, c.key_valid(), c.q.data(), c.k.data(), c.v.data(), out.data(),
-                                probs.data());
-      softmax_attention_backward(d, causal, c.key_valid(), c.q.data(), c.k.data(), c.v.data(), probs.data(),
-                                 c.d_out.data(), dq.data(), dk.data(), dv.data());
+      softmax_attention_forward(d, causal, c.key_valid(), c.q.data(), c.k.data(), c.v.data(),
+                                out.data(), probs.data());
+      softmax_attention_backward(d, causal, c.key_valid(), c.q.data(), c.k.data(), c.v.data(),
+                                 probs.data(), c.d_out.data(), dq.data(), dk.data(), dv.data());
       std::vector<double> q = to_double(c.q), k = to_double(c.k), v = to_double(c.v), y(n);
       const std::vector<double> w = to_double(c.d_out);
       auto loss = [&] {
-        softmax_attention_forward_naive(d, causal, c.key_valid(), q.data(), k.data(), v.data(), y.data());
+        softmax_attention_forward_naive(d, causal, c.key_valid(), q.data(), k.data(), v.data(),
+                                        y.data());
         return weighted_sum(w, y);
       };
       check_close("dq vs finite differences", dq, finite_difference(q, loss), kTolFiniteDiff);
@@ -101,15 +107,18 @@ TEST_CASE("softmax_attention: backward equals central differences of the f64 nai
     }
 }
 
-TEST_CASE("softmax_attention: causal outputs at positions <= t ignore inputs after t, bit for bit") {
+TEST_CASE(
+    "softmax_attention: causal outputs at positions <= t ignore inputs after t, bit for bit") {
   std::mt19937 gen(33);
-  const int64_t C = 16;  // the kernel has no chunk; same lengths as the chunked kernels for symmetry
+  const int64_t C =
+      16;  // the kernel has no chunk; same lengths as the chunked kernels for symmetry
   for (int64_t T : {C - 1, C, C + 1, 3 * C + 5}) {
     const AttentionDims d{2, T, 2, 8};
     Case c(d, gen, false);
     const size_t n = c.q.size();
     std::vector<float> out(n), probs(c.probs_size());
-    softmax_attention_forward(d, true, nullptr, c.q.data(), c.k.data(), c.v.data(), out.data(), probs.data());
+    softmax_attention_forward(d, true, nullptr, c.q.data(), c.k.data(), c.v.data(), out.data(),
+                              probs.data());
     for (int64_t t : {int64_t(0), C - 2, C - 1, C, T - 2}) {
       if (t < 0 || t >= T - 1) continue;
       CAPTURE(T);
@@ -118,14 +127,17 @@ TEST_CASE("softmax_attention: causal outputs at positions <= t ignore inputs aft
       perturb_after(q, d, t, gen);
       perturb_after(k, d, t, gen);
       perturb_after(v, d, t, gen);
-      softmax_attention_forward(d, true, nullptr, q.data(), k.data(), v.data(), out2.data(), probs.data());
+      softmax_attention_forward(d, true, nullptr, q.data(), k.data(), v.data(), out2.data(),
+                                probs.data());
       CHECK(rows_identical(out, out2, d, d.d_head, t));
       CHECK(!rows_identical(out, out2, d, d.d_head, T - 1));
     }
   }
 }
 
-TEST_CASE("softmax_attention: a sequence padded with garbage keys (key_valid 0) equals the sequence alone") {
+TEST_CASE(
+    "softmax_attention: a sequence padded with garbage keys (key_valid 0) equals the sequence "
+    "alone") {
   std::mt19937 gen(34);
   const int64_t T_pad = 29, H = 2, D = 8;
   const int64_t lengths[2] = {21, 13};
@@ -150,10 +162,11 @@ TEST_CASE("softmax_attention: a sequence padded with garbage keys (key_valid 0) 
     CAPTURE(causal);
     const size_t n = padded.q.size();
     std::vector<float> out(n), probs(padded.probs_size()), dq(n), dk(n), dv(n);
-    softmax_attention_forward(dp, causal, padded.key_valid(), padded.q.data(), padded.k.data(), padded.v.data(),
-                              out.data(), probs.data());
-    softmax_attention_backward(dp, causal, padded.key_valid(), padded.q.data(), padded.k.data(), padded.v.data(),
-                               probs.data(), padded.d_out.data(), dq.data(), dk.data(), dv.data());
+    softmax_attention_forward(dp, causal, padded.key_valid(), padded.q.data(), padded.k.data(),
+                              padded.v.data(), out.data(), probs.data());
+    softmax_attention_backward(dp, causal, padded.key_valid(), padded.q.data(), padded.k.data(),
+                               padded.v.data(), probs.data(), padded.d_out.data(), dq.data(),
+                               dk.data(), dv.data());
     for (int64_t b = 0; b < 2; ++b) {
       CAPTURE(b);
       const int64_t T = lengths[b];
@@ -162,11 +175,13 @@ TEST_CASE("softmax_attention: a sequence padded with garbage keys (key_valid 0) 
       auto slice = [&](const std::vector<float>& x) {
         return std::vector<float>(x.begin() + off, x.begin() + off + m);
       };
-      const std::vector<float> q = slice(padded.q), k = slice(padded.k), v = slice(padded.v), g = slice(padded.d_out);
+      const std::vector<float> q = slice(padded.q), k = slice(padded.k), v = slice(padded.v),
+                               g = slice(padded.d_out);
       std::vector<float> out_a(m), probs_a(size_t(H * T * T)), dq_a(m), dk_a(m), dv_a(m);
-      softmax_attention_forward(da, causal, nullptr, q.data(), k.data(), v.data(), out_a.data(), probs_a.data());
-      softmax_attention_backward(da, causal, nullptr, q.data(), k.data(), v.data(), probs_a.data(), g.data(),
-                                 dq_a.data(), dk_a.data(), dv_a.data());
+      softmax_attention_forward(da, causal, nullptr, q.data(), k.data(), v.data(), out_a.data(),
+                                probs_a.data());
+      softmax_attention_backward(da, causal, nullptr, q.data(), k.data(), v.data(), probs_a.data(),
+                                 g.data(), dq_a.data(), dk_a.data(), dv_a.data());
       check_close("out (padded vs alone)", slice(out), out_a, kTolPadding);
       check_close("dq (padded vs alone)", slice(dq), dq_a, kTolPadding);
       check_close("dk (padded vs alone)", slice(dk), dk_a, kTolPadding);
@@ -181,17 +196,18 @@ TEST_CASE("softmax_attention: rows with no valid key give 0, with zero gradients
   Case c(d, gen, false);
   c.valid.assign(size_t(2 * 7), 1);
   for (int64_t t = 0; t < 7; ++t) c.valid[size_t(7 + t)] = 0;  // batch 1: no valid key at all
-  c.valid[0] = 0;                                              // batch 0: causal row 0 sees only key 0
+  c.valid[0] = 0;  // batch 0: causal row 0 sees only key 0
   const size_t n = c.q.size(), half = n / 2;
   for (bool causal : {true, false}) {
     CAPTURE(causal);
     std::vector<float> out(n), probs(c.probs_size()), dq(n), dk(n), dv(n);
-    softmax_attention_forward(d, causal, c.key_valid(), c.q.data(), c.k.data(), c.v.data(), out.data(),
-                              probs.data());
-    softmax_attention_backward(d, causal, c.key_valid(), c.q.data(), c.k.data(), c.v.data(), probs.data(),
-                               c.d_out.data(), dq.data(), dk.data(), dv.data());
+    softmax_attention_forward(d, causal, c.key_valid(), c.q.data(), c.k.data(), c.v.data(),
+                              out.data(), probs.data());
+    softmax_attention_backward(d, causal, c.key_valid(), c.q.data(), c.k.data(), c.v.data(),
+                               probs.data(), c.d_out.data(), dq.data(), dk.data(), dv.data());
     bool batch1_zero = true, all_finite = true;
-    for (size_t i = half; i < n; ++i) batch1_zero &= out[i] == 0.f && dq[i] == 0.f && dk[i] == 0.f && dv[i] == 0.f;
+    for (size_t i = half; i < n; ++i)
+      batch1_zero &= out[i] == 0.f && dq[i] == 0.f && dk[i] == 0.f && dv[i] == 0.f;
     for (size_t i = c.probs_size() / 2; i < c.probs_size(); ++i) batch1_zero &= probs[i] == 0.f;
     for (size_t i = 0; i < n; ++i) all_finite &= std::isfinite(out[i]) && std::isfinite(dq[i]);
     CHECK(batch1_zero);
