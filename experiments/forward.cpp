@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/ops/cross_entropy.h"
 
 namespace tn {
 namespace {
@@ -46,14 +47,29 @@ nlohmann::json run_forward(TransNormerModel& model, const nlohmann::json& input,
                            const std::string& where) {
   if (!input.is_object()) throw DataError(where + ": expected a JSON object");
   const std::string task = input.value("task", "lm");
-  if (task != "lm")
-    throw DataError(where + ": task \"" + task + "\" is not supported by this build; use \"lm\"");
+  const bool classification = task == "classification";
+  if (task != "lm" && !classification)
+    throw DataError(where + ": task \"" + task + "\" is unknown; use \"lm\" or \"classification\"");
+  if (classification != (model.config().head == HeadKind::Classification))
+    throw DataError(where + ": task \"" + task + "\" does not match the checkpoint's head");
   const int64_t batch = required_int(input, "batch", where);
   const int64_t seq_len = required_int(input, "seq_len", where);
   if (!input.contains("tokens") || !input.contains("targets"))
     throw DataError(where + ": \"tokens\" and \"targets\" are required");
   const auto tokens = flatten_ids(input["tokens"], batch, seq_len, "tokens", where);
-  const auto targets = flatten_ids(input["targets"], batch, seq_len, "targets", where);
+  std::vector<int32_t> targets;
+  if (classification) {
+    const auto& labels = input["targets"];
+    if (!labels.is_array() || static_cast<int64_t>(labels.size()) != batch)
+      throw DataError(where + ": \"targets\" must hold one class id per row (" +
+                      std::to_string(batch) + ")");
+    for (const auto& v : labels) {
+      if (!v.is_number_integer()) throw DataError(where + ": class id " + v.dump() + " is not an integer");
+      targets.push_back(v.get<int32_t>());
+    }
+  } else {
+    targets = flatten_ids(input["targets"], batch, seq_len, "targets", where);
+  }
 
   Tape tape;
   tape.set_enabled(grads);
@@ -62,18 +78,26 @@ nlohmann::json run_forward(TransNormerModel& model, const nlohmann::json& input,
   model.params().zero_grad();
   std::vector<double> norms;
   Var hidden = model.forward(ctx, tokens, batch, seq_len, &norms);
-  LmLoss loss = model.lm_loss(ctx, hidden, targets);
-
   nlohmann::json out;
-  out["loss"] = loss.n_targets ? loss.sum_nll / static_cast<double>(loss.n_targets) : 0.0;
-  std::vector<int64_t> first, last;
-  for (int64_t b = 0; b < batch; ++b) {
-    first.push_back(b * seq_len);
-    last.push_back(b * seq_len + seq_len - 1);
+  LmLoss loss;
+  if (classification) {
+    Var logits = model.classify(ctx, hidden);
+    loss = cross_entropy(ctx.tape, logits, targets);
+    out["logits"] = rows_to_json(logits->value);
+  } else {
+    loss = model.lm_loss(ctx, hidden, targets);
+    std::vector<int64_t> first, last;
+    for (int64_t b = 0; b < batch; ++b) {
+      first.push_back(b * seq_len);
+      last.push_back(b * seq_len + seq_len - 1);
+    }
+    Tape no_grad;
+    no_grad.set_enabled(false);
+    ForwardContext eval_ctx{no_grad, false, rng, nullptr};
+    out["logits_first"] = rows_to_json(model.token_logits(eval_ctx, hidden, first));
+    out["logits_last"] = rows_to_json(model.token_logits(eval_ctx, hidden, last));
   }
-  const Tensor flat = hidden->value.reshape({-1, model.config().d_model});
-  out["logits_first"] = rows_to_json(lm_logits(flat, model.output_weight()->value, first));
-  out["logits_last"] = rows_to_json(lm_logits(flat, model.output_weight()->value, last));
+  out["loss"] = loss.n_targets ? loss.sum_nll / static_cast<double>(loss.n_targets) : 0.0;
   out["hidden_norms"] = {{"embed", norms.front()},
                          {"layers", std::vector<double>(norms.begin() + 1, norms.end() - 1)},
                          {"final", norms.back()}};

@@ -9,8 +9,10 @@
 
 namespace tn {
 
-/// input: {"task": "lm", "batch": B, "seq_len": T, "tokens": [[B×T]], "targets": [[B×T]]}.
-/// Returns {"loss", "logits_first" [B][V], "logits_last" [B][V], "hidden_norms" {embed, layers,
+/// input: {"task": "lm"|"classification", "batch": B, "seq_len": T, "tokens": [[B×T]],
+/// "targets": [[B×T]] (lm, mlm) or [B] (classification)}.
+/// Returns {"loss", "logits_first" [B][V], "logits_last" [B][V] (classification: "logits" [B][C]),
+/// "hidden_norms" {embed, layers,
 /// final}} plus, with grads, {"grad_norms" {name: L2}, "grad_global_norm"}; parameter gradients
 /// are left in the model's ParamStore. Eval mode (no dropout). Throws DataError naming `where` for
 /// malformed input (missing key, ragged rows, wrong task).

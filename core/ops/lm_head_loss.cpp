@@ -43,7 +43,8 @@ const SoftmaxPrims& softmax_prims(int64_t rows, int64_t vocab) {
 }  // namespace
 
 LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
-                             const std::vector<int32_t>& targets, int64_t chunk_rows) {
+                             const std::vector<int32_t>& targets, int64_t chunk_rows,
+                             const Var& bias) {
   const int64_t d = hidden->value.dim(-1);
   const int64_t rows = hidden->value.numel() / d;
   const int64_t vocab = weight->value.dim(0);
@@ -58,11 +59,15 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
       throw ShapeError("[lm_head_cross_entropy] target " + std::to_string(targets[i]) +
                        " outside the vocabulary [0, " + std::to_string(vocab) + ")");
 
-  const bool record = tape.needs_grad({&hidden, &weight});
-  Tensor d_hidden, d_weight;
+  if (bias && bias->value.numel() != vocab)
+    throw ShapeError("[lm_head_cross_entropy] bias has " + std::to_string(bias->value.numel()) +
+                     " entries for a vocabulary of " + std::to_string(vocab));
+  const bool record = tape.needs_grad({&hidden, &weight, &bias});
+  Tensor d_hidden, d_weight, d_bias;
   if (record) {
     d_hidden = Tensor::empty({rows, d});
     d_weight = Tensor::zeros({vocab, d});
+    if (bias) d_bias = Tensor::zeros({vocab});
   }
   const int64_t chunk = std::min(chunk_rows, rows);
   Tensor logits = Tensor::empty({chunk, vocab});
@@ -74,7 +79,8 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
   for (int64_t r0 = 0; r0 < rows; r0 += chunk) {
     const int64_t rc = std::min(chunk, rows - r0);
     float* lp = logits.data();
-    matmul({1, rc, vocab, d, false, true, false, false}, hp + r0 * d, wp, lp);
+    matmul({1, rc, vocab, d, false, true, false, bias != nullptr}, hp + r0 * d, wp, lp,
+           bias ? bias->value.data() : nullptr);
     const SoftmaxPrims& prims = softmax_prims(rc, vocab);
     memory mem(prims.md, eng, lp);
     prims.logsoftmax.execute(cpu_stream(), {{DNNL_ARG_SRC, mem}, {DNNL_ARG_DST, mem}});
@@ -95,6 +101,12 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
       else
         lp[i * vocab + t] -= 1.0f;
     }
+    if (bias) {  // d bias += Σ_rows g
+      float* db = d_bias.data();
+      for (int64_t i = 0; i < rc; ++i)
+#pragma omp simd
+        for (int64_t j = 0; j < vocab; ++j) db[j] += lp[i * vocab + j];
+    }
     // d hidden_c = g W ; d W += gᵀ hidden_c  (g = softmax − onehot, unscaled)
     matmul({1, rc, d, vocab, false, false, false, false}, lp, wp, d_hidden.data() + r0 * d);
     matmul({1, vocab, d, rc, true, false, true, false}, lp, hp + r0 * d, d_weight.data());
@@ -107,7 +119,7 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
   if (!record) return out;
   out.loss->requires_grad = true;
   Var loss = out.loss;
-  tape.record([hidden, weight, loss, d_hidden, d_weight, n_targets]() {
+  tape.record([hidden, weight, bias, loss, d_hidden, d_weight, d_bias, n_targets]() {
     if (!loss->has_grad() || n_targets == 0) return;
     const float s = loss->grad.data()[0] / static_cast<float>(n_targets);
     auto deliver = [s](const Var& v, const Tensor& g) {
@@ -120,18 +132,20 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
     };
     deliver(hidden, d_hidden);
     deliver(weight, d_weight);
+    if (bias) deliver(bias, d_bias);
   });
   return out;
 }
 
-Tensor lm_logits(const Tensor& hidden, const Tensor& weight, const std::vector<int64_t>& rows) {
+Tensor lm_logits(const Tensor& hidden, const Tensor& weight, const std::vector<int64_t>& rows,
+                 const Tensor* bias) {
   const int64_t d = hidden.dim(-1), vocab = weight.dim(0);
   Tensor picked = Tensor::empty({static_cast<int64_t>(rows.size()), d});
   for (size_t i = 0; i < rows.size(); ++i)
     std::memcpy(picked.data() + i * d, hidden.data() + rows[i] * d, sizeof(float) * d);
   Tensor out = Tensor::empty({static_cast<int64_t>(rows.size()), vocab});
-  matmul({1, static_cast<int64_t>(rows.size()), vocab, d, false, true, false, false}, picked.data(),
-         weight.data(), out.data());
+  matmul({1, static_cast<int64_t>(rows.size()), vocab, d, false, true, false, bias != nullptr},
+         picked.data(), weight.data(), out.data(), bias ? bias->data() : nullptr);
   return out;
 }
 

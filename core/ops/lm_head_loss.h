@@ -20,10 +20,13 @@ struct LmLoss {
 /// into d hidden and d weight, so the backward only scales them by the upstream gradient / n.
 /// hidden: [..., d] (rows = numel / d); weight: [vocab, d] (tied embedding or lm_head); targets: rows ids or
 /// kIgnoreIndex. Throws ShapeError for a target outside [0, vocab).
+/// bias: [vocab] added to every row of logits (the RoBERTa MLM head's output bias), or null.
 LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
-                             const std::vector<int32_t>& targets, int64_t chunk_rows = 512);
+                             const std::vector<int32_t>& targets, int64_t chunk_rows = 512,
+                             const Var& bias = nullptr);
 
 /// Logits of selected rows: out[i] = hidden[rows[i]] · weightᵀ, shape [rows.size(), vocab].
-Tensor lm_logits(const Tensor& hidden, const Tensor& weight, const std::vector<int64_t>& rows);
+Tensor lm_logits(const Tensor& hidden, const Tensor& weight, const std::vector<int64_t>& rows,
+                 const Tensor* bias = nullptr);
 
 }  // namespace tn

@@ -28,8 +28,6 @@ double frobenius(const Tensor& t) {
 
 TransNormerModel::TransNormerModel(ModelConfig config, uint64_t seed) : config_(std::move(config)) {
   const ModelConfig& c = config_;
-  if (c.head != HeadKind::LM)
-    throw ConfigError("model.head: only `lm` heads are available in this build yet");
   Rng rng(seed);
   const int64_t d = c.d_model;
   embed_tokens_ = store_.add_parameter("embed_tokens.weight", {c.vocab_size, d});
@@ -55,6 +53,10 @@ TransNormerModel::TransNormerModel(ModelConfig config, uint64_t seed) : config_(
     lm_head_ = store_.add_parameter("lm_head.weight", {c.vocab_size, d});
     linear_default(lm_head_->value, nullptr, rng);
   }
+  if (c.head == HeadKind::MLM) mlm_head_ = std::make_unique<MlmHead>(d, c.vocab_size, store_, rng);
+  if (c.head == HeadKind::Classification)
+    classification_head_ = std::make_unique<ClassificationHead>(d, c.num_classes, c.pooling,
+                                                                c.pooler_dropout, store_, rng);
 }
 
 TransNormerModel::~TransNormerModel() = default;
@@ -104,7 +106,27 @@ Var TransNormerModel::forward(ForwardContext& ctx, const std::vector<int32_t>& t
 
 LmLoss TransNormerModel::lm_loss(ForwardContext& ctx, const Var& hidden,
                                  const std::vector<int32_t>& targets) {
+  if (classification_head_)
+    throw ConfigError("model.head is classification: token losses need head lm or mlm");
+  if (mlm_head_)
+    return lm_head_cross_entropy(ctx.tape, mlm_head_->transform(ctx, hidden), output_weight(),
+                                 targets, 512, mlm_head_->bias());
   return lm_head_cross_entropy(ctx.tape, hidden, output_weight(), targets);
+}
+
+Tensor TransNormerModel::token_logits(ForwardContext& ctx, const Var& hidden,
+                                      const std::vector<int64_t>& rows) {
+  if (classification_head_)
+    throw ConfigError("model.head is classification: it has no token logits");
+  Var h = mlm_head_ ? mlm_head_->transform(ctx, hidden) : hidden;
+  const Tensor flat = h->value.reshape({-1, config_.d_model});
+  return lm_logits(flat, output_weight()->value, rows, mlm_head_ ? &mlm_head_->bias()->value : nullptr);
+}
+
+Var TransNormerModel::classify(ForwardContext& ctx, const Var& hidden) {
+  if (!classification_head_)
+    throw ConfigError("model.head is not classification: set head: classification");
+  return classification_head_->forward(ctx, hidden);
 }
 
 }  // namespace tn

@@ -9,6 +9,7 @@
 
 #include "core/ops/lm_head_loss.h"
 #include "layers/model_config.h"
+#include "layers/models/heads.h"
 #include "layers/module.h"
 #include "layers/norms/norm.h"
 #include "layers/param_store.h"
@@ -34,9 +35,16 @@ class TransNormerModel {
   Var forward(ForwardContext& ctx, const std::vector<int32_t>& tokens, int64_t batch,
               int64_t seq_len, std::vector<double>* hidden_norms = nullptr);
 
-  /// Mean next-token cross-entropy (nats) over targets != -100, through the tied (or untied) output
-  /// matrix; hidden as returned by forward.
+  /// Token heads (lm, mlm): mean cross-entropy (nats) over targets != -100 of the logits at every
+  /// position (lm: h Eᵀ; mlm: LayerNorm(GELU(dense h)) Eᵀ + bias); hidden as returned by forward.
+  /// Throws ConfigError for a classification model.
   LmLoss lm_loss(ForwardContext& ctx, const Var& hidden, const std::vector<int32_t>& targets);
+
+  /// Token-head logits of the given rows of hidden (flattened [B·T, d] row indices): [rows, vocab].
+  Tensor token_logits(ForwardContext& ctx, const Var& hidden, const std::vector<int64_t>& rows);
+
+  /// Classification head: hidden [B, T, d] → logits [B, num_classes] (pooling skips padding).
+  Var classify(ForwardContext& ctx, const Var& hidden);
 
   /// The output matrix [vocab, d]: embed_tokens.weight when tied, else lm_head.weight.
   const Var& output_weight() const;
@@ -48,6 +56,8 @@ class TransNormerModel {
   Var embed_tokens_, embed_positions_, lm_head_;
   Var sinusoidal_;  // cached table, grown on demand, not a checkpoint entry
   std::unique_ptr<Norm> embed_norm_, final_norm_;
+  std::unique_ptr<MlmHead> mlm_head_;
+  std::unique_ptr<ClassificationHead> classification_head_;
   std::vector<std::unique_ptr<Block>> blocks_;
 };
 

@@ -5,7 +5,9 @@
 #include <cmath>
 
 #include "core/autograd/grad_check.h"
+#include "core/ops/cross_entropy.h"
 #include "core/ops/elementwise.h"
+#include "core/ops/sequence_pool.h"
 #include "core/ops/eltwise.h"
 #include "core/ops/embedding.h"
 #include "core/ops/layer_norm.h"
@@ -154,6 +156,12 @@ TEST_CASE("lm_head_cross_entropy: value by hand, gradient by finite differences,
     INFO("chunk " << chunk << ": " << res.worst);
     CHECK(res.max_rel_error < kTol);
   }
+  Var bias = param({13}, rng);
+  auto res_bias = grad_check(
+      [&](Tape& t) { return lm_head_cross_entropy(t, hidden, weight, targets, 3, bias).loss; },
+      {hidden, weight, bias});
+  INFO("with bias: " << res_bias.worst);
+  CHECK(res_bias.max_rel_error < kTol);
   Tape t2;
   LmLoss a = lm_head_cross_entropy(t2, hidden, weight, targets, 2);
   LmLoss b = lm_head_cross_entropy(t2, hidden, weight, targets, 7);
@@ -168,4 +176,31 @@ TEST_CASE("grad: layernorm") {
   auto res = grad_check([&](Tape& t) { return weighted_sum(t, layer_norm(t, x, w, b), r); }, {x, w, b});
   INFO(res.worst);
   CHECK(res.max_rel_error < kTol);
+}
+
+TEST_CASE("grad: classification cross-entropy and sequence pooling with padding") {
+  Rng rng(12);
+  Var logits = param({4, 3}, rng);
+  std::vector<int32_t> labels = {2, 0, kIgnoreIndex, 1};
+  auto res = grad_check([&](Tape& t) { return cross_entropy(t, logits, labels).loss; }, {logits});
+  INFO(res.worst);
+  CHECK(res.max_rel_error < kTol);
+  Tape t0;
+  Var two = make_var(Tensor::from({1, 2}, {0.0f, std::log(3.0f)}));
+  CHECK(cross_entropy(t0, two, {1}).loss->value.data()[0] == doctest::Approx(std::log(4.0 / 3.0)));
+
+  Var x = param({2, 3, 4}, rng);
+  std::vector<uint8_t> valid = {1, 1, 0, 1, 1, 1};
+  Tensor r = randn({2, 4}, rng);
+  for (PoolKind kind : {PoolKind::Mean, PoolKind::First, PoolKind::Last}) {
+    auto rp = grad_check([&](Tape& t) { return weighted_sum(t, sequence_pool(t, x, kind, &valid), r); }, {x});
+    INFO(rp.worst);
+    CHECK(rp.max_rel_error < kTol);
+  }
+  // Mean over real positions only; Last is the last real position.
+  Tape t1;
+  Var mean = sequence_pool(t1, x, PoolKind::Mean, &valid);
+  CHECK(mean->value.data()[0] == doctest::Approx((x->value.data()[0] + x->value.data()[4]) / 2));
+  Var last = sequence_pool(t1, x, PoolKind::Last, &valid);
+  CHECK(last->value.data()[1] == doctest::Approx(x->value.data()[4 + 1]));
 }

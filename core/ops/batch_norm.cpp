@@ -1,0 +1,458 @@
+#include "core/ops/batch_norm.h"
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "core/autograd/grad_accum.h"
+#include "core/dnnl/engine.h"
+#include "core/error.h"
+
+namespace tn {
+namespace {
+
+using dnnl::memory;
+using dnnl::normalization_flags;
+using dnnl::prop_kind;
+
+// ---------------------------------------------------------------------------------------------
+// Argument checks shared by the op and the naive reference.
+
+struct Layout {
+  int64_t rows = 0;                   // all rows of x (batch·seq_len)
+  int64_t d = 0;                      // features
+  std::vector<int64_t> real_rows;     // indices of the real rows, filled only with a mask
+  int64_t n_real = 0;                 // N
+  bool masked = false;                // a mask with at least one padded row
+};
+
+void check_param(const char* what, const Tensor* t, int64_t d) {
+  if (t && t->defined() && t->numel() != d)
+    throw ShapeError(std::string("[batch_norm] ") + what + " has shape " + shape_str(t->shape()) +
+                     " but x has d = " + std::to_string(d) + " features; expected [" +
+                     std::to_string(d) + "]");
+}
+
+Layout check_args(const Tensor& x, const Tensor* weight, const Tensor* bias,
+                  const BatchNormState& state, bool training,
+                  const std::vector<uint8_t>* row_valid) {
+  if (x.ndim() < 2)
+    throw ShapeError("[batch_norm] x has shape " + shape_str(x.shape()) +
+                     "; expected [batch, seq_len, d] (at least 2 dims)");
+  Layout l;
+  l.d = x.dim(-1);
+  if (l.d < 1) throw ShapeError("[batch_norm] x has shape " + shape_str(x.shape()) + " with d = 0");
+  l.rows = x.numel() / l.d;
+  check_param("weight", weight, l.d);
+  check_param("bias", bias, l.d);
+  if (!state.running_mean.defined() || !state.running_var.defined())
+    throw ShapeError("[batch_norm] state has no running_mean/running_var; build it with "
+                     "batch_norm_state(d_model)");
+  check_param("state.running_mean", &state.running_mean, l.d);
+  check_param("state.running_var", &state.running_var, l.d);
+  l.n_real = l.rows;
+  if (row_valid) {
+    if (static_cast<int64_t>(row_valid->size()) != l.rows)
+      throw ShapeError("[batch_norm] row_valid has " + std::to_string(row_valid->size()) +
+                       " entries but x " + shape_str(x.shape()) + " has " + std::to_string(l.rows) +
+                       " rows (batch·seq_len); pass one flag per row or null");
+    for (int64_t i = 0; i < l.rows; ++i)
+      if ((*row_valid)[i]) l.real_rows.push_back(i);
+    l.n_real = static_cast<int64_t>(l.real_rows.size());
+    l.masked = l.n_real != l.rows;
+    if (!l.masked) l.real_rows.clear();
+  }
+  if (training && l.n_real == 0)
+    throw ShapeError(row_valid ? "[batch_norm] row_valid marks all " + std::to_string(l.rows) +
+                                     " rows of x " + shape_str(x.shape()) +
+                                     " as padding: no rows to take training statistics from; "
+                                     "drop the empty batch"
+                               : "[batch_norm] x " + shape_str(x.shape()) +
+                                     " has no rows to take training statistics from");
+  if (training && l.n_real == 1)
+    throw ShapeError("[batch_norm] only 1 real row in x " + shape_str(x.shape()) +
+                     ": training statistics need at least 2 (the unbiased variance divides by "
+                     "N − 1); use a larger batch or eval mode");
+  return l;
+}
+
+// Copies the real rows of src [rows, d] into dst [N, d].
+void gather_rows(const Layout& l, const float* src, float* dst) {
+  const int64_t d = l.d;
+#pragma omp parallel for schedule(static) if (l.n_real * d > 32768)
+  for (int64_t i = 0; i < l.n_real; ++i)
+    std::memcpy(dst + i * d, src + l.real_rows[i] * d, sizeof(float) * d);
+}
+
+// Writes src [N, d] back to the real rows of dst [rows, d] and zeros the padded rows.
+void scatter_rows(const Layout& l, const float* src, float* dst) {
+  const int64_t d = l.d;
+  std::memset(dst, 0, sizeof(float) * l.rows * d);
+#pragma omp parallel for schedule(static) if (l.n_real * d > 32768)
+  for (int64_t i = 0; i < l.n_real; ++i)
+    std::memcpy(dst + l.real_rows[i] * d, src + i * d, sizeof(float) * d);
+}
+
+// ---------------------------------------------------------------------------------------------
+// oneDNN primitives, cached by (N, d, pass, flags, eps). N changes with the mask, so the cache is
+// bounded: it is dropped whole when it grows past kMaxCached (entries are shared_ptr, so a
+// primitive in use elsewhere outlives the drop).
+
+enum class Pass : int { ForwardTraining, ForwardInference, BackwardBatchStats, BackwardGlobalStats };
+
+struct PrimKey {
+  int64_t n_real, d;
+  Pass pass;
+  unsigned flags;
+  float eps;
+  bool operator==(const PrimKey& o) const {
+    return n_real == o.n_real && d == o.d && pass == o.pass && flags == o.flags && eps == o.eps;
+  }
+};
+
+struct PrimKeyHash {
+  size_t operator()(const PrimKey& k) const {
+    size_t h = std::hash<int64_t>()(k.n_real);
+    auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+    mix(std::hash<int64_t>()(k.d));
+    mix(static_cast<size_t>(k.pass) | (static_cast<size_t>(k.flags) << 4));
+    mix(std::hash<float>()(k.eps));
+    return h;
+  }
+};
+
+constexpr size_t kMaxCached = 256;
+
+// The [N, d] block as a 4-D {N, d, 1, 1} tensor in nhwc: the same bytes as row-major [N, d], but
+// this is the layout oneDNN 2.6 has JIT kernels for (bnorm_jit nspc). The plain 2-D nc desc lands
+// on ncsp_bnorm / bnorm_ref, about 40× slower at LRA sizes (N = 65536, d = 128: ~500 ms vs ~10 ms
+// per pass on 2 threads).
+memory::desc block_desc(int64_t n_real, int64_t d) {
+  return memory::desc({n_real, d, 1, 1}, memory::data_type::f32, memory::format_tag::nhwc);
+}
+
+std::shared_ptr<const dnnl::primitive> build_primitive(const PrimKey& k) {
+  auto& eng = cpu_engine();
+  const memory::desc md = block_desc(k.n_real, k.d);
+  const auto flags = static_cast<normalization_flags>(k.flags);
+  const auto global = normalization_flags::use_global_stats;
+  const bool has_params =
+      (k.flags & static_cast<unsigned>(normalization_flags::use_scale | normalization_flags::use_shift)) != 0;
+  switch (k.pass) {
+    case Pass::ForwardTraining: {
+      dnnl::batch_normalization_forward::desc desc(prop_kind::forward_training, md, k.eps, flags);
+      dnnl::batch_normalization_forward::primitive_desc pd(desc, eng);
+      return std::make_shared<dnnl::batch_normalization_forward>(pd);
+    }
+    case Pass::ForwardInference: {
+      dnnl::batch_normalization_forward::desc desc(prop_kind::forward_inference, md, k.eps,
+                                                   flags | global);
+      dnnl::batch_normalization_forward::primitive_desc pd(desc, eng);
+      return std::make_shared<dnnl::batch_normalization_forward>(pd);
+    }
+    case Pass::BackwardBatchStats:
+    case Pass::BackwardGlobalStats: {
+      const auto f = k.pass == Pass::BackwardGlobalStats ? flags | global : flags;
+      dnnl::batch_normalization_forward::desc hint_desc(prop_kind::forward_training, md, k.eps, f);
+      dnnl::batch_normalization_forward::primitive_desc hint(hint_desc, eng);
+      dnnl::batch_normalization_backward::desc desc(
+          has_params ? prop_kind::backward : prop_kind::backward_data, md, md, k.eps, f);
+      dnnl::batch_normalization_backward::primitive_desc pd(desc, eng, hint);
+      return std::make_shared<dnnl::batch_normalization_backward>(pd);
+    }
+  }
+  throw ShapeError("[batch_norm] unknown pass");
+}
+
+std::shared_ptr<const dnnl::primitive> get_primitive(const PrimKey& k) {
+  static std::mutex mutex;
+  static std::unordered_map<PrimKey, std::shared_ptr<const dnnl::primitive>, PrimKeyHash> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(k);
+  if (it != cache.end()) return it->second;
+  if (cache.size() >= kMaxCached) cache.clear();
+  return cache.emplace(k, build_primitive(k)).first->second;
+}
+
+memory wrap(const memory::desc& md, const float* p) {
+  return memory(md, cpu_engine(), const_cast<float*>(p));
+}
+
+unsigned flags_for(bool has_weight, bool has_bias) {
+  normalization_flags f = normalization_flags::none;
+  if (has_weight) f = f | normalization_flags::use_scale;
+  if (has_bias) f = f | normalization_flags::use_shift;
+  return static_cast<unsigned>(f);
+}
+
+// Forward on a contiguous [N, d] block: src → dst (may alias). Training writes mean and biased var
+// into mean/var; inference reads them.
+void forward_block(int64_t n_real, int64_t d, float eps, bool training, const float* weight,
+                   const float* bias, const float* src, float* dst, float* mean, float* var) {
+  const unsigned flags = flags_for(weight != nullptr, bias != nullptr);
+  auto prim = get_primitive(
+      {n_real, d, training ? Pass::ForwardTraining : Pass::ForwardInference, flags, eps});
+  const memory::desc md = block_desc(n_real, d);
+  const memory::desc vd({d}, memory::data_type::f32, memory::format_tag::a);
+  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, wrap(md, src)},
+                                          {DNNL_ARG_DST, wrap(md, dst)},
+                                          {DNNL_ARG_MEAN, wrap(vd, mean)},
+                                          {DNNL_ARG_VARIANCE, wrap(vd, var)}};
+  if (weight) args.emplace(DNNL_ARG_SCALE, wrap(vd, weight));
+  if (bias) args.emplace(DNNL_ARG_SHIFT, wrap(vd, bias));
+  prim->execute(cpu_stream(), args);
+  cpu_stream().wait();
+}
+
+// Backward on a contiguous [N, d] block: diff_dst → diff_src (may alias); dweight/dbias are
+// written (not added) when weight/bias are non-null. oneDNN wants the shift as an input of the
+// backward too (it does not use its values), so bias is passed along.
+void backward_block(int64_t n_real, int64_t d, float eps, bool training, const float* weight,
+                    const float* bias, const float* src, const float* mean, const float* var,
+                    const float* diff_dst, float* diff_src, float* dweight, float* dbias) {
+  const unsigned flags = flags_for(weight != nullptr, bias != nullptr);
+  auto prim = get_primitive(
+      {n_real, d, training ? Pass::BackwardBatchStats : Pass::BackwardGlobalStats, flags, eps});
+  const memory::desc md = block_desc(n_real, d);
+  const memory::desc vd({d}, memory::data_type::f32, memory::format_tag::a);
+  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, wrap(md, src)},
+                                          {DNNL_ARG_MEAN, wrap(vd, mean)},
+                                          {DNNL_ARG_VARIANCE, wrap(vd, var)},
+                                          {DNNL_ARG_DIFF_DST, wrap(md, diff_dst)},
+                                          {DNNL_ARG_DIFF_SRC, wrap(md, diff_src)}};
+  if (weight) {
+    args.emplace(DNNL_ARG_SCALE, wrap(vd, weight));
+    args.emplace(DNNL_ARG_DIFF_SCALE, wrap(vd, dweight));
+  }
+  if (bias) {
+    args.emplace(DNNL_ARG_SHIFT, wrap(vd, bias));
+    args.emplace(DNNL_ARG_DIFF_SHIFT, wrap(vd, dbias));
+  }
+  prim->execute(cpu_stream(), args);
+  cpu_stream().wait();
+}
+
+const Tensor* value_or_null(const Var& v) { return v ? &v->value : nullptr; }
+
+}  // namespace
+
+BatchNormState batch_norm_state(int64_t d_model, double momentum, double eps) {
+  if (d_model < 1)
+    throw ShapeError("[batch_norm_state] d_model must be positive, got " + std::to_string(d_model));
+  BatchNormState state;
+  state.running_mean = Tensor::zeros({d_model});
+  state.running_var = Tensor::full({d_model}, 1.0f);
+  state.momentum = momentum;
+  state.eps = eps;
+  return state;
+}
+
+Var batch_norm(Tape& tape, const Var& x, const Var& weight, const Var& bias,
+               BatchNormState& state, bool training, const std::vector<uint8_t>* row_valid) {
+  const Layout l = check_args(x->value, value_or_null(weight), value_or_null(bias), state,
+                              training, row_valid);
+  const int64_t d = l.d, n_real = l.n_real;
+  const float eps = static_cast<float>(state.eps);
+  const float* wp = weight ? weight->value.data() : nullptr;
+  const float* bp = bias ? bias->value.data() : nullptr;
+
+  Tensor y = Tensor::empty(x->value.shape());
+  // Statistics used to normalise (and needed by the backward): the batch's in training, a
+  // snapshot of the running ones in eval (so a later state update cannot change the backward).
+  Tensor mean, var;
+  if (training) {
+    mean = Tensor::empty({d});
+    var = Tensor::empty({d});
+  } else {
+    mean = state.running_mean.clone();
+    var = state.running_var.clone();
+  }
+  if (n_real == 0) {
+    y.zero();  // eval with everything padded: defined (all zeros), nothing to normalise
+  } else if (!l.masked) {
+    forward_block(n_real, d, eps, training, wp, bp, x->value.data(), y.data(), mean.data(),
+                  var.data());
+  } else {
+    Tensor block = Tensor::empty({n_real, d});
+    gather_rows(l, x->value.data(), block.data());
+    forward_block(n_real, d, eps, training, wp, bp, block.data(), block.data(), mean.data(),
+                  var.data());
+    scatter_rows(l, block.data(), y.data());
+  }
+
+  if (training) {
+    const double m = state.momentum;
+    const double unbias = static_cast<double>(n_real) / static_cast<double>(n_real - 1);
+    float* rm = state.running_mean.data();
+    float* rv = state.running_var.data();
+    const float* bm = mean.data();
+    const float* bv = var.data();
+    for (int64_t j = 0; j < d; ++j) {
+      rm[j] = static_cast<float>((1.0 - m) * rm[j] + m * bm[j]);
+      rv[j] = static_cast<float>((1.0 - m) * rv[j] + m * bv[j] * unbias);
+    }
+  }
+
+  Var result = make_var(std::move(y));
+  if (!tape.needs_grad({&x, &weight, &bias}) || n_real == 0) return result;
+  result->requires_grad = true;
+  tape.record([x, weight, bias, result, mean, var, l, eps, training]() {
+    if (!result->has_grad()) return;
+    const int64_t d = l.d, n_real = l.n_real;
+    const float* wp = weight ? weight->value.data() : nullptr;
+    const float* bp = bias ? bias->value.data() : nullptr;
+    Tensor dweight = weight ? Tensor::empty({d}) : Tensor();
+    Tensor dbias = bias ? Tensor::empty({d}) : Tensor();
+    float* dwp = weight ? dweight.data() : nullptr;
+    float* dbp = bias ? dbias.data() : nullptr;
+    if (!l.masked) {
+      // Straight into x's gradient when it has none yet (GradSink), else into scratch.
+      std::unique_ptr<GradSink> sink;
+      Tensor discard;
+      float* dxp;
+      if (x->requires_grad) {
+        sink = std::make_unique<GradSink>(x);
+        dxp = sink->data();
+      } else {
+        discard = Tensor::empty(x->value.shape());
+        dxp = discard.data();
+      }
+      backward_block(n_real, d, eps, training, wp, bp, x->value.data(), mean.data(),
+                     var.data(), result->grad.data(), dxp, dwp, dbp);
+      if (sink) sink->commit();
+    } else {
+      Tensor src = Tensor::empty({n_real, d});
+      Tensor diff = Tensor::empty({n_real, d});
+      gather_rows(l, x->value.data(), src.data());
+      gather_rows(l, result->grad.data(), diff.data());
+      backward_block(n_real, d, eps, training, wp, bp, src.data(), mean.data(),
+                     var.data(), diff.data(), diff.data(), dwp, dbp);
+      if (x->requires_grad) {
+        GradSink sink(x);
+        scatter_rows(l, diff.data(), sink.data());
+        sink.commit();
+      }
+    }
+    if (weight && weight->requires_grad) add_inplace(weight->grad_buf().data(), dwp, d);
+    if (bias && bias->requires_grad) add_inplace(bias->grad_buf().data(), dbp, d);
+  });
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Naive references (float64, unthreaded).
+
+namespace {
+
+struct NaiveStats {
+  std::vector<double> mean, var;  // [d]; biased var in training
+};
+
+NaiveStats naive_stats(const Tensor& x, const Layout& l, const BatchNormState& state, bool training,
+                       const std::vector<uint8_t>* row_valid) {
+  const int64_t d = l.d;
+  NaiveStats s{std::vector<double>(d, 0.0), std::vector<double>(d, 0.0)};
+  if (!training) {
+    for (int64_t j = 0; j < d; ++j) {
+      s.mean[j] = state.running_mean.data()[j];
+      s.var[j] = state.running_var.data()[j];
+    }
+    return s;
+  }
+  const float* xp = x.data();
+  auto real = [&](int64_t i) { return !row_valid || (*row_valid)[i]; };
+  for (int64_t i = 0; i < l.rows; ++i)
+    if (real(i))
+      for (int64_t j = 0; j < d; ++j) s.mean[j] += xp[i * d + j];
+  for (int64_t j = 0; j < d; ++j) s.mean[j] /= static_cast<double>(l.n_real);
+  for (int64_t i = 0; i < l.rows; ++i)
+    if (real(i))
+      for (int64_t j = 0; j < d; ++j) {
+        const double c = xp[i * d + j] - s.mean[j];
+        s.var[j] += c * c;
+      }
+  for (int64_t j = 0; j < d; ++j) s.var[j] /= static_cast<double>(l.n_real);
+  return s;
+}
+
+}  // namespace
+
+Tensor batch_norm_forward_naive(const Tensor& x, const Tensor* weight, const Tensor* bias,
+                                const BatchNormState& state, bool training,
+                                const std::vector<uint8_t>* row_valid, Tensor* batch_mean,
+                                Tensor* batch_var) {
+  const Layout l = check_args(x, weight, bias, state, training, row_valid);
+  const int64_t d = l.d;
+  const NaiveStats s = naive_stats(x, l, state, training, row_valid);
+  Tensor y = Tensor::zeros(x.shape());
+  const float* xp = x.data();
+  float* yp = y.data();
+  for (int64_t i = 0; i < l.rows; ++i) {
+    if (row_valid && !(*row_valid)[i]) continue;
+    for (int64_t j = 0; j < d; ++j) {
+      const double xhat = (xp[i * d + j] - s.mean[j]) / std::sqrt(s.var[j] + state.eps);
+      yp[i * d + j] = static_cast<float>(xhat * (weight ? weight->data()[j] : 1.0) +
+                                         (bias ? bias->data()[j] : 0.0));
+    }
+  }
+  if (training && batch_mean) {
+    *batch_mean = Tensor::empty({d});
+    for (int64_t j = 0; j < d; ++j) batch_mean->data()[j] = static_cast<float>(s.mean[j]);
+  }
+  if (training && batch_var) {
+    *batch_var = Tensor::empty({d});
+    for (int64_t j = 0; j < d; ++j) batch_var->data()[j] = static_cast<float>(s.var[j]);
+  }
+  return y;
+}
+
+BatchNormGrads batch_norm_backward_naive(const Tensor& x, const Tensor& dy, const Tensor* weight,
+                                         const BatchNormState& state, bool training,
+                                         const std::vector<uint8_t>* row_valid) {
+  const Layout l = check_args(x, weight, nullptr, state, training, row_valid);
+  if (dy.shape() != x.shape())
+    throw ShapeError("[batch_norm_backward_naive] dy " + shape_str(dy.shape()) + " vs x " +
+                     shape_str(x.shape()));
+  const int64_t d = l.d;
+  const NaiveStats s = naive_stats(x, l, state, training, row_valid);
+  auto real = [&](int64_t i) { return !row_valid || (*row_valid)[i]; };
+  const float* xp = x.data();
+  const float* gp = dy.data();
+  std::vector<double> rstd(d), sum_g(d, 0.0), sum_gh(d, 0.0), dw(d, 0.0), db(d, 0.0);
+  for (int64_t j = 0; j < d; ++j) rstd[j] = 1.0 / std::sqrt(s.var[j] + state.eps);
+  auto w_at = [&](int64_t j) { return weight ? static_cast<double>(weight->data()[j]) : 1.0; };
+  for (int64_t i = 0; i < l.rows; ++i) {
+    if (!real(i)) continue;
+    for (int64_t j = 0; j < d; ++j) {
+      const double xhat = (xp[i * d + j] - s.mean[j]) * rstd[j];
+      dw[j] += gp[i * d + j] * xhat;
+      db[j] += gp[i * d + j];
+      sum_g[j] += gp[i * d + j] * w_at(j);
+      sum_gh[j] += gp[i * d + j] * w_at(j) * xhat;
+    }
+  }
+  BatchNormGrads g{Tensor::zeros(x.shape()), Tensor::empty({d}), Tensor::empty({d})};
+  for (int64_t i = 0; i < l.rows; ++i) {
+    if (!real(i)) continue;
+    for (int64_t j = 0; j < d; ++j) {
+      const double gw = gp[i * d + j] * w_at(j);
+      double v = gw;
+      if (training) {  // dx = rstd (g − mean(g) − xhat · mean(g xhat))
+        const double xhat = (xp[i * d + j] - s.mean[j]) * rstd[j];
+        const double n = static_cast<double>(l.n_real);
+        v = gw - sum_g[j] / n - xhat * sum_gh[j] / n;
+      }
+      g.dx.data()[i * d + j] = static_cast<float>(rstd[j] * v);
+    }
+  }
+  for (int64_t j = 0; j < d; ++j) {
+    g.dweight.data()[j] = static_cast<float>(dw[j]);
+    g.dbias.data()[j] = static_cast<float>(db[j]);
+  }
+  return g;
+}
+
+}  // namespace tn

@@ -1,0 +1,40 @@
+#include "layers/models/heads.h"
+
+#include "core/ops/elementwise.h"
+#include "core/ops/eltwise.h"
+#include "core/ops/layer_norm.h"
+
+namespace tn {
+
+MlmHead::MlmHead(int64_t d_model, int64_t vocab_size, ParamStore& store, Rng& rng)
+    : dense_(make_linear(d_model, d_model, store, "head.dense", rng)) {
+  ln_weight_ = store.add_parameter("head.layer_norm.weight", {d_model});
+  ln_weight_->value.fill(1.0f);
+  ln_bias_ = store.add_parameter("head.layer_norm.bias", {d_model});
+  bias_ = store.add_parameter("head.bias", {vocab_size});
+}
+
+Var MlmHead::transform(ForwardContext& ctx, const Var& hidden) const {
+  Var h = eltwise(ctx.tape, dense_.forward(ctx, hidden), Eltwise::Gelu);
+  return layer_norm(ctx.tape, h, ln_weight_, ln_bias_);
+}
+
+ClassificationHead::ClassificationHead(int64_t d_model, int64_t num_classes, Pooling pooling,
+                                       double dropout, ParamStore& store, Rng& rng)
+    : pooling_(pooling),
+      dropout_(static_cast<float>(dropout)),
+      dense_(make_linear(d_model, d_model, store, "head.dense", rng)),
+      out_proj_(make_linear(d_model, num_classes, store, "head.out_proj", rng)) {}
+
+Var ClassificationHead::forward(ForwardContext& ctx, const Var& hidden) const {
+  const PoolKind kind = pooling_ == Pooling::Mean ? PoolKind::Mean
+                        : pooling_ == Pooling::Cls ? PoolKind::First
+                                                   : PoolKind::Last;
+  Var x = sequence_pool(ctx.tape, hidden, kind, ctx.key_valid);
+  x = dropout(ctx.tape, x, dropout_, ctx.training, ctx.rng);
+  x = eltwise(ctx.tape, dense_.forward(ctx, x), Eltwise::Tanh);
+  x = dropout(ctx.tape, x, dropout_, ctx.training, ctx.rng);
+  return out_proj_.forward(ctx, x);
+}
+
+}  // namespace tn

@@ -1,0 +1,39 @@
+#pragma once
+// Output heads (reference README item 11; paper.md §1.8):
+//   mlm:            logits = LayerNorm(GELU(dense h)) Eᵀ + bias   (RoBERTa LM head; E tied or lm_head)
+//   classification: pool (mean | cls = position 0 | last) → dropout → dense → tanh → dropout → out_proj
+// The lm head (logits = h Eᵀ) needs no parameters of its own and lives in the model.
+#include "core/ops/sequence_pool.h"
+#include "layers/attention/projections.h"
+#include "layers/model_config.h"
+
+namespace tn {
+
+class MlmHead {
+ public:
+  /// Parameters head.dense.{weight,bias} [d,d], head.layer_norm.{weight,bias} [d], head.bias [vocab].
+  MlmHead(int64_t d_model, int64_t vocab_size, ParamStore& store, Rng& rng);
+  /// LayerNorm(GELU(dense h)): [..., d] → [..., d]; the caller multiplies by Eᵀ and adds bias().
+  Var transform(ForwardContext& ctx, const Var& hidden) const;
+  const Var& bias() const { return bias_; }
+
+ private:
+  Projection dense_;
+  Var ln_weight_, ln_bias_, bias_;
+};
+
+class ClassificationHead {
+ public:
+  /// Parameters head.dense.{weight,bias} [d,d], head.out_proj.{weight,bias} [classes,d].
+  ClassificationHead(int64_t d_model, int64_t num_classes, Pooling pooling, double dropout,
+                     ParamStore& store, Rng& rng);
+  /// hidden [B, T, d] → logits [B, num_classes]; pooling skips padded positions (ctx.key_valid).
+  Var forward(ForwardContext& ctx, const Var& hidden) const;
+
+ private:
+  Pooling pooling_;
+  float dropout_;
+  Projection dense_, out_proj_;
+};
+
+}  // namespace tn
