@@ -25,6 +25,7 @@ struct Layout {
   int64_t rows = 0;                   // all rows of x (batch·seq_len)
   int64_t d = 0;                      // features
   std::vector<int64_t> real_rows;     // indices of the real rows, filled only with a mask
+  std::vector<int64_t> block_row;     // [rows]: row's index among the real rows, −1 if padded
   int64_t n_real = 0;                 // N
   bool masked = false;                // a mask with at least one padded row
 };
@@ -59,11 +60,18 @@ Layout check_args(const Tensor& x, const Tensor* weight, const Tensor* bias,
       throw ShapeError("[batch_norm] row_valid has " + std::to_string(row_valid->size()) +
                        " entries but x " + shape_str(x.shape()) + " has " + std::to_string(l.rows) +
                        " rows (batch·seq_len); pass one flag per row or null");
+    l.block_row.assign(l.rows, -1);
     for (int64_t i = 0; i < l.rows; ++i)
-      if ((*row_valid)[i]) l.real_rows.push_back(i);
+      if ((*row_valid)[i]) {
+        l.block_row[i] = static_cast<int64_t>(l.real_rows.size());
+        l.real_rows.push_back(i);
+      }
     l.n_real = static_cast<int64_t>(l.real_rows.size());
     l.masked = l.n_real != l.rows;
-    if (!l.masked) l.real_rows.clear();
+    if (!l.masked) {
+      l.real_rows.clear();
+      l.block_row.clear();
+    }
   }
   if (training && l.n_real == 0)
     throw ShapeError(row_valid ? "[batch_norm] row_valid marks all " + std::to_string(l.rows) +
@@ -90,10 +98,12 @@ void gather_rows(const Layout& l, const float* src, float* dst) {
 // Writes src [N, d] back to the real rows of dst [rows, d] and zeros the padded rows.
 void scatter_rows(const Layout& l, const float* src, float* dst) {
   const int64_t d = l.d;
-  std::memset(dst, 0, sizeof(float) * l.rows * d);
-#pragma omp parallel for schedule(static) if (l.n_real * d > 32768)
-  for (int64_t i = 0; i < l.n_real; ++i)
-    std::memcpy(dst + l.real_rows[i] * d, src + i * d, sizeof(float) * d);
+#pragma omp parallel for schedule(static) if (l.rows * d > 32768)
+  for (int64_t i = 0; i < l.rows; ++i) {
+    const int64_t k = l.block_row[i];
+    if (k < 0) std::memset(dst + i * d, 0, sizeof(float) * d);
+    else std::memcpy(dst + i * d, src + k * d, sizeof(float) * d);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -252,8 +262,8 @@ BatchNormState batch_norm_state(int64_t d_model, double momentum, double eps) {
 
 Var batch_norm(Tape& tape, const Var& x, const Var& weight, const Var& bias,
                BatchNormState& state, bool training, const std::vector<uint8_t>* row_valid) {
-  const Layout l = check_args(x->value, value_or_null(weight), value_or_null(bias), state,
-                              training, row_valid);
+  Layout l = check_args(x->value, value_or_null(weight), value_or_null(bias), state, training,
+                        row_valid);
   const int64_t d = l.d, n_real = l.n_real;
   const float eps = static_cast<float>(state.eps);
   const float* wp = weight ? weight->value.data() : nullptr;
@@ -276,7 +286,9 @@ Var batch_norm(Tape& tape, const Var& x, const Var& weight, const Var& bias,
     forward_block(n_real, d, eps, training, wp, bp, x->value.data(), y.data(), mean.data(),
                   var.data());
   } else {
-    Tensor block = Tensor::empty({n_real, d});
+    // Sized for all rows, not N: the memory pool caches by exact size, and N changes with every
+    // mask, so an [N, d] buffer would leave a new cached block behind at each step.
+    Tensor block = Tensor::empty({l.rows, d});
     gather_rows(l, x->value.data(), block.data());
     forward_block(n_real, d, eps, training, wp, bp, block.data(), block.data(), mean.data(),
                   var.data());
@@ -299,8 +311,11 @@ Var batch_norm(Tape& tape, const Var& x, const Var& weight, const Var& bias,
   Var result = make_var(std::move(y));
   if (!tape.needs_grad({&x, &weight, &bias}) || n_real == 0) return result;
   result->requires_grad = true;
-  tape.record([x, weight, bias, result, mean, var, l, eps, training]() {
+  // The row maps are rows long: share them with the closure rather than copy.
+  auto layout = std::make_shared<const Layout>(std::move(l));
+  tape.record([x, weight, bias, result, mean, var, layout, eps, training]() {
     if (!result->has_grad()) return;
+    const Layout& l = *layout;
     const int64_t d = l.d, n_real = l.n_real;
     const float* wp = weight ? weight->value.data() : nullptr;
     const float* bp = bias ? bias->value.data() : nullptr;
@@ -324,8 +339,8 @@ Var batch_norm(Tape& tape, const Var& x, const Var& weight, const Var& bias,
                      var.data(), result->grad.data(), dxp, dwp, dbp);
       if (sink) sink->commit();
     } else {
-      Tensor src = Tensor::empty({n_real, d});
-      Tensor diff = Tensor::empty({n_real, d});
+      Tensor src = Tensor::empty({l.rows, d});  // all rows: see the forward's block
+      Tensor diff = Tensor::empty({l.rows, d});
       gather_rows(l, x->value.data(), src.data());
       gather_rows(l, result->grad.data(), diff.data());
       backward_block(n_real, d, eps, training, wp, bp, src.data(), mean.data(),
