@@ -72,6 +72,9 @@ nlohmann::json train_lm(const ExperimentSpec& spec_in, const TrainOptions& optio
   ExperimentSpec spec = spec_in;
   const TrainSpec& train = spec.train;
   set_num_threads(train.threads);
+  if (train.precision != "f32")
+    throw ConfigError(spec.path + ": train.precision: " + train.precision +
+                      " training is not available yet; use f32");
   if (spec.model.arch != Arch::Decoder || spec.model.head != HeadKind::LM)
     throw ConfigError(spec.path + ": model: `train` on WikiText needs arch: decoder with the lm head");
 
