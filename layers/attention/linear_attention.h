@@ -4,7 +4,8 @@
 // num_i = Σ_{j(≤i)} (q_i·k_j) v_j, den_i = Σ_{j(≤i)} q_i·k_j;
 // scaling: o = num / max(den, eps) per head (classic linear attention);
 // otherwise o = Norm(concat_heads(num)) over the full width d (NormAttention: srmsnorm for T1/T2).
-// Then W_o. Causal form chunked, O(T·d_head²) per head. Padded keys (ctx.key_valid) are zeroed.
+// Then W_o. Causal form chunked: O(T·C·d_head + T·d_head²) per head (chunk C = 64), no T×T buffer.
+// Padded keys (ctx.key_valid) are zeroed.
 #include <memory>
 #include <optional>
 

@@ -17,7 +17,7 @@ struct Projection {
 struct AttentionProjections {
   Projection q, k, v, out;
   bool has_out = true;
-  /// Xavier-uniform q/k/v with `qkv_gain` (1/√2 for linear kinds, 1 for diag and softmax), out
+  /// Xavier-uniform q/k/v with `qkv_gain` (1/√2 for every mixer but diag, which uses 1), out
   /// Xavier gain 1 with zero bias; q/k/v biases PyTorch-default (reference README choice 13).
   AttentionProjections(int64_t d_model, ParamStore& store, const std::string& prefix,
                        double qkv_gain, bool has_out, Rng& rng);
