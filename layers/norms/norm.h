@@ -1,9 +1,12 @@
 #pragma once
 // Norm over the last axis by kind (paper.md §1.6): srmsnorm (no parameters), rmsnorm (weight),
-// layernorm (weight, bias; eps 1e-5), none (identity). Parameters are registered as
-// "<prefix>.weight" / "<prefix>.bias".
+// layernorm (weight, bias; eps 1e-5), batchnorm (weight, bias; statistics over batch×length of the
+// real positions, running statistics for evaluation: LRA's "synbatch", paper.md §3.3), none.
+// Parameters are registered as "<prefix>.weight" / "<prefix>.bias", batchnorm's running
+// statistics as buffers "<prefix>.running_mean" / "<prefix>.running_var".
 #include <string>
 
+#include "core/ops/batch_norm.h"
 #include "layers/model_config.h"
 #include "layers/module.h"
 #include "layers/param_store.h"
@@ -13,13 +16,14 @@ namespace tn {
 class Norm {
  public:
   Norm(NormKind kind, int64_t d, ParamStore& store, const std::string& prefix);
-  /// x: [..., d] → same shape. Throws ConfigError for kinds this build cannot compute.
-  Var forward(ForwardContext& ctx, const Var& x) const;
+  /// x: [..., d] → same shape (batchnorm: [batch, seq_len, d], padding from ctx.key_valid).
+  Var forward(ForwardContext& ctx, const Var& x);
   NormKind kind() const { return kind_; }
 
  private:
   NormKind kind_;
   Var weight_, bias_;
+  BatchNormState batch_state_;
 };
 
 }  // namespace tn
