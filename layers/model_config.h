@@ -20,7 +20,10 @@ enum class Activation { SiLU, GELU, ReLU, Identity };
 enum class ChannelMixerKind { GLU, FFN };
 enum class Positional { Sinusoidal, Learned, None };
 enum class Relative { URPE, RoPE, None };
-enum class HeadKind { LM, MLM, Classification };
+/// Output heads: lm (h Eᵀ), mlm (RoBERTa LM head), classification (pooled, one sequence), retrieval
+/// (the dual encoder of LRA retrieval, paper.md §3.3: two sequences through one encoder, mean-pooled,
+/// [a, b, a⊙b, a−b] → Linear(4d, d) + GELU → Linear(d, num_classes)).
+enum class HeadKind { LM, MLM, Classification, Retrieval };
 enum class Pooling { Mean, Cls, Last };
 enum class DiagInner { Relu, Softmax };
 

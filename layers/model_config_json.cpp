@@ -40,7 +40,8 @@ const Names<Positional> kPositionals = {
     {"sinusoidal", Positional::Sinusoidal}, {"learned", Positional::Learned}, {"none", Positional::None}};
 const Names<Relative> kRelatives = {{"urpe", Relative::URPE}, {"rope", Relative::RoPE}, {"none", Relative::None}};
 const Names<HeadKind> kHeads = {
-    {"lm", HeadKind::LM}, {"mlm", HeadKind::MLM}, {"classification", HeadKind::Classification}};
+    {"lm", HeadKind::LM}, {"mlm", HeadKind::MLM}, {"classification", HeadKind::Classification},
+    {"retrieval", HeadKind::Retrieval}};
 const Names<Pooling> kPoolings = {{"mean", Pooling::Mean}, {"cls", Pooling::Cls}, {"last", Pooling::Last}};
 
 template <class E>

@@ -1,5 +1,6 @@
 #include "layers/models/heads.h"
 
+#include "core/ops/concat.h"
 #include "core/ops/elementwise.h"
 #include "core/ops/eltwise.h"
 #include "core/ops/layer_norm.h"
@@ -35,6 +36,19 @@ Var ClassificationHead::forward(ForwardContext& ctx, const Var& hidden) const {
   x = eltwise(ctx.tape, dense_.forward(ctx, x), Eltwise::Tanh);
   x = dropout(ctx.tape, x, dropout_, ctx.training, ctx.rng);
   return out_proj_.forward(ctx, x);
+}
+
+RetrievalHead::RetrievalHead(int64_t d_model, int64_t num_classes, ParamStore& store, Rng& rng)
+    : dense_(make_linear(4 * d_model, d_model, store, "head.dense", rng)),
+      out_proj_(make_linear(d_model, num_classes, store, "head.out_proj", rng)) {}
+
+Var RetrievalHead::forward(ForwardContext& ctx, const Var& hidden_a,
+                           const std::vector<uint8_t>* valid_a, const Var& hidden_b,
+                           const std::vector<uint8_t>* valid_b) const {
+  Var a = sequence_pool(ctx.tape, hidden_a, PoolKind::Mean, valid_a);
+  Var b = sequence_pool(ctx.tape, hidden_b, PoolKind::Mean, valid_b);
+  Var features = concat_last(ctx.tape, {a, b, mul(ctx.tape, a, b), add(ctx.tape, a, scale(ctx.tape, b, -1.0f))});
+  return out_proj_.forward(ctx, eltwise(ctx.tape, dense_.forward(ctx, features), Eltwise::Gelu));
 }
 
 }  // namespace tn

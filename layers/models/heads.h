@@ -36,4 +36,19 @@ class ClassificationHead {
   Projection dense_, out_proj_;
 };
 
+/// The dual-encoder head of LRA retrieval (paper.md §3.3): a, b = mean-pooled encodings of the two
+/// documents; logits = out_proj(GELU(dense([a, b, a⊙b, a−b]))). Parameters head.dense [d, 4d],
+/// head.out_proj [classes, d] (with biases).
+class RetrievalHead {
+ public:
+  RetrievalHead(int64_t d_model, int64_t num_classes, ParamStore& store, Rng& rng);
+  /// hidden_a, hidden_b: [B, T_a, d], [B, T_b, d] with their padding masks (null: none) →
+  /// logits [B, num_classes].
+  Var forward(ForwardContext& ctx, const Var& hidden_a, const std::vector<uint8_t>* valid_a,
+              const Var& hidden_b, const std::vector<uint8_t>* valid_b) const;
+
+ private:
+  Projection dense_, out_proj_;
+};
+
 }  // namespace tn

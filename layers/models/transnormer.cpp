@@ -57,6 +57,8 @@ TransNormerModel::TransNormerModel(ModelConfig config, uint64_t seed) : config_(
   if (c.head == HeadKind::Classification)
     classification_head_ = std::make_unique<ClassificationHead>(d, c.num_classes, c.pooling,
                                                                 c.pooler_dropout, store_, rng);
+  if (c.head == HeadKind::Retrieval)
+    retrieval_head_ = std::make_unique<RetrievalHead>(d, c.num_classes, store_, rng);
 }
 
 TransNormerModel::~TransNormerModel() = default;
@@ -106,8 +108,8 @@ Var TransNormerModel::forward(ForwardContext& ctx, const std::vector<int32_t>& t
 
 LmLoss TransNormerModel::lm_loss(ForwardContext& ctx, const Var& hidden,
                                  const std::vector<int32_t>& targets) {
-  if (classification_head_)
-    throw ConfigError("model.head is classification: token losses need head lm or mlm");
+  if (classification_head_ || retrieval_head_)
+    throw ConfigError("model.head is not a token head: token losses need head lm or mlm");
   if (mlm_head_)
     return lm_head_cross_entropy(ctx.tape, mlm_head_->transform(ctx, hidden), output_weight(),
                                  targets, 512, mlm_head_->bias());
@@ -116,8 +118,8 @@ LmLoss TransNormerModel::lm_loss(ForwardContext& ctx, const Var& hidden,
 
 Tensor TransNormerModel::token_logits(ForwardContext& ctx, const Var& hidden,
                                       const std::vector<int64_t>& rows) {
-  if (classification_head_)
-    throw ConfigError("model.head is classification: it has no token logits");
+  if (classification_head_ || retrieval_head_)
+    throw ConfigError("model.head is not a token head: it has no token logits");
   Var h = mlm_head_ ? mlm_head_->transform(ctx, hidden) : hidden;
   const Tensor flat = h->value.reshape({-1, config_.d_model});
   return lm_logits(flat, output_weight()->value, rows, mlm_head_ ? &mlm_head_->bias()->value : nullptr);
@@ -127,6 +129,13 @@ Var TransNormerModel::classify(ForwardContext& ctx, const Var& hidden) {
   if (!classification_head_)
     throw ConfigError("model.head is not classification: set head: classification");
   return classification_head_->forward(ctx, hidden);
+}
+
+Var TransNormerModel::retrieve(ForwardContext& ctx, const Var& hidden_a,
+                               const std::vector<uint8_t>* valid_a, const Var& hidden_b,
+                               const std::vector<uint8_t>* valid_b) {
+  if (!retrieval_head_) throw ConfigError("model.head is not retrieval: set head: retrieval");
+  return retrieval_head_->forward(ctx, hidden_a, valid_a, hidden_b, valid_b);
 }
 
 }  // namespace tn

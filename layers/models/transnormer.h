@@ -46,6 +46,11 @@ class TransNormerModel {
   /// Classification head: hidden [B, T, d] → logits [B, num_classes] (pooling skips padding).
   Var classify(ForwardContext& ctx, const Var& hidden);
 
+  /// Retrieval (dual encoder) head: the two documents' hidden states from forward(), each with
+  /// its own padding mask → logits [B, num_classes].
+  Var retrieve(ForwardContext& ctx, const Var& hidden_a, const std::vector<uint8_t>* valid_a,
+               const Var& hidden_b, const std::vector<uint8_t>* valid_b);
+
   /// The output matrix [vocab, d]: embed_tokens.weight when tied, else lm_head.weight.
   const Var& output_weight() const;
 
@@ -58,6 +63,7 @@ class TransNormerModel {
   std::unique_ptr<Norm> embed_norm_, final_norm_;
   std::unique_ptr<MlmHead> mlm_head_;
   std::unique_ptr<ClassificationHead> classification_head_;
+  std::unique_ptr<RetrievalHead> retrieval_head_;
   std::vector<std::unique_ptr<Block>> blocks_;
 };
 
