@@ -1,8 +1,10 @@
 #include "layers/registry.h"
 
 #include "core/error.h"
+#include "layers/attention/cosformer.h"
 #include "layers/attention/diag_attention.h"
 #include "layers/attention/linear_attention.h"
+#include "layers/attention/performer.h"
 #include "layers/attention/softmax_attention.h"
 #include "layers/mixers/glu.h"
 
@@ -25,10 +27,11 @@ std::unique_ptr<TokenMixer> make_token_mixer(const ModelConfig& config, MixerKin
     case MixerKind::Diag:
       return std::make_unique<DiagAttention>(config, config.attention.diag, store, prefix, rng);
     case MixerKind::Performer:
-    case MixerKind::Cosformer: break;
+      return std::make_unique<Performer>(config, config.attention.performer, store, prefix, rng);
+    case MixerKind::Cosformer:
+      return std::make_unique<CosFormer>(config, config.attention.cosformer, store, prefix, rng);
   }
-  throw ConfigError("model.layers: token mixer `" + to_string(kind) +
-                    "` is not available in this build yet; use softmax, linear, norm_attention or diag");
+  throw ConfigError("model.layers: unknown token mixer");
 }
 
 std::unique_ptr<ChannelMixer> make_channel_mixer(const ModelConfig& config, ParamStore& store,

@@ -12,7 +12,7 @@
 namespace tn {
 
 /// The token mixer `kind` with its options from config.attention, parameters under `prefix`
-/// (e.g. "layers.3.token_mixer"). Throws ConfigError for a mixer this build does not provide.
+/// (e.g. "layers.3.token_mixer").
 std::unique_ptr<TokenMixer> make_token_mixer(const ModelConfig& config, MixerKind kind,
                                              ParamStore& store, const std::string& prefix, Rng& rng);
 

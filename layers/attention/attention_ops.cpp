@@ -4,7 +4,9 @@
 
 #include "core/autograd/grad_accum.h"
 #include "core/error.h"
+#include "layers/attention/kernels/cosformer_features.h"
 #include "layers/attention/kernels/linear_attention.h"
+#include "layers/attention/kernels/performer_features.h"
 #include "layers/attention/kernels/relative_position.h"
 #include "layers/attention/kernels/softmax_attention.h"
 
@@ -33,19 +35,24 @@ const uint8_t* mask_ptr(const std::vector<uint8_t>* key_valid, const AttentionDi
   return key_valid->data();
 }
 
+/// Adds (or moves) a freshly computed gradient g into v's gradient.
+void deliver(const Var& v, Tensor& g) {
+  if (!v->requires_grad) return;
+  if (!v->has_grad())
+    v->grad = g;
+  else
+    add_inplace(v->grad.data(), g.data(), g.numel());
+}
+
 /// Runs the three-gradient kernel backward into q, k, v.
 template <typename F>
 void deliver_qkv(const Var& q, const Var& k, const Var& v, F&& kernel_backward) {
-  const Shape& s = q->value.shape();
-  Tensor dq = Tensor::empty(s), dk = Tensor::empty(s), dv = Tensor::empty(s);
+  Tensor dq = Tensor::empty(q->value.shape()), dk = Tensor::empty(k->value.shape()),
+         dv = Tensor::empty(v->value.shape());
   kernel_backward(dq.data(), dk.data(), dv.data());
-  for (auto [var, g] : {std::pair<const Var*, Tensor*>{&q, &dq}, {&k, &dk}, {&v, &dv}}) {
-    if (!(*var)->requires_grad) continue;
-    if (!(*var)->has_grad())
-      (*var)->grad = *g;
-    else
-      add_inplace((*var)->grad.data(), g->data(), g->numel());
-  }
+  deliver(q, dq);
+  deliver(k, dk);
+  deliver(v, dv);
 }
 
 }  // namespace
@@ -53,9 +60,13 @@ void deliver_qkv(const Var& q, const Var& k, const Var& v, F&& kernel_backward) 
 LinearAttentionOut linear_attention(Tape& tape, const Var& q, const Var& k, const Var& v,
                                     int64_t n_heads, bool causal, int64_t chunk, bool with_den) {
   check_same(q, k);
-  check_same(q, v);
-  const AttentionDims d = dims_of(q, n_heads);
-  Tensor num = Tensor::empty(q->value.shape());
+  AttentionDims d = dims_of(v, n_heads);
+  if (q->value.ndim() != 3 || q->value.dim(0) != d.batch || q->value.dim(1) != d.seq_len ||
+      q->value.dim(2) % n_heads)
+    throw ShapeError("[linear_attention] q " + shape_str(q->value.shape()) + " does not fit v " +
+                     shape_str(v->value.shape()));
+  d.d_key = q->value.dim(2) / n_heads;
+  Tensor num = Tensor::empty(v->value.shape());
   Tensor den;
   if (with_den) den = Tensor::empty({d.batch, d.seq_len, d.n_heads});
   linear_attention_forward(d, causal, chunk, q->value.data(), k->value.data(), v->value.data(),
@@ -203,6 +214,54 @@ Var relative_position(Tape& tape, const Var& x, int64_t n_heads, const Var& thet
       x->grad = dx;
     else
       add_inplace(x->grad.data(), dx.data(), dx.numel());
+  });
+  return result;
+}
+
+Var performer_features(Tape& tape, const Var& x, int64_t n_heads, const Var& features,
+                       bool is_query, bool causal, double feature_eps,
+                       const std::vector<uint8_t>* key_valid) {
+  const AttentionDims d = dims_of(x, n_heads);
+  const int64_t m = features->value.dim(1);
+  Tensor phi = Tensor::empty({d.batch, d.seq_len, n_heads * m});
+  Tensor stabiliser = Tensor::empty({d.batch, d.seq_len, n_heads});
+  performer_features_forward(d, m, features->value.data(), is_query, causal, mask_ptr(key_valid, d),
+                             feature_eps, x->value.data(), phi.data(), stabiliser.data());
+  Var result = make_var(std::move(phi));
+  if (!tape.needs_grad({&x})) return result;
+  result->requires_grad = true;
+  tape.record([x, features, result, d, m, feature_eps]() {
+    if (!result->has_grad()) return;
+    Tensor dx = Tensor::empty(x->value.shape());
+    performer_features_backward(d, m, features->value.data(), x->value.data(),
+                                result->value.data(), feature_eps, result->grad.data(), dx.data());
+    deliver(x, dx);
+  });
+  return result;
+}
+
+Var cosformer_features(Tape& tape, const Var& x, int64_t n_heads,
+                       const std::vector<uint8_t>* key_valid) {
+  const AttentionDims d = dims_of(x, n_heads);
+  std::vector<int64_t> lengths;
+  if (const uint8_t* mask = mask_ptr(key_valid, d)) {
+    for (int64_t b = 0; b < d.batch; ++b) {
+      int64_t n = 0;
+      for (int64_t t = 0; t < d.seq_len; ++t) n += mask[b * d.seq_len + t] != 0;
+      lengths.push_back(n);
+    }
+  }
+  Tensor y = Tensor::empty({d.batch, d.seq_len, 2 * x->value.dim(2)});
+  cosformer_features_forward(d, lengths.empty() ? nullptr : lengths.data(), x->value.data(), y.data());
+  Var result = make_var(std::move(y));
+  if (!tape.needs_grad({&x})) return result;
+  result->requires_grad = true;
+  tape.record([x, result, d, lengths]() {
+    if (!result->has_grad()) return;
+    Tensor dx = Tensor::empty(x->value.shape());
+    cosformer_features_backward(d, lengths.empty() ? nullptr : lengths.data(), x->value.data(),
+                                result->grad.data(), dx.data());
+    deliver(x, dx);
   });
   return result;
 }

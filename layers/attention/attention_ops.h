@@ -16,6 +16,7 @@ struct LinearAttentionOut {
 };
 
 /// Kernelised attention terms (paper.md §1.1–1.2), causal in the chunked O(T·d²) form.
+/// q, k: [B, T, H·d_key] (feature maps may change the width), v: [B, T, H·d_head].
 LinearAttentionOut linear_attention(Tape& tape, const Var& q, const Var& k, const Var& v,
                                     int64_t n_heads, bool causal, int64_t chunk, bool with_den);
 
@@ -35,6 +36,18 @@ Var softmax_attention(Tape& tape, const Var& q, const Var& k, const Var& v, int6
 /// t mod period when period > 0 (inside diag blocks). theta: [d_head/2] (learned for URPE).
 Var relative_position(Tape& tape, const Var& x, int64_t n_heads, const Var& theta,
                       const Var& householder, int64_t period);
+
+/// FAVOR+ feature map (Performer; reference README item 8): x [B, T, H·d_head] → φ [B, T, H·m]
+/// with the fixed random `features` [H, m, d_head]; the stabiliser is a constant for autograd
+/// (queries: row max; encoder keys: max over features and real positions; decoder keys: 0).
+Var performer_features(Tape& tape, const Var& x, int64_t n_heads, const Var& features,
+                       bool is_query, bool causal, double feature_eps,
+                       const std::vector<uint8_t>* key_valid);
+
+/// cosFormer re-weighting (reference README item 9): x [B, T, H·d_head] → [relu(x) sin a_i,
+/// relu(x) cos a_i] per head [B, T, H·2d_head], a_i = (π/2)·i/M, M = each sequence's real length
+/// (from key_valid; the whole T when null).
+Var cosformer_features(Tape& tape, const Var& x, int64_t n_heads, const std::vector<uint8_t>* key_valid);
 
 /// Zeroes rows of x [B, T, D] at padded positions (key_valid 0); identity when key_valid is null.
 Var mask_rows(Tape& tape, const Var& x, const std::vector<uint8_t>* key_valid);

@@ -83,3 +83,7 @@ TEST_CASE("golden: encoder linear relu scaling") { check_case("enc_linear"); }
 TEST_CASE("golden: encoder norm_attention 1+elu layernorm") { check_case("enc_norm_attention"); }
 TEST_CASE("golden: encoder diag softmax") { check_case("enc_diag_softmax"); }
 TEST_CASE("golden: encoder T1 classification (mean pooling)") { check_case("enc_t1_cls"); }
+TEST_CASE("golden: decoder performer") { check_case("dec_performer"); }
+TEST_CASE("golden: encoder performer (clamped denominators)") { check_case("enc_performer"); }
+TEST_CASE("golden: decoder cosformer (T = 1)") { check_case("dec_cosformer"); }
+TEST_CASE("golden: encoder cosformer (all-zero feature rows)") { check_case("enc_cosformer"); }

@@ -233,6 +233,56 @@ inline void dispatch_d_head(int64_t d_head, F&& f) {
   }
 }
 
+/// Calls f.template operator()<kK, kD>() with compile-time widths for the (key width, value width)
+/// pairs that occur in practice: equal widths (linear, norm_attention) 16/32/64/128; cosFormer's
+/// 2·d_head keys for d_head 16/32/64; Performer's m = 16 at d_head 32/64 and m = 64 at d_head
+/// 16/32/64. Any other pair runs the runtime-width form kK = kD = 0 (the same arithmetic, slower).
+template <class F>
+inline void dispatch_widths(int64_t key_width, int64_t value_width, F&& f) {
+#define TN_WIDTH_PAIR(K, D)                 \
+  if (key_width == K && value_width == D) { \
+    f.template operator()<K, D>();          \
+    return;                                 \
+  }
+  TN_WIDTH_PAIR(16, 16)
+  TN_WIDTH_PAIR(32, 32)
+  TN_WIDTH_PAIR(64, 64)
+  TN_WIDTH_PAIR(128, 128)
+  TN_WIDTH_PAIR(32, 16)
+  TN_WIDTH_PAIR(64, 32)
+  TN_WIDTH_PAIR(128, 64)
+  TN_WIDTH_PAIR(16, 32)
+  TN_WIDTH_PAIR(16, 64)
+  TN_WIDTH_PAIR(64, 16)
+#undef TN_WIDTH_PAIR
+  f.template operator()<0, 0>();
+}
+
+/// exp(x) for any float x in plain arithmetic (vectorisable, unlike libm's scalar expf): the
+/// exp_nonpositive polynomial with the scale 2^n split so that n = 128 stays representable. Inputs
+/// above ln(FLT_MAX) = 88.72284 give +inf, below -87.33654 give 0 (no denormals); NaN gives NaN.
+/// Max relative error about 2 ulp against std::exp.
+inline float exp_float(float x) {
+  const float xc = x > 88.72283f ? 88.72283f : (x < -87.33654f ? -87.33654f : x);
+  const float n = std::nearbyint(xc * 1.44269504088896341f);
+  float r = xc - n * 0.693359375f;
+  r = r - n * -2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.f;
+  const bool big = n > 127.f;  // 2^128 = 2·2^127
+  const int32_t bits = (static_cast<int32_t>(big ? 127.f : n) + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  const float y = (big ? 2.f * p : p) * scale;
+  return x > 88.72283f ? std::numeric_limits<float>::infinity()
+                       : (x < -87.33654f ? 0.f : (x != x ? x : y));
+}
+
 }  // namespace tn::kernel_detail
 
 #pragma GCC diagnostic pop

@@ -1,6 +1,6 @@
 // Linear attention kernels: chunked causal / global non-causal fast forms and the T×T naive
-// reference. Legend: B batch, T seq_len, H n_heads, D d_head, C chunk. Rows of one (b, h) are
-// `stride` = H·D apart.
+// reference. Legend: B batch, T seq_len, H n_heads, K key width (q, k), D d_head (v, num),
+// C chunk. Rows of one (b, h) are `key_stride` = H·K apart in q, k and `stride` = H·D in v, num.
 #include "layers/attention/kernels/linear_attention.h"
 
 #include <algorithm>
@@ -23,75 +23,80 @@ struct HeadPtrs {
   const float* q;
   const float* k;
   const float* v;
-  int64_t stride;      // H·D between consecutive positions
+  int64_t key_stride;  // H·K between consecutive positions of q, k, dq, dk
+  int64_t stride;      // H·D between consecutive positions of v, num, d_num, dv
   int64_t den_stride;  // H
 };
 
 constexpr int64_t kNonCausalBlock = 64;  // rows gathered at once by the non-causal forms
 
-template <int kD>
-void forward_head(const HeadPtrs& p, int64_t T, int64_t d_head, bool causal, int64_t C,
-                  float* __restrict num, float* __restrict den, float* __restrict scratch) {
+template <int kK, int kD>
+void forward_head(const HeadPtrs& p, int64_t T, int64_t d_key, int64_t d_head, bool causal,
+                  int64_t C, float* __restrict num, float* __restrict den,
+                  float* __restrict scratch) {
+  const int64_t K = kK > 0 ? kK : d_key;
   const int64_t D = kD > 0 ? kD : d_head;
-  const int64_t st = p.stride;
+  const int64_t kst = p.key_stride, st = p.stride;
   float* __restrict state =
-      scratch;  // [D][D]: Σ k_jᵀ v_j over earlier chunks (all of T when non-causal)
-  float* __restrict k_sum = state + D * D;  // [D]
-  float* __restrict S = k_sum + D;          // [C][C]: masked intra-chunk q_i·k_j
+      scratch;  // [K][D]: Σ k_jᵀ v_j over earlier chunks (all of T when non-causal)
+  float* __restrict k_sum = state + K * D;  // [K]
+  float* __restrict S = k_sum + K;          // [C][C]: masked intra-chunk q_i·k_j
   const int64_t rows = std::max(C, kNonCausalBlock);
-  float* __restrict qc = S + C * C;  // [rows][D] gathered chunk rows
-  float* __restrict kc = qc + rows * D;
-  float* __restrict vc = kc + rows * D;
-  RowAcc<kD> acc(vc + rows * D, D);  // one row being accumulated (scratch [D] when kD == 0)
-  fill_zero(state, D * D);
-  fill_zero(k_sum, D);
+  float* __restrict qc = S + C * C;  // [rows][K] gathered chunk rows
+  float* __restrict kc = qc + rows * K;
+  float* __restrict vc = kc + rows * K;  // [rows][D]
+  float* __restrict acc_rows = vc + rows * D;
+  RowAcc<kD> acc(acc_rows, D);        // one value-width row (scratch [D] when kD == 0)
+  RowAcc<kK> acc_k(acc_rows + D, K);  // one key-width row (scratch [K] when kK == 0)
+  fill_zero(state, K * D);
+  fill_zero(k_sum, K);
   // state[d] += Σ_{j < n} kc_j[d] vc_j, one state row at a time (kept in registers across j).
   auto add_to_state = [&](int64_t n) {
-    for (int64_t d = 0; d < D; ++d) {
+    for (int64_t d = 0; d < K; ++d) {
       acc.load(state + d * D);
-      for (int64_t j = 0; j < n; ++j) acc.add(kc[j * D + d], vc + j * D);
+      for (int64_t j = 0; j < n; ++j) acc.add(kc[j * K + d], vc + j * D);
       acc.store(state + d * D);
     }
     if (den) {
-      acc.load(k_sum);
-      for (int64_t j = 0; j < n; ++j) acc.add(1.f, kc + j * D);
-      acc.store(k_sum);
+      acc_k.load(k_sum);
+      for (int64_t j = 0; j < n; ++j) acc_k.add(1.f, kc + j * K);
+      acc_k.store(k_sum);
     }
   };
   auto state_term = [&](const float* qi) {  // acc = q_i · state
     acc.zero();
-    for (int64_t d = 0; d < D; ++d) acc.add(qi[d], state + d * D);
+    for (int64_t d = 0; d < K; ++d) acc.add(qi[d], state + d * D);
   };
 
   if (!causal) {
     for (int64_t c0 = 0; c0 < T; c0 += kNonCausalBlock) {
       const int64_t n = std::min(kNonCausalBlock, T - c0);
-      gather_rows(p.k + c0 * st, st, n, D, kc);
+      gather_rows(p.k + c0 * kst, kst, n, K, kc);
       gather_rows(p.v + c0 * st, st, n, D, vc);
       add_to_state(n);
     }
     for (int64_t i = 0; i < T; ++i) {
-      const float* qi = p.q + i * st;
+      const float* qi = p.q + i * kst;
       state_term(qi);
       acc.store(num + i * st);
-      if (den) den[i * p.den_stride] = dot(qi, k_sum, D);
+      if (den) den[i * p.den_stride] = dot(qi, k_sum, K);
     }
     return;
   }
 
   for (int64_t c0 = 0; c0 < T; c0 += C) {
     const int64_t n = std::min(C, T - c0);
-    gather_rows(p.q + c0 * st, st, n, D, qc);
-    gather_rows(p.k + c0 * st, st, n, D, kc);
+    gather_rows(p.q + c0 * kst, kst, n, K, qc);
+    gather_rows(p.k + c0 * kst, kst, n, K, kc);
     gather_rows(p.v + c0 * st, st, n, D, vc);
-    for (int64_t i = 0; i < n; ++i) row_dots(qc + i * D, kc, D, i + 1, D, S + i * C);
+    for (int64_t i = 0; i < n; ++i) row_dots(qc + i * K, kc, K, i + 1, K, S + i * C);
     for (int64_t i = 0; i < n; ++i) {
-      const float* qi = qc + i * D;
+      const float* qi = qc + i * K;
       state_term(qi);
       for (int64_t j = 0; j <= i; ++j) acc.add(S[i * C + j], vc + j * D);
       acc.store(num + (c0 + i) * st);
       if (den) {
-        float s = dot(qi, k_sum, D);
+        float s = dot(qi, k_sum, K);
         for (int64_t j = 0; j <= i; ++j) s += S[i * C + j];
         den[(c0 + i) * p.den_stride] = s;
       }
@@ -103,80 +108,85 @@ void forward_head(const HeadPtrs& p, int64_t T, int64_t d_head, bool causal, int
 // Gradients of Σ g_i·num_i + gd_i·den_i with g = d_num, gd = d_den (0 when null):
 //   dq_i = Σ_j G_ij k_j,  dk_j = Σ_i G_ij q_i,  dv_j = Σ_i S_ij g_i,  G_ij = g_i·v_j + gd_i, S_ij =
 //   q_i·k_j.
-template <int kD>
-void backward_head(const HeadPtrs& p, int64_t T, int64_t d_head, bool causal, int64_t C,
-                   const float* __restrict d_num, const float* __restrict d_den,
+template <int kK, int kD>
+void backward_head(const HeadPtrs& p, int64_t T, int64_t d_key, int64_t d_head, bool causal,
+                   int64_t C, const float* __restrict d_num, const float* __restrict d_den,
                    float* __restrict dq, float* __restrict dk, float* __restrict dv,
                    float* __restrict scratch) {
+  const int64_t K = kK > 0 ? kK : d_key;
   const int64_t D = kD > 0 ? kD : d_head;
-  const int64_t st = p.stride;
-  float* __restrict state_t = scratch;        // [D(e)][D(d)]: Σ v_j[e] k_j[d] over earlier keys
-  float* __restrict k_sum = state_t + D * D;  // [D]
-  float* __restrict R = k_sum + D;            // [D(d)][D(e)]: Σ q_i[d] g_i[e] over later queries
-  float* __restrict qd_sum = R + D * D;       // [D]: Σ gd_i q_i over later queries
-  float* __restrict dk_row = qd_sum + D;      // [D]: R·v_j
-  float* __restrict S = dk_row + D;           // [C][C]
+  const int64_t kst = p.key_stride, st = p.stride;
+  float* __restrict state_t = scratch;        // [D(e)][K(d)]: Σ v_j[e] k_j[d] over earlier keys
+  float* __restrict k_sum = state_t + D * K;  // [K]
+  float* __restrict R = k_sum + K;            // [K(d)][D(e)]: Σ q_i[d] g_i[e] over later queries
+  float* __restrict qd_sum = R + K * D;       // [K]: Σ gd_i q_i over later queries
+  float* __restrict dk_row = qd_sum + K;      // [K]: R·v_j
+  float* __restrict S = dk_row + K;           // [C][C]
   float* __restrict G = S + C * C;            // [C][C]
   const int64_t rows = std::max(C, kNonCausalBlock);
-  float* __restrict qc = G + C * C;  // [rows][D] gathered chunk rows of q, k, v, d_num
-  float* __restrict kc = qc + rows * D;
-  float* __restrict vc = kc + rows * D;
+  float* __restrict qc = G + C * C;  // [rows][K] gathered chunk rows of q, k; [rows][D] of v, d_num
+  float* __restrict kc = qc + rows * K;
+  float* __restrict vc = kc + rows * K;
   float* __restrict gc = vc + rows * D;
-  RowAcc<kD> acc(gc + rows * D, D);  // one row being accumulated (scratch [D] when kD == 0)
+  float* __restrict acc_rows = gc + rows * D;
+  RowAcc<kD> acc(acc_rows, D);        // one value-width row (scratch [D] when kD == 0)
+  RowAcc<kK> acc_k(acc_rows + D, K);  // one key-width row (scratch [K] when kK == 0)
   auto gd = [&](int64_t i) { return d_den ? d_den[i * p.den_stride] : 0.f; };
   auto gather = [&](int64_t c0, int64_t n) {
-    gather_rows(p.q + c0 * st, st, n, D, qc);
-    gather_rows(p.k + c0 * st, st, n, D, kc);
+    gather_rows(p.q + c0 * kst, kst, n, K, qc);
+    gather_rows(p.k + c0 * kst, kst, n, K, kc);
     gather_rows(p.v + c0 * st, st, n, D, vc);
     gather_rows(d_num + c0 * st, st, n, D, gc);
   };
-  // x[r] += Σ_{t < n} a_t[r] b_t for the D rows r of a D×D matrix x, row by row in registers.
-  auto rank_update = [&](float* x, const float* a, const float* b, int64_t n) {
-    for (int64_t r = 0; r < D; ++r) {
-      acc.load(x + r * D);
-      for (int64_t t = 0; t < n; ++t) acc.add(a[t * D + r], b + t * D);
-      acc.store(x + r * D);
+  // x[r] += Σ_{t < n} a_t[r] b_t for the rows r < A (a_t of width A) of an A×W matrix x (b_t of
+  // width W = the accumulator's), row by row in registers.
+  auto rank_update = [](auto& row_acc, float* x, const float* a, int64_t A, const float* b,
+                        int64_t W, int64_t n) {
+    for (int64_t r = 0; r < A; ++r) {
+      row_acc.load(x + r * W);
+      for (int64_t t = 0; t < n; ++t) row_acc.add(a[t * A + r], b + t * W);
+      row_acc.store(x + r * W);
     }
   };
   auto add_state =
       [&](int64_t n) {  // state_t += Σ v_jᵀ k_j, k_sum += Σ k_j over the gathered chunk
-        rank_update(state_t, vc, kc, n);
+        rank_update(acc_k, state_t, vc, D, kc, K, n);
         if (!d_den) return;
-        acc.load(k_sum);
-        for (int64_t j = 0; j < n; ++j) acc.add(1.f, kc + j * D);
-        acc.store(k_sum);
+        acc_k.load(k_sum);
+        for (int64_t j = 0; j < n; ++j) acc_k.add(1.f, kc + j * K);
+        acc_k.store(k_sum);
       };
   auto add_reverse_state = [&](int64_t c0, int64_t n) {  // R += Σ q_iᵀ g_i, qd_sum += Σ gd_i q_i
-    rank_update(R, qc, gc, n);
+    rank_update(acc, R, qc, K, gc, D, n);
     if (!d_den) return;
-    acc.load(qd_sum);
-    for (int64_t i = 0; i < n; ++i) acc.add(gd(c0 + i), qc + i * D);
-    acc.store(qd_sum);
+    acc_k.load(qd_sum);
+    for (int64_t i = 0; i < n; ++i) acc_k.add(gd(c0 + i), qc + i * K);
+    acc_k.store(qd_sum);
   };
   auto dq_state_term = [&](const float* gi,
-                           float gdi) {  // acc = Σ_e g_i[e] state_t[e] + gd_i k_sum
-    acc.zero();
-    for (int64_t e = 0; e < D; ++e) acc.add(gi[e], state_t + e * D);
-    if (d_den) acc.add(gdi, k_sum);
+                           float gdi) {  // acc_k = Σ_e g_i[e] state_t[e] + gd_i k_sum
+    acc_k.zero();
+    for (int64_t e = 0; e < D; ++e) acc_k.add(gi[e], state_t + e * K);
+    if (d_den) acc_k.add(gdi, k_sum);
   };
-  // dk_j (+)= R v_j + qd_sum (D dot products: cheaper than keeping Rᵀ up to date);  dv_j (+)= Σ_d
+  // dk_j (+)= R v_j + qd_sum (K dot products: cheaper than keeping Rᵀ up to date);  dv_j (+)= Σ_d
   // k_j[d] R[d].
   auto dkv_reverse_term = [&](const float* kj, const float* vj, int64_t j, bool overwrite) {
-    row_dots(vj, R, D, D, D, dk_row);
-    float* __restrict dkj = dk + j * st;
+    row_dots(vj, R, D, K, D, dk_row);
+    float* __restrict dkj = dk + j * kst;
     if (overwrite)
-      for (int64_t d = 0; d < D; ++d) dkj[d] = dk_row[d] + qd_sum[d];
+      for (int64_t d = 0; d < K; ++d) dkj[d] = dk_row[d] + qd_sum[d];
     else
-      for (int64_t d = 0; d < D; ++d) dkj[d] += dk_row[d] + qd_sum[d];
+      for (int64_t d = 0; d < K; ++d) dkj[d] += dk_row[d] + qd_sum[d];
     acc.zero();
-    for (int64_t d = 0; d < D; ++d) acc.add(kj[d], R + d * D);
+    for (int64_t d = 0; d < K; ++d) acc.add(kj[d], R + d * D);
     if (!overwrite) acc.add(1.f, dv + j * st);
     acc.store(dv + j * st);
   };
-  fill_zero(state_t, D * D);
-  fill_zero(k_sum, D);
-  fill_zero(R, D * D);
-  fill_zero(qd_sum, D);
+  fill_zero(state_t, D * K);
+  fill_zero(k_sum, K);
+  fill_zero(R, K * D);
+  fill_zero(qd_sum, K);
 
   if (!causal) {
     for (int64_t c0 = 0; c0 < T; c0 += kNonCausalBlock) {
@@ -187,8 +197,8 @@ void backward_head(const HeadPtrs& p, int64_t T, int64_t d_head, bool causal, in
     }
     for (int64_t i = 0; i < T; ++i) {
       dq_state_term(d_num + i * st, gd(i));
-      acc.store(dq + i * st);
-      dkv_reverse_term(p.k + i * st, p.v + i * st, i, true);
+      acc_k.store(dq + i * kst);
+      dkv_reverse_term(p.k + i * kst, p.v + i * st, i, true);
     }
     return;
   }
@@ -198,20 +208,20 @@ void backward_head(const HeadPtrs& p, int64_t T, int64_t d_head, bool causal, in
     const int64_t n = std::min(C, T - c0);
     gather(c0, n);
     for (int64_t i = 0; i < n; ++i) {
-      row_dots(qc + i * D, kc, D, i + 1, D, S + i * C);
+      row_dots(qc + i * K, kc, K, i + 1, K, S + i * C);
       row_dots(gc + i * D, vc, D, i + 1, D, G + i * C);
       const float gdi = gd(c0 + i);
       for (int64_t j = 0; j <= i; ++j) G[i * C + j] += gdi;
     }
     for (int64_t i = 0; i < n; ++i) {
       dq_state_term(gc + i * D, gd(c0 + i));
-      for (int64_t j = 0; j <= i; ++j) acc.add(G[i * C + j], kc + j * D);
-      acc.store(dq + (c0 + i) * st);
+      for (int64_t j = 0; j <= i; ++j) acc_k.add(G[i * C + j], kc + j * K);
+      acc_k.store(dq + (c0 + i) * kst);
     }
     for (int64_t j = 0; j < n; ++j) {
-      acc.zero();
-      for (int64_t i = j; i < n; ++i) acc.add(G[i * C + j], qc + i * D);
-      acc.store(dk + (c0 + j) * st);
+      acc_k.zero();
+      for (int64_t i = j; i < n; ++i) acc_k.add(G[i * C + j], qc + i * K);
+      acc_k.store(dk + (c0 + j) * kst);
       acc.zero();
       for (int64_t i = j; i < n; ++i) acc.add(S[i * C + j], gc + i * D);
       acc.store(dv + (c0 + j) * st);
@@ -224,14 +234,14 @@ void backward_head(const HeadPtrs& p, int64_t T, int64_t d_head, bool causal, in
     const int64_t n = std::min(C, T - c0);
     gather(c0, n);
     if (c0 != last)
-      for (int64_t j = 0; j < n; ++j) dkv_reverse_term(kc + j * D, vc + j * D, c0 + j, false);
+      for (int64_t j = 0; j < n; ++j) dkv_reverse_term(kc + j * K, vc + j * D, c0 + j, false);
     add_reverse_state(c0, n);
   }
 }
 
 void check_args(const char* op, const AttentionDims& dims, int64_t chunk, const void* q,
                 const void* k, const void* v) {
-  check_attention_dims(op, dims);
+  check_attention_dims_any_key(op, dims);
   kernel_detail::check_at_least(op, "chunk", chunk, 1);
   if (attention_numel(dims) == 0) return;
   kernel_detail::check_not_null(op, "q", q);
@@ -245,8 +255,8 @@ void check_args(const char* op, const AttentionDims& dims, int64_t chunk, const 
 template <class Real>
 void forward_naive(const AttentionDims& dims, bool causal, const Real* q, const Real* k,
                    const Real* v, Real* num, Real* den) {
-  const int64_t T = dims.seq_len, H = dims.n_heads, D = dims.d_head;
-  auto at = [&](int64_t b, int64_t t, int64_t h) { return ((b * T + t) * H + h) * D; };
+  const int64_t T = dims.seq_len, H = dims.n_heads, D = dims.d_head, K = key_width(dims);
+  auto row = [&](int64_t b, int64_t t, int64_t h) { return (b * T + t) * H + h; };
   std::vector<double> acc(D);
   for (int64_t b = 0; b < dims.batch; ++b)
     for (int64_t h = 0; h < H; ++h)
@@ -256,13 +266,13 @@ void forward_naive(const AttentionDims& dims, bool causal, const Real* q, const 
         for (int64_t j = 0; j < T; ++j) {
           if (causal && j > i) continue;  // masked: (q_i·k_j)·0
           double s = 0.0;
-          for (int64_t d = 0; d < D; ++d)
-            s += double(q[at(b, i, h) + d]) * double(k[at(b, j, h) + d]);
-          for (int64_t e = 0; e < D; ++e) acc[e] += s * double(v[at(b, j, h) + e]);
+          for (int64_t d = 0; d < K; ++d)
+            s += double(q[row(b, i, h) * K + d]) * double(k[row(b, j, h) * K + d]);
+          for (int64_t e = 0; e < D; ++e) acc[e] += s * double(v[row(b, j, h) * D + e]);
           den_i += s;
         }
-        for (int64_t e = 0; e < D; ++e) num[at(b, i, h) + e] = Real(acc[e]);
-        if (den) den[(b * T + i) * H + h] = Real(den_i);
+        for (int64_t e = 0; e < D; ++e) num[row(b, i, h) * D + e] = Real(acc[e]);
+        if (den) den[row(b, i, h)] = Real(den_i);
       }
 }
 
@@ -272,19 +282,20 @@ void linear_attention_forward(const AttentionDims& dims, bool causal, int64_t ch
                               const float* k, const float* v, float* num, float* den) {
   check_args("linear_attention_forward", dims, chunk, q, k, v);
   const int64_t B = dims.batch, T = dims.seq_len, H = dims.n_heads, D = dims.d_head;
+  const int64_t K = key_width(dims);
   if (B * T * H == 0) return;
   const int64_t C = std::min(chunk, T);
   const int64_t G = std::max(C, kNonCausalBlock);  // gathered rows
-  const size_t scratch_floats =
-      size_t(D * D + 2 * D + C * C + 3 * G * D);  // state, k_sum, row, S, q/k/v rows
-  kernel_detail::dispatch_d_head(D, [&]<int kD>() {
+  // state, k_sum, S, q/k rows, v rows, the two accumulator rows
+  const size_t scratch_floats = size_t(K * D + K + C * C + 2 * G * K + G * D + D + K);
+  kernel_detail::dispatch_widths(K, D, [&]<int kK, int kD>() {
 #pragma omp parallel for collapse(2) schedule(static)
     for (int64_t b = 0; b < B; ++b)
       for (int64_t h = 0; h < H; ++h) {
-        const int64_t off = (b * T * H + h) * D;
-        HeadPtrs p{q + off, k + off, v + off, H * D, H};
-        forward_head<kD>(p, T, D, causal, C, num + off, den ? den + b * T * H + h : nullptr,
-                         kernel_detail::thread_scratch(scratch_floats));
+        const int64_t row = b * T * H + h;
+        HeadPtrs p{q + row * K, k + row * K, v + row * D, H * K, H * D, H};
+        forward_head<kK, kD>(p, T, K, D, causal, C, num + row * D, den ? den + row : nullptr,
+                             kernel_detail::thread_scratch(scratch_floats));
       }
   });
 }
@@ -294,66 +305,67 @@ void linear_attention_backward(const AttentionDims& dims, bool causal, int64_t c
                                const float* d_den, float* dq, float* dk, float* dv) {
   check_args("linear_attention_backward", dims, chunk, q, k, v);
   const int64_t B = dims.batch, T = dims.seq_len, H = dims.n_heads, D = dims.d_head;
+  const int64_t K = key_width(dims);
   if (B * T * H == 0) return;
   const int64_t C = std::min(chunk, T);
   const int64_t G = std::max(C, kNonCausalBlock);  // gathered rows
-  // state_t, R; k_sum, qd_sum, dk_row, row; S, G; q/k/v/d_num rows
-  const size_t scratch_floats = size_t(2 * D * D + 4 * D + 2 * C * C + 4 * G * D);
-  kernel_detail::dispatch_d_head(D, [&]<int kD>() {
+  // state_t, R; k_sum, qd_sum, dk_row; S, G; q/k rows; v/d_num rows; the two accumulator rows
+  const size_t scratch_floats =
+      size_t(2 * K * D + 3 * K + 2 * C * C + 2 * G * K + 2 * G * D + D + K);
+  kernel_detail::dispatch_widths(K, D, [&]<int kK, int kD>() {
 #pragma omp parallel for collapse(2) schedule(static)
     for (int64_t b = 0; b < B; ++b)
       for (int64_t h = 0; h < H; ++h) {
-        const int64_t off = (b * T * H + h) * D;
-        HeadPtrs p{q + off, k + off, v + off, H * D, H};
-        backward_head<kD>(p, T, D, causal, C, d_num + off, d_den ? d_den + b * T * H + h : nullptr,
-                          dq + off, dk + off, dv + off,
-                          kernel_detail::thread_scratch(scratch_floats));
+        const int64_t row = b * T * H + h;
+        HeadPtrs p{q + row * K, k + row * K, v + row * D, H * K, H * D, H};
+        backward_head<kK, kD>(p, T, K, D, causal, C, d_num + row * D, d_den ? d_den + row : nullptr,
+                              dq + row * K, dk + row * K, dv + row * D,
+                              kernel_detail::thread_scratch(scratch_floats));
       }
   });
 }
 
 void linear_attention_forward_naive(const AttentionDims& dims, bool causal, const float* q,
                                     const float* k, const float* v, float* num, float* den) {
-  check_attention_dims("linear_attention_forward_naive", dims);
+  check_attention_dims_any_key("linear_attention_forward_naive", dims);
   forward_naive(dims, causal, q, k, v, num, den);
 }
 
 void linear_attention_forward_naive(const AttentionDims& dims, bool causal, const double* q,
                                     const double* k, const double* v, double* num, double* den) {
-  check_attention_dims("linear_attention_forward_naive", dims);
+  check_attention_dims_any_key("linear_attention_forward_naive", dims);
   forward_naive(dims, causal, q, k, v, num, den);
 }
 
 void linear_attention_backward_naive(const AttentionDims& dims, bool causal, const float* q,
                                      const float* k, const float* v, const float* d_num,
                                      const float* d_den, float* dq, float* dk, float* dv) {
-  check_attention_dims("linear_attention_backward_naive", dims);
-  const int64_t T = dims.seq_len, H = dims.n_heads, D = dims.d_head;
-  const size_t n = size_t(attention_numel(dims));
-  std::vector<double> gq(n, 0.0), gk(n, 0.0), gv(n, 0.0);
-  auto at = [&](int64_t b, int64_t t, int64_t h) { return ((b * T + t) * H + h) * D; };
+  check_attention_dims_any_key("linear_attention_backward_naive", dims);
+  const int64_t T = dims.seq_len, H = dims.n_heads, D = dims.d_head, K = key_width(dims);
+  const size_t nk = size_t(attention_key_numel(dims)), n = size_t(attention_numel(dims));
+  std::vector<double> gq(nk, 0.0), gk(nk, 0.0), gv(n, 0.0);
+  auto row = [&](int64_t b, int64_t t, int64_t h) { return (b * T + t) * H + h; };
   for (int64_t b = 0; b < dims.batch; ++b)
     for (int64_t h = 0; h < H; ++h)
       for (int64_t i = 0; i < T; ++i)
         for (int64_t j = 0; j < T; ++j) {
           if (causal && j > i) continue;
-          const int64_t qi = at(b, i, h), kj = at(b, j, h);
-          double s = 0.0, g = d_den ? double(d_den[(b * T + i) * H + h]) : 0.0;
-          for (int64_t d = 0; d < D; ++d) {
-            s += double(q[qi + d]) * double(k[kj + d]);
-            g += double(d_num[qi + d]) * double(v[kj + d]);
-          }
-          for (int64_t d = 0; d < D; ++d) {
+          const int64_t qi = row(b, i, h) * K, kj = row(b, j, h) * K;  // q, k rows
+          const int64_t gi = row(b, i, h) * D, vj = row(b, j, h) * D;  // d_num, v rows
+          double s = 0.0, g = d_den ? double(d_den[row(b, i, h)]) : 0.0;
+          for (int64_t d = 0; d < K; ++d) s += double(q[qi + d]) * double(k[kj + d]);
+          for (int64_t e = 0; e < D; ++e) g += double(d_num[gi + e]) * double(v[vj + e]);
+          for (int64_t d = 0; d < K; ++d) {
             gq[qi + d] += g * double(k[kj + d]);
             gk[kj + d] += g * double(q[qi + d]);
-            gv[kj + d] += s * double(d_num[qi + d]);
           }
+          for (int64_t e = 0; e < D; ++e) gv[vj + e] += s * double(d_num[gi + e]);
         }
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < nk; ++i) {
     dq[i] = float(gq[i]);
     dk[i] = float(gk[i]);
-    dv[i] = float(gv[i]);
   }
+  for (size_t i = 0; i < n; ++i) dv[i] = float(gv[i]);
 }
 
 }  // namespace tn

@@ -69,11 +69,12 @@ inline bool rows_identical(const std::vector<float>& a, const std::vector<float>
   return true;
 }
 
-/// Adds noise to rows t+1.. of every batch element of x ([B, T, H, D] layout).
+/// Adds noise to rows t+1.. of every batch element of x ([B, T, H, width] layout; width 0 means
+/// d_head).
 inline void perturb_after(std::vector<float>& x, const AttentionDims& d, int64_t t,
-                          std::mt19937& gen) {
+                          std::mt19937& gen, int64_t width = 0) {
   std::normal_distribution<float> normal(0.f, 3.f);
-  const int64_t row = d.n_heads * d.d_head;
+  const int64_t row = d.n_heads * (width > 0 ? width : d.d_head);
   for (int64_t b = 0; b < d.batch; ++b)
     for (int64_t s = t + 1; s < d.seq_len; ++s)
       for (int64_t i = 0; i < row; ++i) x[size_t((b * d.seq_len + s) * row + i)] += normal(gen);

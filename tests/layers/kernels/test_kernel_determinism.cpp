@@ -9,8 +9,10 @@
 #include <random>
 #include <vector>
 
+#include "layers/attention/kernels/cosformer_features.h"
 #include "layers/attention/kernels/diag_attention.h"
 #include "layers/attention/kernels/linear_attention.h"
+#include "layers/attention/kernels/performer_features.h"
 #include "layers/attention/kernels/relative_position.h"
 #include "layers/attention/kernels/softmax_attention.h"
 #include "tests/layers/kernels/kernel_test_utils.h"
@@ -37,6 +39,7 @@ void check_thread_independent(const std::string& name,
 template <class... V>
 std::vector<float> concat(const V&... parts) {
   std::vector<float> all;
+  all.reserve((parts.size() + ...));
   (all.insert(all.end(), parts.begin(), parts.end()), ...);
   return all;
 }
@@ -97,4 +100,57 @@ TEST_CASE("attention kernels: bit-identical results for any thread count") {
   relative_position_backward(d, theta.data(), hv.data(), 0, q.data(), g.data(), dx.data(),
                              d_theta2.data());
   CHECK(d_theta1 == d_theta2);  // same thread count: same bits
+}
+
+TEST_CASE(
+    "attention kernels with d_key != d_head and the feature maps: bit-identical for any thread "
+    "count") {
+  std::mt19937 gen(52);
+  const AttentionDims base{2, 37, 3, 16};
+  const size_t n = size_t(attention_numel(base)), nd = size_t(base.batch * base.seq_len * 3);
+  const std::vector<float> x = random_normal(n, gen), g = random_normal(n, gen),
+                           g_den = random_normal(nd, gen);
+  for (int64_t K : {32, 24}) {  // a compiled pair and a runtime width
+    const AttentionDims d{2, 37, 3, 16, K};
+    const size_t nk = size_t(attention_key_numel(d));
+    const std::vector<float> q = random_normal(nk, gen), k = random_normal(nk, gen);
+    for (bool causal : {true, false}) {
+      CAPTURE(K);
+      CAPTURE(causal);
+      check_thread_independent("linear_attention (d_key)", [&] {
+        std::vector<float> num(n), den(nd), dq(nk), dk(nk), dv(n);
+        linear_attention_forward(d, causal, 8, q.data(), k.data(), x.data(), num.data(),
+                                 den.data());
+        linear_attention_backward(d, causal, 8, q.data(), k.data(), x.data(), g.data(),
+                                  g_den.data(), dq.data(), dk.data(), dv.data());
+        return concat(num, den, dq, dk, dv);
+      });
+    }
+  }
+
+  const int64_t m = 20;
+  const std::vector<float> w = performer_orthogonal_features(base.n_heads, m, base.d_head, 3);
+  const std::vector<float> g_phi = random_normal(size_t(m) * nd, gen);
+  std::vector<uint8_t> valid(size_t(base.batch * base.seq_len), 1);
+  valid[36] = valid[70] = 0;
+  for (int mode = 0; mode < 3; ++mode) {  // query, encoder key, decoder key
+    CAPTURE(mode);
+    check_thread_independent("performer_features", [&] {
+      std::vector<float> phi(size_t(m) * nd), stab(nd), dx(n);
+      performer_features_forward(base, m, w.data(), mode == 0, mode == 2, valid.data(), 1e-4,
+                                 x.data(), phi.data(), stab.data());
+      performer_features_backward(base, m, w.data(), x.data(), phi.data(), 1e-4, g_phi.data(),
+                                  dx.data());
+      return concat(phi, stab, dx);
+    });
+  }
+  const std::vector<int64_t> lengths = {37, 30};
+  const std::vector<float> gy = random_normal(2 * n, gen);
+  check_thread_independent("cosformer_features", [&] {
+    std::vector<float> y(2 * n), dx(n);
+    cosformer_features_forward(base, lengths.data(), x.data(), y.data());
+    cosformer_features_backward(base, lengths.data(), x.data(), gy.data(), dx.data());
+    return concat(y, dx);
+  });
+  CHECK(performer_orthogonal_features(3, m, 16, 3) == w);  // same seed, same features
 }

@@ -1,0 +1,38 @@
+#include "layers/attention/performer.h"
+
+#include <cmath>
+
+#include "layers/attention/attention_ops.h"
+#include "layers/attention/kernels/performer_features.h"
+#include "layers/attention/linear_attention.h"
+
+namespace tn {
+
+Performer::Performer(const ModelConfig& config, const PerformerOptions& options, ParamStore& store,
+                     const std::string& prefix, Rng& rng)
+    : options_(options),
+      n_heads_(config.n_heads),
+      causal_(config.causal()),
+      proj_(config.d_model, store, prefix, 1.0 / std::sqrt(2.0), true, rng) {
+  features_ = store.add_buffer(prefix + ".features", {config.n_heads, options.features, config.d_head()});
+  const std::vector<float> drawn =
+      performer_orthogonal_features(config.n_heads, options.features, config.d_head(), rng.next_u64());
+  std::copy(drawn.begin(), drawn.end(), features_->value.data());
+}
+
+Var Performer::forward(ForwardContext& ctx, const Var& x) {
+  const float feature_eps = static_cast<float>(options_.feature_eps);
+  Var q = performer_features(ctx.tape, proj_.q.forward(ctx, x), n_heads_, features_, true, causal_,
+                             feature_eps, ctx.key_valid);
+  Var k = performer_features(ctx.tape, proj_.k.forward(ctx, x), n_heads_, features_, false, causal_,
+                             feature_eps, ctx.key_valid);
+  // Padded keys must add nothing: feature_eps makes their φ non-zero, so zero φ(k) and v there.
+  k = mask_rows(ctx.tape, k, ctx.key_valid);
+  Var v = mask_rows(ctx.tape, proj_.v.forward(ctx, x), ctx.key_valid);
+  LinearAttentionOut terms =
+      linear_attention(ctx.tape, q, k, v, n_heads_, causal_, LinearAttention::kChunk, true);
+  Var o = divide_by_denominator(ctx.tape, terms.num, terms.den, static_cast<float>(options_.eps));
+  return proj_.project_out(ctx, o);
+}
+
+}  // namespace tn
