@@ -6,8 +6,10 @@
 #include <cmath>
 
 #include "core/autograd/grad_check.h"
+#include "layers/attention/cosformer.h"
 #include "layers/attention/diag_attention.h"
 #include "layers/attention/linear_attention.h"
+#include "layers/attention/softmax_attention.h"
 #include "layers/models/transnormer.h"
 
 using namespace tn;
@@ -105,6 +107,36 @@ TEST_CASE("DiagAttention module (relu, softmax), partial last block: FD gradient
     // checked in tests/layers/kernels and against PyTorch in the golden cases).
     const bool relu = inner == DiagInner::Relu;
     check_mixer_grads(mixer, store, 1, 19, 16, !relu, relu ? 1e-3 : 1e-2);
+  }
+}
+
+// Performer is left out: its stabiliser is a constant for autograd (reference README item 8), so
+// plain finite differences, which move the stabiliser too, differentiate another function
+// wherever a denominator is clamped. Its kernel is checked with the stabiliser held fixed
+// (tests/layers/kernels/test_performer_features.cpp) and the module against PyTorch's autograd
+// (golden dec_performer, enc_performer).
+TEST_CASE("softmax and cosformer modules, causal and bidirectional: FD gradients") {
+  for (Arch arch : {Arch::Decoder, Arch::Encoder}) {
+    ModelConfig c = small_config(16, 2);
+    c.arch = arch;
+    c.relative = Relative::RoPE;
+    {
+      ParamStore store;
+      Rng rng(8);
+      SoftmaxAttention mixer(c, store, "m", rng);
+      INFO("softmax");
+      check_mixer_grads(mixer, store, 2, 9, 16);
+    }
+    for (bool out_proj : {true, false}) {
+      ParamStore store;
+      Rng rng(10);
+      CosformerOptions options;
+      options.out_proj = out_proj;
+      CosFormer mixer(c, options, store, "m", rng);
+      INFO("cosformer, out_proj " << out_proj);
+      // relu inside: a short sequence and a step of 1e-3 keep the check off the kink.
+      check_mixer_grads(mixer, store, 1, 9, 16, true, 1e-3);
+    }
   }
 }
 

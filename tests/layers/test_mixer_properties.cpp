@@ -48,6 +48,11 @@ std::vector<MixerCase> mixer_cases() {
          c.attention.diag.inner = DiagInner::Softmax;
          c.attention.diag.norm = NormKind::None;
        }},
+      {"performer, 12 features", MixerKind::Performer, 64,
+       [](ModelConfig& c) { c.attention.performer.features = 12; }},
+      {"cosformer", MixerKind::Cosformer, 64, [](ModelConfig&) {}},
+      {"cosformer without W_o", MixerKind::Cosformer, 64,
+       [](ModelConfig& c) { c.attention.cosformer.out_proj = false; }},
   };
 }
 
