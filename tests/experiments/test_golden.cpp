@@ -87,3 +87,23 @@ TEST_CASE("golden: decoder performer") { check_case("dec_performer"); }
 TEST_CASE("golden: encoder performer (clamped denominators)") { check_case("enc_performer"); }
 TEST_CASE("golden: decoder cosformer (T = 1)") { check_case("dec_cosformer"); }
 TEST_CASE("golden: encoder cosformer (all-zero feature rows)") { check_case("enc_cosformer"); }
+
+TEST_CASE("checkpoints we write reload with identical tensors and the same resolved config") {
+  // (The PyTorch reference reading our files is checked outside CI: the 16 golden models re-saved
+  // by save_checkpoint pass the reference's check-golden; see docs/testing.md.)
+  for (const char* name : {"enc_t1_cls", "enc_performer", "dec_cosformer"}) {
+    const std::string dir = test::golden_root() + "/" + name;
+    LoadedCheckpoint original = load_checkpoint(dir + "/model.safetensors");
+    const std::string path = std::filesystem::temp_directory_path() / (std::string(name) + "_resaved.safetensors");
+    save_checkpoint(path, *original.model, {"<pad>", "<eos>", "<unk>", "word"});
+    LoadedCheckpoint again = load_checkpoint(path);
+    CHECK(again.vocab.size() == 4);
+    SafetensorsFile a = load_safetensors(dir + "/model.safetensors"), b = load_safetensors(path);
+    CHECK(json::parse(a.metadata.at("transnormer.config")) == json::parse(b.metadata.at("transnormer.config")));
+    REQUIRE(a.tensors.size() == b.tensors.size());
+    for (const auto& [tensor_name, t] : a.tensors) {
+      const Tensor& u = b.tensors.at(tensor_name);
+      CHECK(t.to_vector() == u.to_vector());
+    }
+  }
+}
