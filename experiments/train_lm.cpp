@@ -7,6 +7,7 @@
 
 #include "core/dnnl/engine.h"
 #include "core/error.h"
+#include "core/memory_pool.h"
 #include "core/optim/adamw.h"
 #include "core/system.h"
 #include "data/batching/lm_blocks.h"
@@ -116,7 +117,9 @@ nlohmann::json train_lm(const ExperimentSpec& spec_in, const TrainOptions& optio
   double eval_s = 0.0;
   auto evaluate_split = [&](const char* split, const std::vector<int32_t>& ids, int64_t step) {
     const auto t = Clock::now();
+    pool_release_cached();  // training buffers are free between steps: give them back first
     LmEval result = evaluate_lm(model, ids, spec.data.seq_len, train.eval_batch_size);
+    pool_release_cached();  // and the evaluation's, so peak memory is max(train, eval), not the sum
     eval_s += seconds_since(t);
     nlohmann::json record = {{"step", step}, {"split", split}, {"loss", result.loss},
                              {"ppl", result.ppl}, {"tokens", result.tokens}};
