@@ -139,7 +139,7 @@ Var divide_by_denominator(Tape& tape, const Var& num, const Var& den, float eps)
 
 Var diag_attention(Tape& tape, const Var& q, const Var& k, const Var& v, int64_t n_heads,
                    int64_t block_size, DiagInnerKind inner, bool causal,
-                   const std::vector<uint8_t>* key_valid) {
+                   const std::vector<uint8_t>* key_valid, float dropout_p, uint64_t dropout_key) {
   check_same(q, k);
   check_same(q, v);
   const AttentionDims d = dims_of(q, n_heads);
@@ -147,25 +147,28 @@ Var diag_attention(Tape& tape, const Var& q, const Var& k, const Var& v, int64_t
   Tensor out = Tensor::empty(q->value.shape());
   Tensor probs = Tensor::empty({d.batch, d.n_heads, d.seq_len, block_size});
   diag_attention_forward(d, block_size, inner, causal, mask, q->value.data(), k->value.data(),
-                         v->value.data(), out.data(), probs.data());
+                         v->value.data(), out.data(), probs.data(), dropout_p, dropout_key);
   Var result = make_var(std::move(out));
   if (!tape.needs_grad({&q, &k, &v})) return result;
   result->requires_grad = true;
   std::vector<uint8_t> mask_copy;
   if (key_valid) mask_copy = *key_valid;
-  tape.record([q, k, v, result, probs, d, block_size, inner, causal, mask_copy]() {
+  tape.record([q, k, v, result, probs, d, block_size, inner, causal, mask_copy, dropout_p,
+               dropout_key]() {
     if (!result->has_grad()) return;
     const uint8_t* mask = mask_copy.empty() ? nullptr : mask_copy.data();
     deliver_qkv(q, k, v, [&](float* dq, float* dk, float* dv) {
       diag_attention_backward(d, block_size, inner, causal, mask, q->value.data(), k->value.data(),
-                              v->value.data(), probs.data(), result->grad.data(), dq, dk, dv);
+                              v->value.data(), probs.data(), result->grad.data(), dq, dk, dv,
+                              dropout_p, dropout_key);
     });
   });
   return result;
 }
 
 Var softmax_attention(Tape& tape, const Var& q, const Var& k, const Var& v, int64_t n_heads,
-                      bool causal, const std::vector<uint8_t>* key_valid) {
+                      bool causal, const std::vector<uint8_t>* key_valid, float dropout_p,
+                      uint64_t dropout_key) {
   check_same(q, k);
   check_same(q, v);
   const AttentionDims d = dims_of(q, n_heads);
@@ -173,18 +176,19 @@ Var softmax_attention(Tape& tape, const Var& q, const Var& k, const Var& v, int6
   Tensor out = Tensor::empty(q->value.shape());
   Tensor probs = Tensor::empty({d.batch, d.n_heads, d.seq_len, d.seq_len});
   softmax_attention_forward(d, causal, mask, q->value.data(), k->value.data(), v->value.data(),
-                            out.data(), probs.data());
+                            out.data(), probs.data(), dropout_p, dropout_key);
   Var result = make_var(std::move(out));
   if (!tape.needs_grad({&q, &k, &v})) return result;
   result->requires_grad = true;
   std::vector<uint8_t> mask_copy;
   if (key_valid) mask_copy = *key_valid;
-  tape.record([q, k, v, result, probs, d, causal, mask_copy]() {
+  tape.record([q, k, v, result, probs, d, causal, mask_copy, dropout_p, dropout_key]() {
     if (!result->has_grad()) return;
     const uint8_t* mask = mask_copy.empty() ? nullptr : mask_copy.data();
     deliver_qkv(q, k, v, [&](float* dq, float* dk, float* dv) {
       softmax_attention_backward(d, causal, mask, q->value.data(), k->value.data(),
-                                 v->value.data(), probs.data(), result->grad.data(), dq, dk, dv);
+                                 v->value.data(), probs.data(), result->grad.data(), dq, dk, dv,
+                                 dropout_p, dropout_key);
     });
   });
   return result;

@@ -24,13 +24,19 @@ LinearAttentionOut linear_attention(Tape& tape, const Var& q, const Var& k, cons
 Var divide_by_denominator(Tape& tape, const Var& num, const Var& den, float eps);
 
 /// DiagAttention core (paper.md §1.3): attention inside blocks of block_size; q pre-scaled.
+/// dropout_p > 0: attention dropout on A with the counter-based mask of dropout_key (see
+/// kernels/diag_attention.h); the backward reuses the same key. 0 (default): none.
 Var diag_attention(Tape& tape, const Var& q, const Var& k, const Var& v, int64_t n_heads,
                    int64_t block_size, DiagInnerKind inner, bool causal,
-                   const std::vector<uint8_t>* key_valid);
+                   const std::vector<uint8_t>* key_valid, float dropout_p = 0.f,
+                   uint64_t dropout_key = 0);
 
 /// Vanilla softmax attention core; q pre-scaled by 1/√d_head. O(T²) memory for the saved probs.
+/// dropout_p, dropout_key: attention dropout on P as in diag_attention
+/// (kernels/softmax_attention.h).
 Var softmax_attention(Tape& tape, const Var& q, const Var& k, const Var& v, int64_t n_heads,
-                      bool causal, const std::vector<uint8_t>* key_valid);
+                      bool causal, const std::vector<uint8_t>* key_valid, float dropout_p = 0.f,
+                      uint64_t dropout_key = 0);
 
 /// URPE (householder non-null) or RoPE on q or k (paper.md §1.7), per head; positions t, or
 /// t mod period when period > 0 (inside diag blocks). theta: [d_head/2] (learned for URPE).

@@ -2,7 +2,6 @@
 
 #include <cmath>
 
-#include "core/error.h"
 #include "core/ops/elementwise.h"
 #include "layers/attention/attention_ops.h"
 
@@ -20,8 +19,6 @@ DiagAttention::DiagAttention(const ModelConfig& config, const DiagOptions& optio
       norm_(options.norm, config.d_model, store, prefix + ".norm") {}
 
 Var DiagAttention::forward(ForwardContext& ctx, const Var& x) {
-  if (attention_dropout_ > 0.0f && ctx.training)
-    throw ConfigError("model.attention_dropout > 0 is not supported by diag attention yet; set it to 0");
   const int64_t block = options_.block_size;
   Var q = scale(ctx.tape, proj_.q.forward(ctx, x), 1.0f / std::sqrt(static_cast<float>(d_head_)));
   q = relative_.apply(ctx, q, block);
@@ -29,7 +26,10 @@ Var DiagAttention::forward(ForwardContext& ctx, const Var& x) {
   Var v = proj_.v.forward(ctx, x);
   const DiagInnerKind inner =
       options_.inner == DiagInner::Relu ? DiagInnerKind::Relu : DiagInnerKind::Softmax;
-  Var o = diag_attention(ctx.tape, q, k, v, n_heads_, block, inner, causal_, ctx.key_valid);
+  // Attention dropout on A (reference README item 7), training only: a fresh mask key per forward.
+  const float p = ctx.training ? attention_dropout_ : 0.0f;
+  const uint64_t key = p > 0.0f ? ctx.rng.key() : 0;
+  Var o = diag_attention(ctx.tape, q, k, v, n_heads_, block, inner, causal_, ctx.key_valid, p, key);
   return proj_.project_out(ctx, norm_.forward(ctx, o));
 }
 

@@ -2,7 +2,6 @@
 
 #include <cmath>
 
-#include "core/error.h"
 #include "core/ops/elementwise.h"
 #include "layers/attention/attention_ops.h"
 
@@ -18,13 +17,14 @@ SoftmaxAttention::SoftmaxAttention(const ModelConfig& config, ParamStore& store,
       relative_(config.relative, config.n_heads, config.d_head(), store, prefix, rng) {}
 
 Var SoftmaxAttention::forward(ForwardContext& ctx, const Var& x) {
-  if (attention_dropout_ > 0.0f && ctx.training)
-    throw ConfigError("model.attention_dropout > 0 is not supported by softmax attention yet; set it to 0");
   Var q = scale(ctx.tape, proj_.q.forward(ctx, x), 1.0f / std::sqrt(static_cast<float>(d_head_)));
   q = relative_.apply(ctx, q);
   Var k = relative_.apply(ctx, proj_.k.forward(ctx, x));
   Var v = proj_.v.forward(ctx, x);
-  Var o = softmax_attention(ctx.tape, q, k, v, n_heads_, causal_, ctx.key_valid);
+  // Attention dropout on P (reference README item 5), training only: a fresh mask key per forward.
+  const float p = ctx.training ? attention_dropout_ : 0.0f;
+  const uint64_t key = p > 0.0f ? ctx.rng.key() : 0;
+  Var o = softmax_attention(ctx.tape, q, k, v, n_heads_, causal_, ctx.key_valid, p, key);
   return proj_.project_out(ctx, o);
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/rng.h"
 #include "layers/attention/kernels/kernel_utils.h"
 
 namespace tn::kernel_detail {
@@ -22,16 +23,53 @@ struct BlockPtrs {
   int64_t width;         // W: row length of probs
 };
 
+/// Attention dropout of one (b, h, block). Entry (i, j) (query and key counted from the block
+/// start s0) has flat index base + i·T + j with base = ((b·H + h)·T + s0)·T + s0, i.e. its index in
+/// a [B, H, T, T] tensor at global positions, whatever the block size or thread split. It is kept
+/// with weight 1/(1 − p) when counter_uniform(key, index) >= p and dropped (weight 0) otherwise,
+/// the rule of core/ops dropout. on == false (p = 0) skips every dropout line, so the bits are those of the
+/// no-dropout engine.
+struct BlockDropout {
+  bool on = false;
+  float p = 0.f;
+  float scale = 1.f;
+  uint64_t key = 0;
+  uint64_t base = 0;
+  int64_t row_stride = 0;  // T
+  /// m[j] = weight of entry (i, j) for j < count.
+  void row(int64_t i, int64_t count, float* __restrict m) const {
+    const uint64_t r = base + uint64_t(i) * uint64_t(row_stride);
+    for (int64_t j = 0; j < count; ++j)
+      m[j] = counter_uniform(key, r + uint64_t(j)) < p ? 0.f : scale;
+  }
+};
+
+BlockDropout block_dropout(float p, uint64_t key, int64_t T, int64_t H, int64_t b, int64_t h,
+                           int64_t s0) {
+  BlockDropout drop;
+  if (!(p > 0.f)) return drop;
+  drop.on = true;
+  drop.p = p;
+  drop.scale = 1.f / (1.f - p);
+  drop.key = key;
+  const uint64_t row = (uint64_t(b) * uint64_t(H) + uint64_t(h)) * uint64_t(T) + uint64_t(s0);
+  drop.base = row * uint64_t(T) + uint64_t(s0);
+  drop.row_stride = T;
+  return drop;
+}
+
 constexpr int64_t kTileRows = 64;  // query rows whose d_logit rows are kept at once in backward
 
 template <int kD>
 void forward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, bool causal,
-                   float* __restrict out, float* __restrict probs, float* __restrict scratch) {
+                   const BlockDropout& drop, float* __restrict out, float* __restrict probs,
+                   float* __restrict scratch) {
   const int64_t D = kD > 0 ? kD : d_head;
   const int64_t st = p.stride, n = p.n, W = p.width;
   float* __restrict kb = scratch;  // [n][D] the block's keys and values, gathered (see gather_rows)
   float* __restrict vb = kb + n * D;
   RowAcc<kD> acc(vb + n * D, D);
+  float* __restrict mrow = vb + n * D + D;  // [n] dropout weights of one row (dropout only)
   gather_rows(p.k, st, n, D, kb);
   gather_rows(p.v, st, n, D, vb);
   for (int64_t i = 0; i < n; ++i) {
@@ -66,21 +104,30 @@ void forward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, bool
     }
     // Branch-free over allowed keys (0·v_j is exact for finite v, as in the reference's A V);
     // masked keys are skipped by mask, not by value, so a padded key's v (even NaN) never enters.
+    // With dropout, out_i = Σ_j A_ij·m_ij v_j while probs keeps the pre-dropout A.
     acc.zero();
-    for (int64_t j = 0; j < jmax; ++j)
-      if (!p.valid || p.valid[j]) acc.add(prow[j], vb + j * D);
+    if (drop.on) {
+      drop.row(i, jmax, mrow);
+      for (int64_t j = 0; j < jmax; ++j)
+        if (!p.valid || p.valid[j]) acc.add(prow[j] * mrow[j], vb + j * D);
+    } else {
+      for (int64_t j = 0; j < jmax; ++j)
+        if (!p.valid || p.valid[j]) acc.add(prow[j], vb + j * D);
+    }
     acc.store(out + i * st);
   }
 }
 
 // Per tile of query rows: d_logit rows (dA = g_i·v_j where A_ij != 0; softmax: A ⊙ (dA − Σ A dA)),
 // dq rows, then dk, dv one key at a time with the row in registers, accumulated over query rows in
-// ascending order. Masked keys are skipped by mask (their gradients are 0); other zero terms are
-// added (exact for finite inputs) rather than tested, since a value test is an unpredictable branch
-// for relu.
+// ascending order. With dropout (weights m_ij recomputed from the key), dA_ij = m_ij·(g_i·v_j) and
+// dv_j = Σ_i A_ij·m_ij g_i; the softmax/relu step uses the saved pre-dropout A. Masked keys are
+// skipped by mask (their gradients are 0); other zero terms are added (exact for finite inputs)
+// rather than tested, since a value test is an unpredictable branch for relu.
 template <int kD>
 void backward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, bool causal,
-                    const float* __restrict probs, const float* __restrict d_out,
+                    const BlockDropout& drop, const float* __restrict probs,
+                    const float* __restrict d_out,
                     float* __restrict dq, float* __restrict dk, float* __restrict dv,
                     float* __restrict scratch) {
   const int64_t D = kD > 0 ? kD : d_head;
@@ -92,6 +139,8 @@ void backward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, boo
   float* __restrict gt = qt + tile * D;
   float* __restrict d_logit = gt + tile * D;  // [tile][W]
   RowAcc<kD> acc(d_logit + tile * W, D);
+  float* __restrict mrow = d_logit + tile * W + D;  // [n] dropout weights of one row
+  float* __restrict pd = mrow + n;                  // [tile][W] A ⊙ m of the tile (dropout only)
   gather_rows(p.k, st, n, D, kb);
   gather_rows(p.v, st, n, D, vb);
   for (int64_t i0 = 0; i0 < n; i0 += tile) {
@@ -106,6 +155,14 @@ void backward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, boo
       row_dots(gi, vb, D, jmax, D, drow);
       for (int64_t j = 0; j < jmax; ++j)
         drow[j] = prow[j] != 0.f ? drow[j] : 0.f;  // masked, relu zeros
+      if (drop.on) {
+        drop.row(i, jmax, mrow);
+        float* __restrict pdrow = pd + (i - i0) * W;
+        for (int64_t j = 0; j < jmax; ++j) {
+          drow[j] *= mrow[j];
+          pdrow[j] = prow[j] * mrow[j];
+        }
+      }
       if (inner == DiagInnerKind::Softmax) {
         // Through dot(): a plain `c += p*dA` loop is vectorised as an in-order reduction without
         // FMA while its scalar version uses FMA, so the bits would depend on jmax (breaks padding
@@ -118,6 +175,8 @@ void backward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, boo
         if (!p.valid || p.valid[j]) acc.add(drow[j], kb + j * D);
       acc.store(dq + i * st);
     }
+    // dv weights A' = A ⊙ m (row i at a_tile + (i − i0)·W); without dropout the saved A itself.
+    const float* a_tile = drop.on ? pd : probs + i0 * W;
     for (int64_t j = 0; j < n; ++j) {
       if (p.valid && !p.valid[j]) {  // masked key: no gradient
         fill_zero(dk + j * st, D);
@@ -135,7 +194,7 @@ void backward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, boo
         acc.zero();
       else
         acc.load(dv + j * st);
-      for (int64_t i = ilo; i < i1; ++i) acc.add(probs[i * W + j], gt + (i - i0) * D);
+      for (int64_t i = ilo; i < i1; ++i) acc.add(a_tile[(i - i0) * W + j], gt + (i - i0) * D);
       acc.store(dv + j * st);
     }
   }
@@ -145,7 +204,8 @@ void backward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, boo
 
 void block_attention_forward(const AttentionDims& dims, int64_t block_size, DiagInnerKind inner,
                              bool causal, const uint8_t* key_valid, const float* q, const float* k,
-                             const float* v, float* out, float* probs) {
+                             const float* v, float* out, float* probs, float dropout_p,
+                             uint64_t dropout_key) {
   const int64_t B = dims.batch, T = dims.seq_len, H = dims.n_heads, D = dims.d_head, W = block_size;
   if (B * T * H == 0) return;
   const int64_t n_blocks = (T + W - 1) / W;
@@ -160,9 +220,11 @@ void block_attention_forward(const AttentionDims& dims, int64_t block_size, Diag
                       v + off, key_valid ? key_valid + b * T + s0 : nullptr,
                       H * D,   std::min(W, T - s0),
                       W};
-          forward_block<kD>(
-              p, D, inner, causal, out + off, probs + ((b * H + h) * T + s0) * W,
-              thread_scratch(size_t((2 * std::min(W, T) + 1) * D)));  // k, v rows; one row
+          const int64_t n = std::min(W, T);
+          forward_block<kD>(p, D, inner, causal,
+                            block_dropout(dropout_p, dropout_key, T, H, b, h, s0), out + off,
+                            probs + ((b * H + h) * T + s0) * W,
+                            thread_scratch(size_t((2 * n + 1) * D + n)));  // k, v; acc; weights
         }
   });
 }
@@ -170,7 +232,7 @@ void block_attention_forward(const AttentionDims& dims, int64_t block_size, Diag
 void block_attention_backward(const AttentionDims& dims, int64_t block_size, DiagInnerKind inner,
                               bool causal, const uint8_t* key_valid, const float* q, const float* k,
                               const float* v, const float* probs, const float* d_out, float* dq,
-                              float* dk, float* dv) {
+                              float* dk, float* dv, float dropout_p, uint64_t dropout_key) {
   const int64_t B = dims.batch, T = dims.seq_len, H = dims.n_heads, D = dims.d_head, W = block_size;
   if (B * T * H == 0) return;
   const int64_t n_blocks = (T + W - 1) / W;
@@ -186,10 +248,13 @@ void block_attention_backward(const AttentionDims& dims, int64_t block_size, Dia
                       H * D,   std::min(W, T - s0),
                       W};
           const int64_t n = std::min(W, T), tile = std::min(n, kTileRows);
-          // k, v rows; q, d_out tile rows; d_logit tile; one row
-          float* scratch = thread_scratch(size_t((2 * n + 2 * tile + 1) * D + tile * W));
-          backward_block<kD>(p, D, inner, causal, probs + ((b * H + h) * T + s0) * W, d_out + off,
-                             dq + off, dk + off, dv + off, scratch);
+          // k, v rows; q, d_out tile rows; d_logit tile; acc row; dropout weights row; A' tile
+          float* scratch =
+              thread_scratch(size_t((2 * n + 2 * tile + 1) * D + 2 * tile * W + n));
+          backward_block<kD>(p, D, inner, causal,
+                             block_dropout(dropout_p, dropout_key, T, H, b, h, s0),
+                             probs + ((b * H + h) * T + s0) * W, d_out + off, dq + off, dk + off,
+                             dv + off, scratch);
         }
   });
 }

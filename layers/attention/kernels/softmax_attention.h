@@ -7,8 +7,15 @@
 // key_valid: [B, T] (1 = real key, 0 = padding) or null; probs: [B, H, T, T].
 //   out = softmax(q kᵀ + mask) v, mask = -inf for j > i (causal) and for key_valid == 0;
 //   a row with no unmasked key gives probs 0 and out 0 (no NaN).
-// This is DiagAttention with one block of size T (same probs layout); the fast form shares its
-// kernel. Every function throws ShapeError on negative dims or d_head < 1.
+// Attention dropout (training only; README item 5's nn.Dropout on P): out = (P ⊙ M / (1 − p)) v
+// with M_ij = 1 iff counter_uniform(dropout_key, ((b·H + h)·T + i)·T + j) >= p (core/rng.h), the
+// flat index of (b, h, i, j) in probs: the same mask for any thread count, and the same as
+// diag_attention's for the same key. Masked entries stay 0. p = 0 (the default) is no dropout, bit
+// for bit. probs always holds the pre-dropout P; backward recomputes M from the key, so pass it the
+// forward's dropout_p and dropout_key.
+// This is DiagAttention with one block of size T (same probs layout, same dropout mask); the fast
+// form shares its kernel. Every function throws ShapeError on negative dims, d_head < 1 or
+// dropout_p outside [0, 1).
 #include <cstdint>
 
 #include "layers/attention/kernels/attention_dims.h"
@@ -18,27 +25,31 @@ namespace tn {
 /// Fast form, parallel over (batch, head). probs: caller buffer [B, H, T, T], saved for backward.
 void softmax_attention_forward(const AttentionDims& dims, bool causal, const uint8_t* key_valid,
                                const float* q, const float* k, const float* v, float* out,
-                               float* probs);
+                               float* probs, float dropout_p = 0.f, uint64_t dropout_key = 0);
 
 /// Gradients given saved probs and d_out; dq, dk, dv are OVERWRITTEN.
 void softmax_attention_backward(const AttentionDims& dims, bool causal, const uint8_t* key_valid,
                                 const float* q, const float* k, const float* v, const float* probs,
-                                const float* d_out, float* dq, float* dk, float* dv);
+                                const float* d_out, float* dq, float* dk, float* dv,
+                                float dropout_p = 0.f, uint64_t dropout_key = 0);
 
-/// Trusted reference: the full masked T×T logits, softmax and product, unthreaded, in double.
+/// Trusted reference: the full masked T×T logits, softmax, dropout and product, unthreaded, in
+/// double.
 /// Writes out.
 void softmax_attention_forward_naive(const AttentionDims& dims, bool causal,
                                      const uint8_t* key_valid, const float* q, const float* k,
-                                     const float* v, float* out);
+                                     const float* v, float* out, float dropout_p = 0.f,
+                                     uint64_t dropout_key = 0);
 /// Same in double throughout (for finite-difference checks).
 void softmax_attention_forward_naive(const AttentionDims& dims, bool causal,
                                      const uint8_t* key_valid, const double* q, const double* k,
-                                     const double* v, double* out);
+                                     const double* v, double* out, float dropout_p = 0.f,
+                                     uint64_t dropout_key = 0);
 
 /// Trusted reference gradients in double (recomputes P); dq, dk, dv overwritten.
 void softmax_attention_backward_naive(const AttentionDims& dims, bool causal,
                                       const uint8_t* key_valid, const float* q, const float* k,
                                       const float* v, const float* d_out, float* dq, float* dk,
-                                      float* dv);
+                                      float* dv, float dropout_p = 0.f, uint64_t dropout_key = 0);
 
 }  // namespace tn
