@@ -23,7 +23,13 @@ void Tape::backward(const Var& loss, float seed) {
     throw ShapeError("[backward] loss must be a scalar, got shape " +
                      shape_str(loss->value.shape()));
   loss->grad_buf().fill(seed);
-  for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) (*it)();
+  // Destroy each closure right after it ran: its saved activations and the gradients of the
+  // values it alone referenced go back to the pool while the rest of the backward still runs,
+  // so later gradient buffers reuse them and peak memory stays near the forward's.
+  for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) {
+    (*it)();
+    *it = nullptr;
+  }
   nodes_.clear();
 }
 
