@@ -73,9 +73,6 @@ nlohmann::json train_lm(const ExperimentSpec& spec_in, const TrainOptions& optio
   ExperimentSpec spec = spec_in;
   const TrainSpec& train = spec.train;
   set_num_threads(train.threads);
-  if (train.precision != "f32")
-    throw ConfigError(spec.path + ": train.precision: " + train.precision +
-                      " training is not available yet; use f32");
   if (spec.model.arch != Arch::Decoder || spec.model.head != HeadKind::LM)
     throw ConfigError(spec.path + ": model: `train` on WikiText needs arch: decoder with the lm head");
 
@@ -148,6 +145,7 @@ nlohmann::json train_lm(const ExperimentSpec& spec_in, const TrainOptions& optio
   int64_t total_tokens = 0, window_tokens = 0, window_steps = 0;
   double last_grad_norm = 0.0;
   Tape tape;
+  tape.set_bf16(train.precision == "bf16");  // evaluation stays f32 (the master weights)
   std::vector<LmBatch> micro(train.update_freq);
   for (int64_t step = 1; step <= train.max_steps; ++step) {
     const auto step_start = Clock::now();

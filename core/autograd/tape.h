@@ -37,6 +37,11 @@ class Tape {
   bool enabled() const { return enabled_; }
   void set_enabled(bool enabled) { enabled_ = enabled; }
 
+  /// Whether dense products (linear layers, the LM head) round their operands to bfloat16
+  /// (f32 accumulation, f32 master weights): the `precision: bf16` setting.
+  bool bf16() const { return bf16_; }
+  void set_bf16(bool bf16) { bf16_ = bf16; }
+
   /// True when an op with these inputs must record a backward.
   bool needs_grad(std::initializer_list<const Var*> inputs) const;
 
@@ -54,6 +59,7 @@ class Tape {
 
  private:
   bool enabled_ = true;
+  bool bf16_ = false;
   std::vector<std::function<void()>> nodes_;
 };
 

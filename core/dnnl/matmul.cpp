@@ -1,7 +1,10 @@
 #include "core/dnnl/matmul.h"
 
+#include <map>
 #include <mutex>
+#include <tuple>
 #include <unordered_map>
+#include <vector>
 
 #include "core/dnnl/engine.h"
 
@@ -18,7 +21,7 @@ struct ShapeHash {
     mix(s.m);
     mix(s.n);
     mix(s.k);
-    mix(s.trans_a | (s.trans_b << 1) | (s.accumulate << 2) | (s.bias << 3));
+    mix(s.trans_a | (s.trans_b << 1) | (s.accumulate << 2) | (s.bias << 3) | (s.bf16 << 4));
     return h;
   }
 };
@@ -28,18 +31,50 @@ struct Cached {
   memory::desc a_md, b_md, c_md, bias_md;
 };
 
-memory::desc matrix_desc(int64_t batch, int64_t rows, int64_t cols, bool transposed) {
+memory::desc matrix_desc(int64_t batch, int64_t rows, int64_t cols, bool transposed,
+                         dt type = dt::f32) {
   // Logical [batch, rows, cols]; stored as [batch, cols, rows] when transposed.
   memory::dims dims = {batch, rows, cols};
   memory::dims strides = transposed ? memory::dims{rows * cols, 1, rows}
                                     : memory::dims{rows * cols, cols, 1};
-  return memory::desc(dims, dt::f32, strides);
+  return memory::desc(dims, type, strides);
+}
+
+/// f32 → bf16 conversion of a [batch, rows, cols] operand (round to nearest even) into a plain
+/// row-major bf16 copy, transposing on the way when the source is stored transposed: a cached
+/// oneDNN reorder. A transposed bf16 A would send oneDNN to a slow path.
+void to_bf16(const float* src, uint16_t* dst, int64_t batch, int64_t rows, int64_t cols,
+             bool transposed) {
+  using Key = std::tuple<int64_t, int64_t, int64_t, bool>;
+  struct Entry {
+    dnnl::reorder prim;
+    memory::desc from, to;
+  };
+  static std::mutex mutex;
+  static std::map<Key, Entry> cache;
+  Entry* entry;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    const Key key{batch, rows, cols, transposed};
+    auto it = cache.find(key);
+    if (it == cache.end()) {
+      memory::desc from = matrix_desc(batch, rows, cols, transposed, dt::f32);
+      memory::desc to = matrix_desc(batch, rows, cols, false, dt::bf16);
+      dnnl::reorder::primitive_desc pd(cpu_engine(), from, cpu_engine(), to);
+      it = cache.emplace(key, Entry{dnnl::reorder(pd), from, to}).first;
+    }
+    entry = &it->second;
+  }
+  memory from(entry->from, cpu_engine(), const_cast<float*>(src));
+  memory to(entry->to, cpu_engine(), dst);
+  entry->prim.execute(cpu_stream(), from, to);
 }
 
 Cached build(const MatmulShape& s) {
   Cached c;
-  c.a_md = matrix_desc(s.batch, s.m, s.k, s.trans_a);
-  c.b_md = matrix_desc(s.batch, s.k, s.n, s.trans_b);
+  const dt operand = s.bf16 ? dt::bf16 : dt::f32;
+  c.a_md = matrix_desc(s.batch, s.m, s.k, s.trans_a && !s.bf16, operand);  // bf16 A: made plain
+  c.b_md = matrix_desc(s.batch, s.k, s.n, s.trans_b, operand);
   c.c_md = matrix_desc(s.batch, s.m, s.n, false);
   if (s.bias) c.bias_md = memory::desc({1, 1, s.n}, dt::f32, memory::dims{s.n, s.n, 1});
   dnnl::primitive_attr attr;
@@ -74,8 +109,20 @@ void matmul(const MatmulShape& s, const float* a, const float* b, float* c, cons
     entry = &it->second;
   }
   auto& eng = cpu_engine();
-  memory a_mem(entry->a_md, eng, const_cast<float*>(a));
-  memory b_mem(entry->b_md, eng, const_cast<float*>(b));
+  const void* a_ptr = a;
+  const void* b_ptr = b;
+  if (s.bf16) {  // per-thread staging buffers, grown once and reused
+    thread_local std::vector<uint16_t> a16, b16;
+    const int64_t na = s.batch * s.m * s.k, nb = s.batch * s.k * s.n;
+    if (static_cast<int64_t>(a16.size()) < na) a16.resize(na);
+    if (static_cast<int64_t>(b16.size()) < nb) b16.resize(nb);
+    to_bf16(a, a16.data(), s.batch, s.m, s.k, s.trans_a);
+    to_bf16(b, b16.data(), s.batch, s.k, s.n, false);  // B keeps its layout (trans_b: [N,K])
+    a_ptr = a16.data();
+    b_ptr = b16.data();
+  }
+  memory a_mem(entry->a_md, eng, const_cast<void*>(a_ptr));
+  memory b_mem(entry->b_md, eng, const_cast<void*>(b_ptr));
   memory c_mem(entry->c_md, eng, c);
   std::unordered_map<int, memory> args = {
       {DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, c_mem}};

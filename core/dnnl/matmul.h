@@ -13,10 +13,12 @@ struct MatmulShape {
   bool trans_a = false, trans_b = false;
   bool accumulate = false;  // C += product instead of C = product
   bool bias = false;
+  bool bf16 = false;  // round A and B to bfloat16 (AVX-512 BF16), accumulate and write C in f32
   bool operator==(const MatmulShape&) const = default;
 };
 
-/// Runs the cached primitive for `shape` on raw pointers (f32). Throws dnnl::error on failure.
+/// Runs the cached primitive for `shape` on raw pointers (f32 in and out; with shape.bf16 the
+/// operands are converted to bf16 by a cached oneDNN reorder first). Throws dnnl::error on failure.
 void matmul(const MatmulShape& shape, const float* a, const float* b, float* c,
             const float* bias = nullptr);
 

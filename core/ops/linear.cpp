@@ -38,20 +38,22 @@ Var linear(Tape& tape, const Var& x, const Var& weight, const Var& bias) {
   Shape out_shape = x->value.shape();
   out_shape.back() = out;
   Tensor y = Tensor::empty(out_shape);
-  matmul({1, rows, out, in, false, true, false, bias != nullptr}, x->value.data(), w.data(),
+  const bool bf16 = tape.bf16();
+  matmul({1, rows, out, in, false, true, false, bias != nullptr, bf16}, x->value.data(), w.data(),
          y.data(), bias ? bias->value.data() : nullptr);
   Var result = make_var(std::move(y));
   if (!tape.needs_grad({&x, &weight, &bias})) return result;
   result->requires_grad = true;
-  tape.record([x, weight, bias, result, rows, in, out]() {
+  tape.record([x, weight, bias, result, rows, in, out, bf16]() {
     if (!result->has_grad()) return;
     const float* dy = result->grad.data();
     if (x->requires_grad) {  // dx = dy W
       GradSink dx(x);
-      matmul({1, rows, in, out, false, false, false, false}, dy, weight->value.data(), dx.data());
+      matmul({1, rows, in, out, false, false, false, false, bf16}, dy, weight->value.data(),
+             dx.data());
     }
     if (weight->requires_grad) {  // dW += dyᵀ x
-      matmul({1, out, in, rows, true, false, true, false}, dy, x->value.data(),
+      matmul({1, out, in, rows, true, false, true, false, bf16}, dy, x->value.data(),
              weight->grad_buf().data());
     }
     if (bias && bias->requires_grad) bias_grad(dy, rows, out, bias->grad_buf().data());

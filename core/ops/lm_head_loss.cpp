@@ -79,7 +79,7 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
   for (int64_t r0 = 0; r0 < rows; r0 += chunk) {
     const int64_t rc = std::min(chunk, rows - r0);
     float* lp = logits.data();
-    matmul({1, rc, vocab, d, false, true, false, bias != nullptr}, hp + r0 * d, wp, lp,
+    matmul({1, rc, vocab, d, false, true, false, bias != nullptr, tape.bf16()}, hp + r0 * d, wp, lp,
            bias ? bias->value.data() : nullptr);
     const SoftmaxPrims& prims = softmax_prims(rc, vocab);
     memory mem(prims.md, eng, lp);
@@ -108,8 +108,10 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
         for (int64_t j = 0; j < vocab; ++j) db[j] += lp[i * vocab + j];
     }
     // d hidden_c = g W ; d W += gᵀ hidden_c  (g = softmax − onehot, unscaled)
-    matmul({1, rc, d, vocab, false, false, false, false}, lp, wp, d_hidden.data() + r0 * d);
-    matmul({1, vocab, d, rc, true, false, true, false}, lp, hp + r0 * d, d_weight.data());
+    matmul({1, rc, d, vocab, false, false, false, false, tape.bf16()}, lp, wp,
+           d_hidden.data() + r0 * d);
+    matmul({1, vocab, d, rc, true, false, true, false, tape.bf16()}, lp, hp + r0 * d,
+           d_weight.data());
   }
   LmLoss out;
   out.sum_nll = sum_nll;

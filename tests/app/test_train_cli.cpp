@@ -103,3 +103,17 @@ TEST_CASE("cli: a diverging run stops naming the step and keeps the last good ch
   REQUIRE(e.code == 0);
   CHECK(std::isfinite(json::parse(e.out)["loss"].get<double>()));
 }
+
+TEST_CASE("cli: precision bf16 trains to the f32 run's test loss within 2 %") {
+  const std::string dir = scratch_dir("bf16");
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  CliResult f32 = run_cli("train " + dir + "/tiny.yaml --out " + dir + "/f32", dir);
+  CliResult bf16 = run_cli("train " + dir + "/tiny.yaml --set train.precision=bf16 --out " + dir + "/bf16", dir);
+  INFO(bf16.err);
+  REQUIRE(f32.code == 0);
+  REQUIRE(bf16.code == 0);
+  const double a = json::parse(slurp(dir + "/f32/summary.json"))["test"]["loss"].get<double>();
+  const double b = json::parse(slurp(dir + "/bf16/summary.json"))["test"]["loss"].get<double>();
+  CHECK(a != b);  // the products really were rounded
+  CHECK(std::abs(a - b) / a < 0.02);
+}
