@@ -3,6 +3,8 @@
 // mode, dropout on) and inference forwards on random tokens, like the reference's train-bench.
 #include <cstdint>
 
+#include "core/dnnl/matmul_probe.h"
+#include "experiments/bench_flops.h"
 #include "layers/model_config.h"
 
 namespace tn {
@@ -12,15 +14,32 @@ struct BenchOptions {
   int64_t steps = 10;   // timed training steps (and timed inference forwards)
   int64_t warmup = 2;   // untimed steps first (primitive creation, pool warm-up)
   uint64_t seed = 0;
+  bool bf16 = false;    // precision: bf16 for the dense products (train.precision)
 };
 
 struct BenchResult {
   double train_tokens_per_s = 0, train_step_s = 0;
   double infer_tokens_per_s = 0;
   double peak_rss_mb = 0;
+  double train_peak_rss_mb = 0;  // peak RSS when the training steps ended (before inference)
   int64_t params = 0;
   double last_loss = 0;
+  ModelFlops flops;              // forward FLOPs of one step (bench_flops.h)
+  double train_gflops = 0;       // achieved model FLOP/s of training: flops.train_step() / step_s
+  double infer_gflops = 0;       // achieved model FLOP/s of inference: flops.forward() / forward_s
 };
+
+/// The machine's matmul throughput, measured on the spot (core/dnnl/matmul_probe.h): one
+/// size × size × size matmul in f32 and in bf16 (bf16 inputs, f32 output).
+struct PeakMatmul {
+  MatmulProbeResult f32, bf16;
+};
+PeakMatmul measure_peak_matmul(int64_t size = 2048, int reps = 5);
+
+/// Model-FLOP utilisation: achieved model GFLOP/s over the probe's peak (0 when it did not run).
+inline double mfu(double achieved_gflops, const MatmulProbeResult& peak) {
+  return peak.ok && peak.gflops > 0 ? achieved_gflops / peak.gflops : 0.0;
+}
 
 /// Builds the model of `config` (vocab_size must be set) and times it. Logs progress to spdlog.
 BenchResult bench_model(const ModelConfig& config, const BenchOptions& options);

@@ -1,0 +1,116 @@
+#include "core/dnnl/matmul_probe.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <unordered_map>
+#include <vector>
+
+#include "core/dnnl/engine.h"
+
+namespace tn {
+namespace {
+
+using dnnl::memory;
+using dt = memory::data_type;
+using tag = memory::format_tag;
+
+/// 64-byte aligned, freed with std::free.
+struct AlignedBuffer {
+  void* ptr = nullptr;
+  explicit AlignedBuffer(size_t bytes) {
+    bytes = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
+    ptr = std::aligned_alloc(64, bytes);
+    if (!ptr) throw std::bad_alloc();
+  }
+  ~AlignedBuffer() { std::free(ptr); }
+  AlignedBuffer(const AlignedBuffer&) = delete;
+  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
+};
+
+/// bf16 = the upper 16 bits of the f32 (round to nearest even).
+uint16_t to_bf16(float f) {
+  uint32_t bits;
+  static_assert(sizeof(bits) == sizeof(f));
+  std::memcpy(&bits, &f, sizeof(f));
+  bits += 0x7FFFu + ((bits >> 16) & 1u);
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+void fill(void* data, dt type, int64_t count, uint64_t seed) {
+  uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 1;
+  for (int64_t i = 0; i < count; ++i) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    const float v = static_cast<float>(static_cast<int64_t>(state % 2001) - 1000) * 1e-3f;
+    if (type == dt::f32)
+      static_cast<float*>(data)[i] = v;
+    else
+      static_cast<uint16_t*>(data)[i] = to_bf16(v);
+  }
+}
+
+}  // namespace
+
+const char* to_string(ProbeType type) { return type == ProbeType::F32 ? "f32" : "bf16"; }
+
+MatmulProbeResult probe_matmul(ProbeType type, int64_t m, int64_t n, int64_t k, int reps,
+                               int warmup) {
+  MatmulProbeResult r;
+  r.m = m;
+  r.n = n;
+  r.k = k;
+  r.reps = std::max(reps, 1);
+  const dt in_type = type == ProbeType::F32 ? dt::f32 : dt::bf16;
+  try {
+    auto& eng = cpu_engine();
+    const memory::desc a_md({m, k}, in_type, tag::ab);
+    const memory::desc b_md({k, n}, in_type, tag::ab);
+    const memory::desc c_md({m, n}, dt::f32, tag::ab);
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), eng);
+    r.impl = pd.impl_info_str();
+    if (r.impl.find("ref") != std::string::npos) {
+      r.error = std::string("oneDNN has no optimised ") + to_string(type) +
+                " matmul for this CPU (implementation " + r.impl + "); not timed";
+      return r;
+    }
+    const size_t in_bytes = type == ProbeType::F32 ? 4 : 2;
+    AlignedBuffer a(static_cast<size_t>(m * k) * in_bytes), b(static_cast<size_t>(k * n) * in_bytes),
+        c(static_cast<size_t>(m * n) * 4);
+    fill(a.ptr, in_type, m * k, 1);
+    fill(b.ptr, in_type, k * n, 2);
+    fill(c.ptr, dt::f32, m * n, 3);
+    dnnl::matmul prim(pd);
+    memory a_mem(a_md, eng, a.ptr), b_mem(b_md, eng, b.ptr), c_mem(c_md, eng, c.ptr);
+    std::unordered_map<int, memory> args = {
+        {DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, c_mem}};
+    auto& stream = cpu_stream();
+    for (int i = 0; i < warmup; ++i) {
+      prim.execute(stream, args);
+      stream.wait();
+    }
+    std::vector<double> times;
+    for (int i = 0; i < r.reps; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      prim.execute(stream, args);
+      stream.wait();
+      times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(times.begin(), times.end());
+    r.best_s = times.front();
+    r.median_s = times[times.size() / 2];
+    const double flop = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+    r.gflops = flop / r.best_s / 1e9;
+    r.median_gflops = flop / r.median_s / 1e9;
+    r.ok = true;
+  } catch (const dnnl::error& e) {
+    r.error = std::string("oneDNN ") + to_string(type) + " matmul failed: " + e.what();
+  }
+  return r;
+}
+
+}  // namespace tn
