@@ -145,7 +145,7 @@ TEST_CASE("every mixer, encoder and decoder: padding never changes real position
     }
 }
 
-TEST_CASE("linear attention with scaling returns V unchanged for constant values; finite at 16k tokens") {
+TEST_CASE("linear attention with scaling returns V unchanged for constant values, finite at 16k tokens") {
   ModelConfig c;
   c.arch = Arch::Encoder;
   c.d_model = 8;

@@ -378,7 +378,7 @@ TEST_CASE("attention dropout: garbage at padded keys changes nothing, bit for bi
     }
 }
 
-TEST_CASE("attention dropout: dropout_p outside [0, 1) throws ShapeError naming the op") {
+TEST_CASE("attention dropout: dropout_p outside 0 <= p < 1 throws ShapeError naming the op") {
   std::vector<float> x(64);
   const AttentionDims d{1, 2, 1, 4};
   for (float p : {1.f, -0.1f, std::numeric_limits<float>::quiet_NaN()}) {
