@@ -192,7 +192,7 @@ TEST_CASE("batch_norm matches the naive reference at an LRA-like width and many 
   }
 }
 
-TEST_CASE("grad: batch_norm training (x, weight, bias; with and without mask, null params)") {
+TEST_CASE("grad: batch_norm training (x, weight, bias, with and without mask, null params)") {
   Rng rng(7);
   Var x = param({2, 3, 5}, rng), w = param({5}, rng), b = param({5}, rng);
   Tensor r = randn({2, 3, 5}, rng);
