@@ -16,6 +16,9 @@ inline std::string golden_root() {
   return std::string(TN_SOURCE_DIR) + "/../shared/golden";
 }
 
+/// The PyTorch reference's folder (its quickstart.yaml): beside the golden fixtures.
+inline std::string reference_root() { return golden_root() + "/../reference"; }
+
 inline std::string source_dir() { return TN_SOURCE_DIR; }
 inline std::string binary() { return TN_BINARY; }
 

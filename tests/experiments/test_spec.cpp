@@ -46,7 +46,7 @@ std::string read_file(const std::string& path) {
   return text.str();
 }
 
-std::string quickstart_text() { return read_file(test::source_dir() + "/../shared/reference/quickstart.yaml"); }
+std::string quickstart_text() { return read_file(test::reference_root() + "/quickstart.yaml"); }
 
 /// The ConfigError message of loading `text` as spec.yaml (with `overrides`); fails the test when
 /// it loads.
