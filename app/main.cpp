@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   add(tn::app::add_eval_verb);
   add(tn::app::add_forward_verb);
   add(tn::app::add_bench_verb);
+  add(tn::app::add_generate_verb);
 
   try {
     app.parse(argc, argv);

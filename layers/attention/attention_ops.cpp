@@ -195,24 +195,25 @@ Var softmax_attention(Tape& tape, const Var& q, const Var& k, const Var& v, int6
 }
 
 Var relative_position(Tape& tape, const Var& x, int64_t n_heads, const Var& theta,
-                      const Var& householder, int64_t period) {
+                      const Var& householder, int64_t period, int64_t offset) {
   const AttentionDims d = dims_of(x, n_heads);
   if (theta->value.numel() != d.d_head / 2)
     throw ShapeError("[relative_position] theta has " + std::to_string(theta->value.numel()) +
                      " entries, expected d_head/2 = " + std::to_string(d.d_head / 2));
   Tensor y = Tensor::empty(x->value.shape());
   const float* hh = householder ? householder->value.data() : nullptr;
-  relative_position_forward(d, theta->value.data(), hh, period, x->value.data(), y.data());
+  relative_position_forward(d, theta->value.data(), hh, period, x->value.data(), y.data(),
+                            offset);
   Var result = make_var(std::move(y));
   if (!tape.needs_grad({&x, &theta})) return result;
   result->requires_grad = true;
-  tape.record([x, theta, householder, result, d, period]() {
+  tape.record([x, theta, householder, result, d, period, offset]() {
     if (!result->has_grad()) return;
     const float* hh = householder ? householder->value.data() : nullptr;
     float* d_theta = theta->requires_grad ? theta->grad_buf().data() : nullptr;
     Tensor dx = Tensor::empty(x->value.shape());
     relative_position_backward(d, theta->value.data(), hh, period, x->value.data(),
-                               result->grad.data(), dx.data(), d_theta);
+                               result->grad.data(), dx.data(), d_theta, offset);
     if (!x->requires_grad) return;
     if (!x->has_grad())
       x->grad = dx;

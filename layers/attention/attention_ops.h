@@ -38,10 +38,11 @@ Var softmax_attention(Tape& tape, const Var& q, const Var& k, const Var& v, int6
                       bool causal, const std::vector<uint8_t>* key_valid, float dropout_p = 0.f,
                       uint64_t dropout_key = 0);
 
-/// URPE (householder non-null) or RoPE on q or k (paper.md §1.7), per head; positions t, or
-/// t mod period when period > 0 (inside diag blocks). theta: [d_head/2] (learned for URPE).
+/// URPE (householder non-null) or RoPE on q or k (paper.md §1.7), per head; positions
+/// offset + t, or (offset + t) mod period when period > 0 (inside diag blocks). theta: [d_head/2]
+/// (learned for URPE). offset > 0 places row 0 at an absolute position (incremental decoding).
 Var relative_position(Tape& tape, const Var& x, int64_t n_heads, const Var& theta,
-                      const Var& householder, int64_t period);
+                      const Var& householder, int64_t period, int64_t offset = 0);
 
 /// FAVOR+ feature map (Performer; reference README item 8): x [B, T, H·d_head] → φ [B, T, H·m]
 /// with the fixed random `features` [H, m, d_head]; the stabiliser is a constant for autograd

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/error.h"
 #include "layers/attention/attention_ops.h"
 #include "layers/attention/linear_attention.h"
 
@@ -22,6 +23,12 @@ Var CosFormer::forward(ForwardContext& ctx, const Var& x) {
       linear_attention(ctx.tape, q, k, v, n_heads_, causal_, LinearAttention::kChunk, true);
   Var o = divide_by_denominator(ctx.tape, terms.num, terms.den, static_cast<float>(options_.eps));
   return proj_.project_out(ctx, o);
+}
+
+std::unique_ptr<DecodeState> CosFormer::start_decode() const {
+  throw ConfigError("[start_decode] cosformer has no incremental form: its re-weighting uses the "
+                    "sequence's total length M, so adding a token changes every earlier output; "
+                    "decode the whole model by recomputing the prefix (TransNormerModel does)");
 }
 
 }  // namespace tn

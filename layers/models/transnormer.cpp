@@ -1,10 +1,12 @@
 #include "layers/models/transnormer.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.h"
 #include "core/ops/elementwise.h"
 #include "core/ops/embedding.h"
+#include "core/ops/lm_head_loss.h"
 #include "layers/init.h"
 #include "layers/positional/sinusoidal.h"
 #include "layers/registry.h"
@@ -123,6 +125,91 @@ Tensor TransNormerModel::token_logits(ForwardContext& ctx, const Var& hidden,
   Var h = mlm_head_ ? mlm_head_->transform(ctx, hidden) : hidden;
   const Tensor flat = h->value.reshape({-1, config_.d_model});
   return lm_logits(flat, output_weight()->value, rows, mlm_head_ ? &mlm_head_->bias()->value : nullptr);
+}
+
+int64_t ModelDecodeState::size_bytes() const {
+  int64_t total = static_cast<int64_t>(prefix.capacity() * sizeof(int32_t));
+  for (const auto& layer : layers) total += layer->size_bytes();
+  return total;
+}
+
+bool TransNormerModel::decodes_incrementally() const {
+  for (MixerKind kind : config_.layers)
+    if (kind == MixerKind::Cosformer) return false;
+  return true;
+}
+
+ModelDecodeState TransNormerModel::start_decode() const {
+  if (!config_.causal())
+    throw ConfigError("model.arch is encoder: only a decoder (arch: decoder) generates text token "
+                      "by token");
+  if (config_.head != HeadKind::LM)
+    throw ConfigError("model.head is not lm: generation needs the language-model head (head: lm)");
+  ModelDecodeState state;
+  if (!decodes_incrementally()) {
+    state.recompute_prefix = true;
+    return state;
+  }
+  for (const auto& block : blocks_) state.layers.push_back(block->token_mixer->start_decode());
+  return state;
+}
+
+Tensor TransNormerModel::decode_step(ForwardContext& ctx, ModelDecodeState& state, int32_t token,
+                                     int64_t position) {
+  const ModelConfig& c = config_;
+  if (ctx.training || ctx.tape.enabled())
+    throw ShapeError("[decode_step] decoding runs in eval mode with the tape disabled "
+                     "(ForwardContext.training false, tape.set_enabled(false))");
+  if (position != state.next_position)
+    throw ShapeError("[decode_step] positions must be fed in order from 0: expected " +
+                     std::to_string(state.next_position) + ", got " + std::to_string(position));
+  if (state.recompute_prefix) {  // a layer without an incremental form: the whole prefix again
+    if (token < 0 || token >= c.vocab_size)  // checked before the prefix keeps it
+      throw ShapeError("[decode_step] token " + std::to_string(token) + " is outside [0, " +
+                       std::to_string(c.vocab_size) + ")");
+    state.prefix.push_back(token);
+    const int64_t n = static_cast<int64_t>(state.prefix.size());
+    const Var hidden = forward(ctx, state.prefix, 1, n);
+    ++state.next_position;
+    return token_logits(ctx, hidden, {n - 1}).reshape({c.vocab_size});
+  }
+  if (state.layers.size() != blocks_.size())
+    throw ShapeError("[decode_step] the state was not made by this model's start_decode()");
+  const int64_t d = c.d_model;
+  const float embed_scale = c.embed_scale ? std::sqrt(static_cast<float>(d)) : 1.0f;
+  Var x = embedding(ctx.tape, embed_tokens_, {token}, 1, 1, embed_scale);
+  if (c.positional == Positional::Sinusoidal) {
+    // The row forward() adds at this position: p = position + 2 (sinusoidal_table's offset).
+    x = add_positions(ctx.tape, x, make_var(sinusoidal_table(1, d, position + 2), false));
+  } else if (c.positional == Positional::Learned) {
+    if (position >= c.max_positions)
+      throw ConfigError("position " + std::to_string(position) + " exceeds model.max_positions=" +
+                        std::to_string(c.max_positions) +
+                        " (learned positions): generate fewer tokens or use a shorter prompt");
+    Tensor row = Tensor::empty({1, d});
+    std::copy_n(embed_positions_->value.data() + position * d, d, row.data());
+    x = add_positions(ctx.tape, x, make_var(std::move(row), false));
+  }
+  x = embed_norm_->forward(ctx, x);
+  for (size_t i = 0; i < blocks_.size(); ++i) {
+    Block& block = *blocks_[i];
+    DecodeState& layer_state = *state.layers[i];
+    if (c.prenorm) {
+      Var h = block.token_mixer->decode_step(ctx, layer_state,
+                                             block.token_mixer_norm->forward(ctx, x), position);
+      x = add(ctx.tape, x, h);
+      h = block.channel_mixer->forward(ctx, block.channel_mixer_norm->forward(ctx, x));
+      x = add(ctx.tape, x, h);
+    } else {
+      Var h = block.token_mixer->decode_step(ctx, layer_state, x, position);
+      x = block.token_mixer_norm->forward(ctx, add(ctx.tape, x, h));
+      h = block.channel_mixer->forward(ctx, x);
+      x = block.channel_mixer_norm->forward(ctx, add(ctx.tape, x, h));
+    }
+  }
+  x = final_norm_->forward(ctx, x);
+  ++state.next_position;
+  return lm_logits(x->value.reshape({1, d}), output_weight()->value, {0}).reshape({c.vocab_size});
 }
 
 Var TransNormerModel::classify(ForwardContext& ctx, const Var& hidden) {

@@ -4,6 +4,8 @@
 // Block (paper.md §1.5): pre-norm  x = x + drop(mixer(norm1(x))); x = x + drop(cm(norm2(x)));
 //                        post-norm x = norm1(x + drop(mixer(x))); x = norm2(x + drop(cm(x))).
 // Parameter names follow design.md's checkpoint format.
+// Incremental decoding (start_decode / decode_step): the same computation one token at a time for
+// a decoder LM, each mixer carrying its DecodeState (layers/module.h).
 #include <memory>
 #include <vector>
 
@@ -15,6 +17,20 @@
 #include "layers/param_store.h"
 
 namespace tn {
+
+/// The decoding state of a whole decoder LM for one sequence (batch 1): one DecodeState per layer
+/// and the position of the next token; or, for a model with a layer that has no incremental form
+/// (cosFormer), the token prefix, recomputed whole at each step. Made by
+/// TransNormerModel::start_decode().
+struct ModelDecodeState {
+  std::vector<std::unique_ptr<DecodeState>> layers;  // empty when recomputing the prefix
+  std::vector<int32_t> prefix;                       // the tokens so far, when recomputing
+  bool recompute_prefix = false;
+  int64_t next_position = 0;
+  /// Bytes held (constant in the position for a stack of NormAttention, linear, Performer and
+  /// DiagAttention layers).
+  int64_t size_bytes() const;
+};
 
 class TransNormerModel {
  public:
@@ -53,6 +69,27 @@ class TransNormerModel {
 
   /// The output matrix [vocab, d]: embed_tokens.weight when tied, else lm_head.weight.
   const Var& output_weight() const;
+
+  /// Whether every layer has an incremental form (all but cosFormer). If not, decode_step
+  /// recomputes the whole prefix: correct, but O(t) per token.
+  bool decodes_incrementally() const;
+
+  /// Starts decoding one sequence: an empty state per layer (or an empty prefix, see
+  /// decodes_incrementally). Throws ConfigError unless the model is a decoder (arch: decoder)
+  /// with the lm head.
+  ModelDecodeState start_decode() const;
+
+  /// Feeds `token` at `position` (= state.next_position: tokens go in order from 0) and returns
+  /// the logits [vocab_size] for the next token: embedding (× √d_model when embed_scale) + the
+  /// position's row (sinusoidal p = position + 2, or learned row `position`), embed_norm, each
+  /// block on one row (the mixer through its DecodeState), final_norm, h Eᵀ. Equal to the logits
+  /// of forward() + token_logits() at that position (to float tolerance). With a cosFormer layer it
+  /// runs forward() over the whole prefix instead: the same logits as forward() on the tokens so
+  /// far (cosFormer's M = position + 1). Per-token time does not grow with the position for
+  /// linear, NormAttention, Performer and DiagAttention layers. Eval mode with the tape disabled:
+  /// throws ShapeError otherwise, and for a position out of order or a token outside [0, vocab);
+  /// ConfigError past max_positions with learned positions.
+  Tensor decode_step(ForwardContext& ctx, ModelDecodeState& state, int32_t token, int64_t position);
 
  private:
   struct Block;

@@ -31,9 +31,10 @@ RelativeEncoding::RelativeEncoding(Relative kind, int64_t n_heads, int64_t d_hea
         static_cast<float>(std::pow(10000.0, -2.0 * static_cast<double>(m) / d_head));
 }
 
-Var RelativeEncoding::apply(ForwardContext& ctx, const Var& x, int64_t period) const {
+Var RelativeEncoding::apply(ForwardContext& ctx, const Var& x, int64_t period,
+                           int64_t offset) const {
   if (kind_ == Relative::None) return x;
-  return relative_position(ctx.tape, x, n_heads_, theta_, householder_, period);
+  return relative_position(ctx.tape, x, n_heads_, theta_, householder_, period, offset);
 }
 
 }  // namespace tn

@@ -16,8 +16,9 @@ class RelativeEncoding {
  public:
   RelativeEncoding(Relative kind, int64_t n_heads, int64_t d_head, ParamStore& store,
                    const std::string& prefix, Rng& rng);
-  /// x: [B, T, n_heads·d_head]; positions t, or t mod period when period > 0.
-  Var apply(ForwardContext& ctx, const Var& x, int64_t period = 0) const;
+  /// x: [B, T, n_heads·d_head]; positions offset + t, or (offset + t) mod period when period > 0.
+  /// offset: the absolute position of row 0 (incremental decoding feeds one row at a time).
+  Var apply(ForwardContext& ctx, const Var& x, int64_t period = 0, int64_t offset = 0) const;
 
  private:
   Relative kind_;

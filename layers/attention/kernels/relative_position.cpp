@@ -14,19 +14,24 @@ namespace {
 
 using kernel_detail::dot;
 
-void check_args(const char* op, const AttentionDims& dims, int64_t period, const void* theta,
-                const void* x) {
+void check_args(const char* op, const AttentionDims& dims, int64_t period, int64_t offset,
+                const void* theta, const void* x) {
   check_attention_dims(op, dims);
   if (dims.d_head % 2 != 0)
     throw ShapeError(std::string("[") + op + "] d_head must be even for rotary pairs, got " +
                      std::to_string(dims.d_head));
   kernel_detail::check_at_least(op, "period", period, 0);
+  kernel_detail::check_at_least(op, "offset", offset, 0);
   if (attention_numel(dims) == 0) return;
   kernel_detail::check_not_null(op, "theta", theta);
   kernel_detail::check_not_null(op, "x", x);
 }
 
-inline int64_t position(int64_t t, int64_t period) { return period > 0 ? t % period : t; }
+/// The encoded position of row t: offset + t, or (offset + t) % period.
+inline int64_t position(int64_t t, int64_t period, int64_t offset) {
+  const int64_t pos = offset + t;
+  return period > 0 ? pos % period : pos;
+}
 
 /// cos/sin of float(pos)·theta[m] (the f32 angle the reference forms), evaluated in double and
 /// rounded.
@@ -62,7 +67,7 @@ inline void rotate(const float* __restrict u, const float* __restrict cs,
 
 template <class Real>
 void forward_naive(const AttentionDims& dims, const Real* theta, const Real* householder,
-                   int64_t period, const Real* x, Real* y) {
+                   int64_t period, int64_t offset, const Real* x, Real* y) {
   const int64_t T = dims.seq_len, H = dims.n_heads, D = dims.d_head;
   std::vector<double> u(D);
   for (int64_t b = 0; b < dims.batch; ++b)
@@ -75,7 +80,7 @@ void forward_naive(const AttentionDims& dims, const Real* theta, const Real* hou
           for (int64_t d = 0; d < D; ++d) s += double(xr[d]) * double(householder[d]);
         for (int64_t d = 0; d < D; ++d)
           u[d] = double(xr[d]) - (householder ? 2.0 * s * double(householder[d]) : 0.0);
-        const int64_t pos = position(t, period);
+        const int64_t pos = position(t, period, offset);
         for (int64_t m = 0; m < D / 2; ++m) {
           const double a =
               double(Real(pos) * theta[m]);  // float angle for Real = float, as the fast form
@@ -88,8 +93,9 @@ void forward_naive(const AttentionDims& dims, const Real* theta, const Real* hou
 }  // namespace
 
 void relative_position_forward(const AttentionDims& dims, const float* theta,
-                               const float* householder, int64_t period, const float* x, float* y) {
-  check_args("relative_position_forward", dims, period, theta, x);
+                               const float* householder, int64_t period, const float* x, float* y,
+                               int64_t offset) {
+  check_args("relative_position_forward", dims, period, offset, theta, x);
   const int64_t B = dims.batch, T = dims.seq_len, H = dims.n_heads, D = dims.d_head, M = D / 2;
   if (attention_numel(dims) == 0) return;
 #pragma omp parallel for collapse(2) schedule(static)
@@ -97,7 +103,7 @@ void relative_position_forward(const AttentionDims& dims, const float* theta,
     for (int64_t t = 0; t < T; ++t) {
       float* scratch = kernel_detail::thread_scratch(size_t(2 * M + D));
       float *cs = scratch, *sn = scratch + M, *u = scratch + 2 * M;
-      angles(position(t, period), theta, M, cs, sn);
+      angles(position(t, period, offset), theta, M, cs, sn);
       for (int64_t h = 0; h < H; ++h) {
         const int64_t off = ((b * T + t) * H + h) * D;
         reflect(x + off, householder, D, u);
@@ -108,8 +114,8 @@ void relative_position_forward(const AttentionDims& dims, const float* theta,
 
 void relative_position_backward(const AttentionDims& dims, const float* theta,
                                 const float* householder, int64_t period, const float* x,
-                                const float* dy, float* dx, float* d_theta) {
-  check_args("relative_position_backward", dims, period, theta, x);
+                                const float* dy, float* dx, float* d_theta, int64_t offset) {
+  check_args("relative_position_backward", dims, period, offset, theta, x);
   const int64_t B = dims.batch, T = dims.seq_len, H = dims.n_heads, D = dims.d_head, M = D / 2;
   if (attention_numel(dims) == 0) return;
   // Per-thread partial sums of d_theta, combined in thread order: deterministic for a fixed thread
@@ -124,7 +130,7 @@ void relative_position_backward(const AttentionDims& dims, const float* theta,
       for (int64_t t = 0; t < T; ++t) {
         float* scratch = kernel_detail::thread_scratch(size_t(2 * M + 2 * D));
         float *cs = scratch, *sn = scratch + M, *u = scratch + 2 * M, *dz = u + D;
-        const int64_t pos = position(t, period);
+        const int64_t pos = position(t, period, offset);
         angles(pos, theta, M, cs, sn);
         for (int64_t h = 0; h < H; ++h) {
           const int64_t off = ((b * T + t) * H + h) * D;
@@ -157,16 +163,16 @@ void relative_position_backward(const AttentionDims& dims, const float* theta,
 
 void relative_position_forward_naive(const AttentionDims& dims, const float* theta,
                                      const float* householder, int64_t period, const float* x,
-                                     float* y) {
-  check_args("relative_position_forward_naive", dims, period, theta, x);
-  forward_naive(dims, theta, householder, period, x, y);
+                                     float* y, int64_t offset) {
+  check_args("relative_position_forward_naive", dims, period, offset, theta, x);
+  forward_naive(dims, theta, householder, period, offset, x, y);
 }
 
 void relative_position_forward_naive(const AttentionDims& dims, const double* theta,
                                      const double* householder, int64_t period, const double* x,
-                                     double* y) {
-  check_args("relative_position_forward_naive", dims, period, theta, x);
-  forward_naive(dims, theta, householder, period, x, y);
+                                     double* y, int64_t offset) {
+  check_args("relative_position_forward_naive", dims, period, offset, theta, x);
+  forward_naive(dims, theta, householder, period, offset, x, y);
 }
 
 }  // namespace tn
