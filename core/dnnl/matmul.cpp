@@ -92,7 +92,12 @@ Cached build(const MatmulShape& s) {
 
 }  // namespace
 
-void matmul(const MatmulShape& s, const float* a, const float* b, float* c, const float* bias) {
+void to_bf16_flat(const float* src, uint16_t* dst, int64_t n) {
+  if (n > 0) to_bf16(src, dst, 1, 1, n, false);
+}
+
+void matmul(const MatmulShape& s, const float* a, const float* b, float* c, const float* bias,
+            const uint16_t* b_bf16) {
   if (s.m == 0 || s.n == 0 || s.batch == 0) return;
   if (s.k == 0) {
     if (!s.accumulate)
@@ -115,11 +120,15 @@ void matmul(const MatmulShape& s, const float* a, const float* b, float* c, cons
     thread_local std::vector<uint16_t> a16, b16;
     const int64_t na = s.batch * s.m * s.k, nb = s.batch * s.k * s.n;
     if (static_cast<int64_t>(a16.size()) < na) a16.resize(na);
-    if (static_cast<int64_t>(b16.size()) < nb) b16.resize(nb);
     to_bf16(a, a16.data(), s.batch, s.m, s.k, s.trans_a);
-    to_bf16(b, b16.data(), s.batch, s.k, s.n, false);  // B keeps its layout (trans_b: [N,K])
     a_ptr = a16.data();
-    b_ptr = b16.data();
+    if (b_bf16) {
+      b_ptr = b_bf16;
+    } else {
+      if (static_cast<int64_t>(b16.size()) < nb) b16.resize(nb);
+      to_bf16(b, b16.data(), s.batch, s.k, s.n, false);  // B keeps its layout (trans_b: [N,K])
+      b_ptr = b16.data();
+    }
   }
   memory a_mem(entry->a_md, eng, const_cast<void*>(a_ptr));
   memory b_mem(entry->b_md, eng, const_cast<void*>(b_ptr));

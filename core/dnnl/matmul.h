@@ -19,8 +19,13 @@ struct MatmulShape {
 
 /// Runs the cached primitive for `shape` on raw pointers (f32 in and out; with shape.bf16 the
 /// operands are converted to bf16 by a cached oneDNN reorder first). Throws dnnl::error on failure.
+/// b_bf16 (optional, with shape.bf16): B already converted by to_bf16_flat, so the conversion is
+/// skipped (e.g. the LM-head weight, converted once per step and used by every chunk).
 void matmul(const MatmulShape& shape, const float* a, const float* b, float* c,
-            const float* bias = nullptr);
+            const float* bias = nullptr, const uint16_t* b_bf16 = nullptr);
+
+/// f32 → bf16 (round to nearest even) of n contiguous values, through a cached oneDNN reorder.
+void to_bf16_flat(const float* src, uint16_t* dst, int64_t n);
 
 /// Naive triple loop with double accumulation: the trusted reference for tests.
 void matmul_naive(const MatmulShape& shape, const float* a, const float* b, float* c,

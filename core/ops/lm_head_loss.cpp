@@ -1,6 +1,7 @@
 #include "core/ops/lm_head_loss.h"
 
 #include <cstring>
+#include <vector>
 #include <map>
 #include <mutex>
 
@@ -69,6 +70,15 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
     d_weight = Tensor::zeros({vocab, d});
     if (bias) d_bias = Tensor::zeros({vocab});
   }
+  // bf16: the weight is the B operand of every chunk's logits and d-hidden products; convert it
+  // once here instead of once per product.
+  const bool bf16 = tape.bf16();
+  thread_local std::vector<uint16_t> weight16;
+  if (bf16) {
+    if (static_cast<int64_t>(weight16.size()) < vocab * d) weight16.resize(vocab * d);
+    to_bf16_flat(weight->value.data(), weight16.data(), vocab * d);
+  }
+  const uint16_t* w16 = bf16 ? weight16.data() : nullptr;
   const int64_t chunk = std::min(chunk_rows, rows);
   Tensor logits = Tensor::empty({chunk, vocab});
   const float* hp = hidden->value.data();
@@ -79,8 +89,8 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
   for (int64_t r0 = 0; r0 < rows; r0 += chunk) {
     const int64_t rc = std::min(chunk, rows - r0);
     float* lp = logits.data();
-    matmul({1, rc, vocab, d, false, true, false, bias != nullptr, tape.bf16()}, hp + r0 * d, wp, lp,
-           bias ? bias->value.data() : nullptr);
+    matmul({1, rc, vocab, d, false, true, false, bias != nullptr, bf16}, hp + r0 * d, wp, lp,
+           bias ? bias->value.data() : nullptr, w16);
     const SoftmaxPrims& prims = softmax_prims(rc, vocab);
     memory mem(prims.md, eng, lp);
     prims.logsoftmax.execute(cpu_stream(), {{DNNL_ARG_SRC, mem}, {DNNL_ARG_DST, mem}});
@@ -108,10 +118,9 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
         for (int64_t j = 0; j < vocab; ++j) db[j] += lp[i * vocab + j];
     }
     // d hidden_c = g W ; d W += gᵀ hidden_c  (g = softmax − onehot, unscaled)
-    matmul({1, rc, d, vocab, false, false, false, false, tape.bf16()}, lp, wp,
-           d_hidden.data() + r0 * d);
-    matmul({1, vocab, d, rc, true, false, true, false, tape.bf16()}, lp, hp + r0 * d,
-           d_weight.data());
+    matmul({1, rc, d, vocab, false, false, false, false, bf16}, lp, wp, d_hidden.data() + r0 * d,
+           nullptr, w16);
+    matmul({1, vocab, d, rc, true, false, true, false, bf16}, lp, hp + r0 * d, d_weight.data());
   }
   LmLoss out;
   out.sum_nll = sum_nll;
