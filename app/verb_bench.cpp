@@ -189,6 +189,9 @@ Action add_bench_verb(CLI::App& app) {
       out["train"] = {{"tokens_per_s", r->train_tokens_per_s},
                       {"step_s", r->train_step_s},
                       {"peak_rss_mb", r->train_peak_rss_mb},
+                      {"matmul_only_s", r->matmul_only_s},
+                      {"matmul_calls", r->matmul_calls},
+                      {"step_over_matmul", r->train_step_s / r->matmul_only_s},
                       {"model_gflops", r->train_gflops},
                       {"mfu", nullable(peak.f32.ok, mfu(r->train_gflops, peak.f32))},
                       {"mfu_bf16", nullable(peak.bf16.ok, mfu(r->train_gflops, peak.bf16))}};

@@ -22,6 +22,8 @@ struct BenchResult {
   double infer_tokens_per_s = 0;
   double peak_rss_mb = 0;
   double train_peak_rss_mb = 0;  // peak RSS when the training steps ended (before inference)
+  double matmul_only_s = 0;      // one training step's matrix products replayed alone (best of 3)
+  int64_t matmul_calls = 0;      // matrix products in one training step
   int64_t params = 0;
   double last_loss = 0;
   ModelFlops flops;              // forward FLOPs of one step (bench_flops.h)

@@ -1,5 +1,8 @@
 #include "core/dnnl/matmul.h"
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -92,6 +95,42 @@ Cached build(const MatmulShape& s) {
 
 }  // namespace
 
+static std::mutex& record_mutex() {
+  static std::mutex m;
+  return m;
+}
+static std::atomic<bool> g_recording{false};
+static std::vector<MatmulShape>& recorded() {
+  static std::vector<MatmulShape> shapes;
+  return shapes;
+}
+
+void matmul_record_begin() {
+  std::lock_guard<std::mutex> lock(record_mutex());
+  recorded().clear();
+  g_recording = true;
+}
+
+std::vector<MatmulShape> matmul_record_end() {
+  std::lock_guard<std::mutex> lock(record_mutex());
+  g_recording = false;
+  return std::move(recorded());
+}
+
+double matmul_replay_seconds(const std::vector<MatmulShape>& shapes) {
+  int64_t na = 0, nb = 0, nc = 0, nbias = 0;
+  for (const MatmulShape& s : shapes) {
+    na = std::max(na, s.batch * s.m * s.k);
+    nb = std::max(nb, s.batch * s.k * s.n);
+    nc = std::max(nc, s.batch * s.m * s.n);
+    nbias = std::max(nbias, s.n);
+  }
+  std::vector<float> a(na, 0.01f), b(nb, 0.02f), c(nc, 0.0f), bias(nbias, 0.0f);
+  const auto start = std::chrono::steady_clock::now();
+  for (const MatmulShape& s : shapes) matmul(s, a.data(), b.data(), c.data(), bias.data());
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 void to_bf16_flat(const float* src, uint16_t* dst, int64_t n) {
   if (n > 0) to_bf16(src, dst, 1, 1, n, false);
 }
@@ -106,6 +145,10 @@ void matmul(const MatmulShape& s, const float* a, const float* b, float* c, cons
   }
   static std::mutex mutex;
   static std::unordered_map<MatmulShape, Cached, ShapeHash> cache;
+  if (g_recording) {
+    std::lock_guard<std::mutex> lock(record_mutex());
+    if (g_recording) recorded().push_back(s);
+  }
   const Cached* entry;
   {
     std::lock_guard<std::mutex> lock(mutex);

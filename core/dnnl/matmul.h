@@ -1,6 +1,7 @@
 #pragma once
 // Dense matrix products through oneDNN's matmul primitive, created once per shape and reused.
 #include <cstdint>
+#include <vector>
 
 namespace tn {
 
@@ -26,6 +27,15 @@ void matmul(const MatmulShape& shape, const float* a, const float* b, float* c,
 
 /// f32 → bf16 (round to nearest even) of n contiguous values, through a cached oneDNN reorder.
 void to_bf16_flat(const float* src, uint16_t* dst, int64_t n);
+
+/// Shape recording (for `bench`): between begin and end, every matmul() call's shape is appended
+/// to a list, so a step's matrix products can be replayed alone and timed.
+void matmul_record_begin();
+std::vector<MatmulShape> matmul_record_end();
+
+/// Runs each shape once on scratch operands and returns the seconds taken (the step's matrix
+/// products alone, through the same cached primitives).
+double matmul_replay_seconds(const std::vector<MatmulShape>& shapes);
 
 /// Naive triple loop with double accumulation: the trusted reference for tests.
 void matmul_naive(const MatmulShape& shape, const float* a, const float* b, float* c,

@@ -48,3 +48,18 @@ TEST_CASE("matmul bf16: operands rounded to bfloat16, f32 accumulation (relative
     CHECK(rel > 1e-5);   // and it really ran in bf16, not f32
   }
 }
+
+TEST_CASE("matmul recording: the shapes of the calls between begin and end, replayable") {
+  std::vector<float> a(6 * 4, 1.0f), b(4 * 5, 1.0f), c(6 * 5);
+  matmul({1, 6, 5, 4}, a.data(), b.data(), c.data());  // not recorded
+  matmul_record_begin();
+  matmul({1, 6, 5, 4}, a.data(), b.data(), c.data());
+  matmul({1, 5, 4, 6, true, false, true}, c.data(), a.data(), b.data());
+  const std::vector<MatmulShape> shapes = matmul_record_end();
+  matmul({1, 6, 5, 4}, a.data(), b.data(), c.data());  // not recorded
+  REQUIRE(shapes.size() == 2);
+  CHECK(shapes[0] == MatmulShape{1, 6, 5, 4});
+  CHECK(shapes[1].trans_a);
+  CHECK(c[0] == 4.0f);
+  CHECK(matmul_replay_seconds(shapes) >= 0.0);
+}
