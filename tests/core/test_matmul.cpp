@@ -60,6 +60,5 @@ TEST_CASE("matmul recording: the shapes of the calls between begin and end, repl
   REQUIRE(shapes.size() == 2);
   CHECK(shapes[0] == MatmulShape{1, 6, 5, 4});
   CHECK(shapes[1].trans_a);
-  CHECK(c[0] == 4.0f);
   CHECK(matmul_replay_seconds(shapes) >= 0.0);
 }
