@@ -85,12 +85,15 @@ Action add_bench_verb(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("bench", "Measure throughput, memory, MFU and scaling in n of a model");
   sub->add_option("config", args->config, "experiment spec, or a file with only a model: section");
   sub->add_flag("--json", args->json, "print one JSON object on stdout");
-  sub->add_option("--batch", args->batch, "sequences per step (default: the spec's train.batch_size, else 8)");
-  sub->add_option("--seq-len", args->seq_len, "tokens per sequence (default: the spec's data.seq_len, else 256)");
-  sub->add_option("--vocab", args->vocab, "vocabulary size when the model section has none");
-  sub->add_option("--steps", args->steps, "timed steps")->check(CLI::PositiveNumber);
+  sub->add_option("--batch", args->batch, "sequences per step (default: the spec's train.batch_size, else 8)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  sub->add_option("--seq-len", args->seq_len, "tokens per sequence (default: the spec's data.seq_len, else 256)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
+  sub->add_option("--vocab", args->vocab, "vocabulary size when the model section has none")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  sub->add_option("--steps", args->steps, "timed steps")->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   sub->add_option("--warmup", args->warmup, "untimed steps first")->check(CLI::NonNegativeNumber);
-  sub->add_option("--threads", args->threads, "threads (default: all cores)");
+  sub->add_option("--threads", args->threads, "threads (default: all cores)")->check(CLI::Range(0, 1024));
   sub->add_option("--set", args->overrides, "override a spec value: key.path=value (repeatable)");
   sub->add_option("--data-root", args->data_root, "dataset root, to size the vocabulary from the spec's data");
   sub->add_flag("--skip-model", args->skip_model, "skip the whole-model training/inference timing");

@@ -81,7 +81,7 @@ Action add_eval_verb(CLI::App& app) {
   sub->add_option("--batch", args->batch, "blocks per batch (does not change the result)")
       ->check(CLI::PositiveNumber);
   sub->add_option("--data-root", args->data_root, "dataset root (default $TRANSNORMER_DATA, else ./data)");
-  sub->add_option("--threads", args->threads, "threads (default: all cores)");
+  sub->add_option("--threads", args->threads, "threads (default: all cores)")->check(CLI::Range(0, 1024));
   return [args]() {
     set_num_threads(args->threads);
     if (!args->checkpoint.empty()) return eval_checkpoint(*args);

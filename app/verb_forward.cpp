@@ -27,7 +27,7 @@ Action add_forward_verb(CLI::App& app) {
   sub->add_option("--input", args->input, "input.json (golden fixture format)")->required();
   sub->add_option("--output", args->output, "write the JSON here instead of stdout");
   sub->add_flag("--grads", args->grads, "also run backward and report gradient norms");
-  sub->add_option("--threads", args->threads, "threads (default: all cores)");
+  sub->add_option("--threads", args->threads, "threads (default: all cores)")->check(CLI::Range(0, 1024));
   return [args]() {
     set_num_threads(args->threads);
     LoadedCheckpoint ckpt = load_checkpoint(args->checkpoint);

@@ -133,7 +133,8 @@ Action add_generate_verb(CLI::App& app) {
                 "print {\"prompt_ids\", \"ids\", \"text\", \"ms_per_token\", \"tokens_per_s\"}");
   sub->add_option("--threads", args->threads,
                   "threads (default 1: one token at a time is too little work per op to split; "
-                  "0 = all cores)");
+                  "0 = all cores)")
+      ->check(CLI::Range(0, 1024));
   return [args]() { return run_generate(*args); };
 }
 

@@ -25,7 +25,7 @@ Action add_train_verb(CLI::App& app) {
   sub->add_option("--out", args->out, "run directory (default runs/<config name>)");
   sub->add_option("--data-root", args->data_root,
                   "dataset root (default $TRANSNORMER_DATA, else ./data)");
-  sub->add_option("--threads", args->threads, "threads (default: train.threads, else all cores)");
+  sub->add_option("--threads", args->threads, "threads (default: train.threads, else all cores)")->check(CLI::Range(0, 1024));
   return [args]() {
     std::vector<std::string> overrides = args->overrides;
     if (args->threads > 0) overrides.push_back("train.threads=" + std::to_string(args->threads));

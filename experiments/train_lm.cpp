@@ -99,6 +99,10 @@ nlohmann::json train_lm(const ExperimentSpec& spec_in, const TrainOptions& optio
 
   const LmBlocks blocks{data.train, spec.data.seq_len};
   if (blocks.count() == 0) throw DataError(data.train_file + ": the training split has no targets");
+  if (spec.data.seq_len > blocks.total_targets())
+    throw ConfigError(spec.path + ": data.seq_len: " + std::to_string(spec.data.seq_len) +
+                      " exceeds the training split's " + std::to_string(blocks.total_targets()) +
+                      " targets; use a seq_len of at most that (the quickstart uses 256)");
   BatchStream stream(blocks, train.batch_size, train.seed);
   const auto params = model.params().parameters();
   AdamW optimizer(params, {train.optimizer.beta1, train.optimizer.beta2, train.optimizer.eps,

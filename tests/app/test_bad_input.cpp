@@ -75,3 +75,16 @@ TEST_CASE("bad input: unknown verb and bad flags exit 2") {
   CHECK(run_cli("train", dir).code == 2);
   CHECK(run_cli("eval --split middle x", dir).code == 2);
 }
+
+TEST_CASE("bad input: a seq_len longer than the training data, and out-of-range bench flags") {
+  CliResult r = train_with("long_seq", replaced(kGood, "seq_len: 32", "seq_len: 300000"));
+  CHECK(r.code == 2);
+  CHECK(r.err.find("data.seq_len") != std::string::npos);
+  const std::string dir = scratch_dir("bad_bench_flags");
+  write_text(dir + "/model.yaml", "model:\n  vocab_size: 50\n  d_model: 16\n  n_layers: 1\n  n_heads: 2\n");
+  for (const char* flag : {"--batch 0", "--batch -1", "--seq-len 0", "--steps 0", "--threads -1"}) {
+    INFO(flag);
+    CHECK(run_cli("bench " + dir + "/model.yaml " + flag, dir).code == 2);
+  }
+  CHECK(run_cli("train " + dir + "/model.yaml --threads -1", dir).code == 2);
+}
