@@ -24,6 +24,28 @@ inline std::vector<float> random_normal(size_t n, std::mt19937& gen, float scale
 
 inline std::vector<double> to_double(const std::vector<float>& x) { return {x.begin(), x.end()}; }
 
+/// Random q (scaled by 1/√d_head), k, v and upstream gradient for one attention kernel call, and
+/// optionally a key-padding mask keeping each key with probability 0.7. Draw order: q, k, v, d_out,
+/// then the mask.
+struct AttentionCase {
+  AttentionDims dims;
+  std::vector<float> q, k, v, d_out;
+  std::vector<uint8_t> valid;  // empty = no key_valid
+  AttentionCase(AttentionDims d, std::mt19937& gen, bool with_mask) : dims(d) {
+    const size_t n = size_t(attention_numel(d));
+    q = random_normal(n, gen, 1.f / std::sqrt(float(d.d_head)));
+    k = random_normal(n, gen);
+    v = random_normal(n, gen);
+    d_out = random_normal(n, gen);
+    if (with_mask) {
+      std::bernoulli_distribution keep(0.7);
+      valid.resize(size_t(d.batch * d.seq_len));
+      for (auto& x : valid) x = keep(gen);
+    }
+  }
+  const uint8_t* key_valid() const { return valid.empty() ? nullptr : valid.data(); }
+};
+
 struct ErrorStats {
   double max_abs = 0;  // max |got - ref|
   double ref_max = 0;  // max |ref|

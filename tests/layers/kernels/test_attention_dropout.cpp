@@ -79,24 +79,7 @@ struct Form {
   }
 };
 
-struct Case {
-  AttentionDims dims;
-  std::vector<float> q, k, v, d_out;
-  std::vector<uint8_t> valid;  // empty = no key_valid
-  Case(AttentionDims d, std::mt19937& gen, bool with_mask) : dims(d) {
-    const size_t n = size_t(attention_numel(d));
-    q = random_normal(n, gen, 1.f / std::sqrt(float(d.d_head)));
-    k = random_normal(n, gen);
-    v = random_normal(n, gen);
-    d_out = random_normal(n, gen);
-    if (with_mask) {
-      std::bernoulli_distribution keep(0.7);
-      valid.resize(size_t(d.batch * d.seq_len));
-      for (auto& x : valid) x = keep(gen);
-    }
-  }
-  const uint8_t* key_valid() const { return valid.empty() ? nullptr : valid.data(); }
-};
+using Case = AttentionCase;
 
 /// out, probs, dq, dk, dv of the fast form.
 struct Result {

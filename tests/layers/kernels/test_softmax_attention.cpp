@@ -21,24 +21,10 @@ constexpr double kTolFiniteDiff =
     2e-6;  // fast f32 backward vs central differences of the f64 naive forward
 constexpr double kTolPadding = 0.0;  // padded vs alone: masked keys are skipped, so bit-identical
 
-struct Case {
-  AttentionDims dims;
-  std::vector<float> q, k, v, d_out;
-  std::vector<uint8_t> valid;  // empty = no key_valid
-  Case(AttentionDims d, std::mt19937& gen, bool with_mask) : dims(d) {
-    const size_t n = size_t(attention_numel(d));
-    q = random_normal(n, gen, 1.f / std::sqrt(float(d.d_head)));
-    k = random_normal(n, gen);
-    v = random_normal(n, gen);
-    d_out = random_normal(n, gen);
-    if (with_mask) {
-      std::bernoulli_distribution keep(0.7);
-      valid.resize(size_t(d.batch * d.seq_len));
-      for (auto& x : valid) x = keep(gen);
-      valid[0] = 0;  // causal row 0 of batch 0 then has no valid key
-    }
+struct Case : AttentionCase {
+  Case(AttentionDims d, std::mt19937& gen, bool with_mask) : AttentionCase(d, gen, with_mask) {
+    if (with_mask) valid[0] = 0;  // causal row 0 of batch 0 then has no valid key
   }
-  const uint8_t* key_valid() const { return valid.empty() ? nullptr : valid.data(); }
   size_t probs_size() const {
     return size_t(dims.batch * dims.n_heads * dims.seq_len * dims.seq_len);
   }
