@@ -6,8 +6,10 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "core/dnnl/bf16.h"
 #include "core/tensor.h"
 
 namespace tn {
@@ -42,6 +44,15 @@ class Tape {
   bool bf16() const { return bf16_; }
   void set_bf16(bool bf16) { bf16_ = bf16; }
 
+  /// The bf16 copy of an activation's value, for bf16 products: converted on the first request and
+  /// shared while anyone holds it (backward closures capture it), so an input feeding several
+  /// products (q, k and v; the two GLU branches; a linear's forward and its weight gradient) is
+  /// converted once. The tape also holds the most recent copy, so consecutive products share it
+  /// without a backward too. The value must not change while the tape lives: use it for
+  /// activations, not for parameters (the optimizer changes them between forwards). The cache
+  /// is emptied by backward() and clear().
+  std::shared_ptr<const Bf16Buffer> bf16_of(const Var& v);
+
   /// True when an op with these inputs must record a backward.
   bool needs_grad(std::initializer_list<const Var*> inputs) const;
 
@@ -54,13 +65,23 @@ class Tape {
   void backward(const Var& loss, float seed = 1.0f);
 
   /// Drops the recorded closures and their saved tensors without running them.
-  void clear() { nodes_.clear(); }
+  void clear() {
+    nodes_.clear();
+    bf16_cache_.clear();
+    bf16_recent_.reset();
+  }
   size_t size() const { return nodes_.size(); }
 
  private:
   bool enabled_ = true;
   bool bf16_ = false;
   std::vector<std::function<void()>> nodes_;
+  struct Bf16Entry {
+    std::weak_ptr<Variable> var;  // keeps the key's address from being reused while listed
+    std::weak_ptr<const Bf16Buffer> copy;
+  };
+  std::unordered_map<const Variable*, Bf16Entry> bf16_cache_;
+  std::shared_ptr<const Bf16Buffer> bf16_recent_;
 };
 
 }  // namespace tn

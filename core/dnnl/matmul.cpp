@@ -5,6 +5,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -43,40 +44,10 @@ memory::desc matrix_desc(int64_t batch, int64_t rows, int64_t cols, bool transpo
   return memory::desc(dims, type, strides);
 }
 
-/// f32 → bf16 conversion of a [batch, rows, cols] operand (round to nearest even) into a plain
-/// row-major bf16 copy, transposing on the way when the source is stored transposed: a cached
-/// oneDNN reorder. A transposed bf16 A would send oneDNN to a slow path.
-void to_bf16(const float* src, uint16_t* dst, int64_t batch, int64_t rows, int64_t cols,
-             bool transposed) {
-  using Key = std::tuple<int64_t, int64_t, int64_t, bool>;
-  struct Entry {
-    dnnl::reorder prim;
-    memory::desc from, to;
-  };
-  static std::mutex mutex;
-  static std::map<Key, Entry> cache;
-  Entry* entry;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    const Key key{batch, rows, cols, transposed};
-    auto it = cache.find(key);
-    if (it == cache.end()) {
-      memory::desc from = matrix_desc(batch, rows, cols, transposed, dt::f32);
-      memory::desc to = matrix_desc(batch, rows, cols, false, dt::bf16);
-      dnnl::reorder::primitive_desc pd(cpu_engine(), from, cpu_engine(), to);
-      it = cache.emplace(key, Entry{dnnl::reorder(pd), from, to}).first;
-    }
-    entry = &it->second;
-  }
-  memory from(entry->from, cpu_engine(), const_cast<float*>(src));
-  memory to(entry->to, cpu_engine(), dst);
-  entry->prim.execute(cpu_stream(), from, to);
-}
-
 Cached build(const MatmulShape& s) {
   Cached c;
   const dt operand = s.bf16 ? dt::bf16 : dt::f32;
-  c.a_md = matrix_desc(s.batch, s.m, s.k, s.trans_a && !s.bf16, operand);  // bf16 A: made plain
+  c.a_md = matrix_desc(s.batch, s.m, s.k, s.trans_a, operand);
   c.b_md = matrix_desc(s.batch, s.k, s.n, s.trans_b, operand);
   c.c_md = matrix_desc(s.batch, s.m, s.n, false);
   if (s.bias) c.bias_md = memory::desc({1, 1, s.n}, dt::f32, memory::dims{s.n, s.n, 1});
@@ -125,24 +96,32 @@ double matmul_replay_seconds(const std::vector<MatmulShape>& shapes) {
     nc = std::max(nc, s.batch * s.m * s.n);
     nbias = std::max(nbias, s.n);
   }
-  std::vector<float> a(na, 0.01f), b(nb, 0.02f), c(nc, 0.0f), bias(nbias, 0.0f);
+  const bool any_f32 = std::any_of(shapes.begin(), shapes.end(), [](auto& s) { return !s.bf16; });
+  const bool any_bf16 = std::any_of(shapes.begin(), shapes.end(), [](auto& s) { return s.bf16; });
+  std::vector<float> a(any_f32 ? na : 0, 0.01f), b(any_f32 ? nb : 0, 0.02f), c(nc, 0.0f),
+      bias(nbias, 0.0f);
+  std::vector<uint16_t> a16(any_bf16 ? na : 0, to_bf16_bits(0.01f)),
+      b16(any_bf16 ? nb : 0, to_bf16_bits(0.02f));
   const auto start = std::chrono::steady_clock::now();
-  for (const MatmulShape& s : shapes) matmul(s, a.data(), b.data(), c.data(), bias.data());
+  for (const MatmulShape& s : shapes) {
+    if (s.bf16)
+      matmul_bf16(s, a16.data(), b16.data(), c.data(), bias.data());
+    else
+      matmul(s, a.data(), b.data(), c.data(), bias.data());
+  }
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-void to_bf16_flat(const float* src, uint16_t* dst, int64_t n) {
-  if (n > 0) to_bf16(src, dst, 1, 1, n, false);
+namespace {
+
+/// C = bias or 0 (or unchanged when accumulating): the product of an empty inner dimension.
+void empty_product(const MatmulShape& s, float* c, const float* bias) {
+  if (s.accumulate) return;
+  for (int64_t i = 0; i < s.batch * s.m * s.n; ++i) c[i] = bias ? bias[i % s.n] : 0.0f;
 }
 
-void matmul(const MatmulShape& s, const float* a, const float* b, float* c, const float* bias,
-            const uint16_t* b_bf16) {
-  if (s.m == 0 || s.n == 0 || s.batch == 0) return;
-  if (s.k == 0) {
-    if (!s.accumulate)
-      for (int64_t i = 0; i < s.batch * s.m * s.n; ++i) c[i] = bias ? bias[i % s.n] : 0.0f;
-    return;
-  }
+/// Looks up (or builds) the primitive for s and runs it on operands of s's types.
+void run(const MatmulShape& s, const void* a, const void* b, float* c, const float* bias) {
   static std::mutex mutex;
   static std::unordered_map<MatmulShape, Cached, ShapeHash> cache;
   if (g_recording) {
@@ -157,30 +136,38 @@ void matmul(const MatmulShape& s, const float* a, const float* b, float* c, cons
     entry = &it->second;
   }
   auto& eng = cpu_engine();
-  const void* a_ptr = a;
-  const void* b_ptr = b;
-  if (s.bf16) {  // per-thread staging buffers, grown once and reused
-    thread_local std::vector<uint16_t> a16, b16;
-    const int64_t na = s.batch * s.m * s.k, nb = s.batch * s.k * s.n;
-    if (static_cast<int64_t>(a16.size()) < na) a16.resize(na);
-    to_bf16(a, a16.data(), s.batch, s.m, s.k, s.trans_a);
-    a_ptr = a16.data();
-    if (b_bf16) {
-      b_ptr = b_bf16;
-    } else {
-      if (static_cast<int64_t>(b16.size()) < nb) b16.resize(nb);
-      to_bf16(b, b16.data(), s.batch, s.k, s.n, false);  // B keeps its layout (trans_b: [N,K])
-      b_ptr = b16.data();
-    }
-  }
-  memory a_mem(entry->a_md, eng, const_cast<void*>(a_ptr));
-  memory b_mem(entry->b_md, eng, const_cast<void*>(b_ptr));
+  memory a_mem(entry->a_md, eng, const_cast<void*>(a));
+  memory b_mem(entry->b_md, eng, const_cast<void*>(b));
   memory c_mem(entry->c_md, eng, c);
   std::unordered_map<int, memory> args = {
       {DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, c_mem}};
   if (s.bias) args.emplace(DNNL_ARG_BIAS, memory(entry->bias_md, eng, const_cast<float*>(bias)));
   entry->prim.execute(cpu_stream(), args);
   cpu_stream().wait();
+}
+
+}  // namespace
+
+void matmul_bf16(const MatmulShape& s, const uint16_t* a, const uint16_t* b, float* c,
+                 const float* bias) {
+  if (!s.bf16) throw std::invalid_argument("matmul_bf16: shape.bf16 is not set");
+  if (s.m == 0 || s.n == 0 || s.batch == 0) return;
+  if (s.k == 0) return empty_product(s, c, bias);
+  run(s, a, b, c, bias);
+}
+
+void matmul(const MatmulShape& s, const float* a, const float* b, float* c, const float* bias) {
+  if (s.m == 0 || s.n == 0 || s.batch == 0) return;
+  if (s.k == 0) return empty_product(s, c, bias);
+  if (!s.bf16) return run(s, a, b, c, bias);
+  // Per-thread staging buffers, grown once and reused; layouts are kept as stored.
+  thread_local std::vector<uint16_t> a16, b16;
+  const int64_t na = s.batch * s.m * s.k, nb = s.batch * s.k * s.n;
+  if (static_cast<int64_t>(a16.size()) < na) a16.resize(na);
+  if (static_cast<int64_t>(b16.size()) < nb) b16.resize(nb);
+  to_bf16_flat(a, a16.data(), na);
+  to_bf16_flat(b, b16.data(), nb);
+  run(s, a16.data(), b16.data(), c, bias);
 }
 
 void matmul_naive(const MatmulShape& s, const float* a, const float* b, float* c,

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/dnnl/bf16.h"
+
 namespace tn {
 
 /// Describes C = op(A) · op(B) (+ bias) (+ C when accumulate), batched over `batch` matrices.
@@ -14,27 +16,31 @@ struct MatmulShape {
   bool trans_a = false, trans_b = false;
   bool accumulate = false;  // C += product instead of C = product
   bool bias = false;
-  bool bf16 = false;  // round A and B to bfloat16 (AVX-512 BF16), accumulate and write C in f32
+  bool bf16 = false;  // A and B in bfloat16 (AVX-512 BF16); accumulation and C stay f32
   bool operator==(const MatmulShape&) const = default;
 };
 
-/// Runs the cached primitive for `shape` on raw pointers (f32 in and out; with shape.bf16 the
-/// operands are converted to bf16 by a cached oneDNN reorder first). Throws dnnl::error on failure.
-/// b_bf16 (optional, with shape.bf16): B already converted by to_bf16_flat, so the conversion is
-/// skipped (e.g. the LM-head weight, converted once per step and used by every chunk).
+/// Runs the cached primitive for `shape` on raw pointers, f32 in and out. With shape.bf16 the
+/// operands are first converted to bf16 (cached oneDNN reorders into per-thread staging buffers);
+/// callers that reuse an operand should convert it once and call matmul_bf16. Throws dnnl::error
+/// on failure.
 void matmul(const MatmulShape& shape, const float* a, const float* b, float* c,
-            const float* bias = nullptr, const uint16_t* b_bf16 = nullptr);
+            const float* bias = nullptr);
 
-/// f32 → bf16 (round to nearest even) of n contiguous values, through a cached oneDNN reorder.
-void to_bf16_flat(const float* src, uint16_t* dst, int64_t n);
+/// The same product on operands already in bf16 (shape.bf16 must be set), stored in the layouts
+/// `shape` describes (a transposed A stays transposed: oneDNN's brgemm reads it directly). C and
+/// bias are f32.
+void matmul_bf16(const MatmulShape& shape, const uint16_t* a, const uint16_t* b, float* c,
+                 const float* bias = nullptr);
 
-/// Shape recording (for `bench`): between begin and end, every matmul() call's shape is appended
+/// Shape recording (for `bench`): between begin and end, every product's shape is appended
 /// to a list, so a step's matrix products can be replayed alone and timed.
 void matmul_record_begin();
 std::vector<MatmulShape> matmul_record_end();
 
-/// Runs each shape once on scratch operands and returns the seconds taken (the step's matrix
-/// products alone, through the same cached primitives).
+/// Runs each shape once on scratch operands (bf16 shapes on bf16 scratch, so no conversion is
+/// timed) and returns the seconds taken: the step's matrix products alone, through the same cached
+/// primitives.
 double matmul_replay_seconds(const std::vector<MatmulShape>& shapes);
 
 /// Naive triple loop with double accumulation: the trusted reference for tests.

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "core/autograd/grad_accum.h"
 #include "core/dnnl/matmul.h"
 #include "core/error.h"
 
@@ -26,6 +25,14 @@ void bias_grad(const float* dy, int64_t rows, int64_t cols, float* db) {
     for (int64_t j = 0; j < width; ++j) db[j0 + j] += acc[j];
   }
 }
+
+/// Where a product delivers v's gradient: straight into v's gradient, overwriting it when v has
+/// none yet (no zero-fill) or accumulating into it (the matmul's sum post-op, no scratch).
+float* grad_destination(const Var& v, bool& accumulate) {
+  accumulate = v->has_grad();
+  if (!accumulate) v->grad = Tensor::empty(v->value.shape());
+  return v->grad.data();
+}
 }  // namespace
 
 Var linear(Tape& tape, const Var& x, const Var& weight, const Var& bias) {
@@ -38,24 +45,52 @@ Var linear(Tape& tape, const Var& x, const Var& weight, const Var& bias) {
   Shape out_shape = x->value.shape();
   out_shape.back() = out;
   Tensor y = Tensor::empty(out_shape);
-  const bool bf16 = tape.bf16();
-  matmul({1, rows, out, in, false, true, false, bias != nullptr, bf16}, x->value.data(), w.data(),
-         y.data(), bias ? bias->value.data() : nullptr);
+  const float* bias_ptr = bias ? bias->value.data() : nullptr;
+  const bool record = tape.needs_grad({&x, &weight, &bias});
+  if (tape.bf16()) {
+    // bf16 products: x through the tape's cache (shared with the other products reading it and
+    // with this op's weight gradient), W converted once for the forward and dx.
+    std::shared_ptr<const Bf16Buffer> x16 = tape.bf16_of(x);
+    std::shared_ptr<const Bf16Buffer> w16 = Bf16Buffer::copy_of(w.data(), w.numel());
+    matmul_bf16({1, rows, out, in, false, true, false, bias != nullptr, true}, x16->data(),
+                w16->data(), y.data(), bias_ptr);
+    Var result = make_var(std::move(y));
+    if (!record) return result;
+    result->requires_grad = true;
+    tape.record([x, weight, bias, result, rows, in, out, x16, w16]() {
+      if (!result->has_grad()) return;
+      const float* dy = result->grad.data();
+      // dy is converted once: A of dx = dy W, and (read transposed) of dW += dyᵀ x.
+      auto dy16 = Bf16Buffer::copy_of(dy, rows * out);
+      if (x->requires_grad) {
+        bool acc;
+        float* dx = grad_destination(x, acc);
+        matmul_bf16({1, rows, in, out, false, false, acc, false, true}, dy16->data(), w16->data(),
+                    dx);
+      }
+      if (weight->requires_grad)
+        matmul_bf16({1, out, in, rows, true, false, true, false, true}, dy16->data(),
+                    x16->data(), weight->grad_buf().data());
+      if (bias && bias->requires_grad) bias_grad(dy, rows, out, bias->grad_buf().data());
+    });
+    return result;
+  }
+  matmul({1, rows, out, in, false, true, false, bias != nullptr}, x->value.data(), w.data(),
+         y.data(), bias_ptr);
   Var result = make_var(std::move(y));
-  if (!tape.needs_grad({&x, &weight, &bias})) return result;
+  if (!record) return result;
   result->requires_grad = true;
-  tape.record([x, weight, bias, result, rows, in, out, bf16]() {
+  tape.record([x, weight, bias, result, rows, in, out]() {
     if (!result->has_grad()) return;
     const float* dy = result->grad.data();
-    if (x->requires_grad) {  // dx = dy W
-      GradSink dx(x);
-      matmul({1, rows, in, out, false, false, false, false, bf16}, dy, weight->value.data(),
-             dx.data());
+    if (x->requires_grad) {  // dx (+)= dy W
+      bool acc;
+      float* dx = grad_destination(x, acc);
+      matmul({1, rows, in, out, false, false, acc, false}, dy, weight->value.data(), dx);
     }
-    if (weight->requires_grad) {  // dW += dyᵀ x
-      matmul({1, out, in, rows, true, false, true, false, bf16}, dy, x->value.data(),
+    if (weight->requires_grad)  // dW += dyᵀ x
+      matmul({1, out, in, rows, true, false, true, false}, dy, x->value.data(),
              weight->grad_buf().data());
-    }
     if (bias && bias->requires_grad) bias_grad(dy, rows, out, bias->grad_buf().data());
   });
   return result;

@@ -1,47 +1,15 @@
 #include "core/ops/lm_head_loss.h"
 
 #include <cstring>
+#include <memory>
 #include <vector>
-#include <map>
-#include <mutex>
 
 #include "core/autograd/grad_accum.h"
-#include "core/dnnl/engine.h"
 #include "core/dnnl/matmul.h"
 #include "core/error.h"
+#include "core/ops/softmax_xent_rows.h"
 
 namespace tn {
-namespace {
-
-using dnnl::memory;
-
-struct SoftmaxPrims {
-  memory::desc md;
-  dnnl::logsoftmax_forward logsoftmax;
-  dnnl::eltwise_forward exp;
-};
-
-const SoftmaxPrims& softmax_prims(int64_t rows, int64_t vocab) {
-  static std::mutex mutex;
-  static std::map<std::pair<int64_t, int64_t>, SoftmaxPrims> cache;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto key = std::make_pair(rows, vocab);
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
-  auto& eng = cpu_engine();
-  memory::desc md({rows, vocab}, memory::data_type::f32, memory::format_tag::ab);
-  dnnl::logsoftmax_forward::primitive_desc lpd(
-      dnnl::logsoftmax_forward::desc(dnnl::prop_kind::forward_inference, md, 1), eng);
-  dnnl::eltwise_forward::primitive_desc epd(
-      dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference,
-                                  dnnl::algorithm::eltwise_exp, md, 0.0f, 0.0f),
-      eng);
-  return cache
-      .emplace(key, SoftmaxPrims{md, dnnl::logsoftmax_forward(lpd), dnnl::eltwise_forward(epd)})
-      .first->second;
-}
-
-}  // namespace
 
 LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
                              const std::vector<int32_t>& targets, int64_t chunk_rows,
@@ -67,60 +35,57 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
   Tensor d_hidden, d_weight, d_bias;
   if (record) {
     d_hidden = Tensor::empty({rows, d});
-    d_weight = Tensor::zeros({vocab, d});
+    d_weight = Tensor::empty({vocab, d});  // the first chunk's product overwrites it
     if (bias) d_bias = Tensor::zeros({vocab});
   }
-  // bf16: the weight is the B operand of every chunk's logits and d-hidden products; convert it
-  // once here instead of once per product.
+  // bf16: the weight (B of every chunk's logits and d-hidden products) and the hidden states
+  // (A of the logits, B of d weight) are converted once here, not once per product.
   const bool bf16 = tape.bf16();
-  thread_local std::vector<uint16_t> weight16;
+  std::shared_ptr<const Bf16Buffer> w16, h16;
   if (bf16) {
-    if (static_cast<int64_t>(weight16.size()) < vocab * d) weight16.resize(vocab * d);
-    to_bf16_flat(weight->value.data(), weight16.data(), vocab * d);
+    w16 = Bf16Buffer::copy_of(weight->value.data(), vocab * d);
+    h16 = tape.bf16_of(hidden);
   }
-  const uint16_t* w16 = bf16 ? weight16.data() : nullptr;
   const int64_t chunk = std::min(chunk_rows, rows);
   Tensor logits = Tensor::empty({chunk, vocab});
+  std::unique_ptr<Bf16Buffer> g16;  // the chunk's gradient in bf16, written by the row kernel
+  if (bf16 && record) g16 = std::make_unique<Bf16Buffer>(chunk * vocab);
   const float* hp = hidden->value.data();
   const float* wp = weight->value.data();
+  const float* bp = bias ? bias->value.data() : nullptr;
   double sum_nll = 0.0;
   int64_t n_targets = 0;
-  auto& eng = cpu_engine();
   for (int64_t r0 = 0; r0 < rows; r0 += chunk) {
     const int64_t rc = std::min(chunk, rows - r0);
     float* lp = logits.data();
-    matmul({1, rc, vocab, d, false, true, false, bias != nullptr, bf16}, hp + r0 * d, wp, lp,
-           bias ? bias->value.data() : nullptr, w16);
-    const SoftmaxPrims& prims = softmax_prims(rc, vocab);
-    memory mem(prims.md, eng, lp);
-    prims.logsoftmax.execute(cpu_stream(), {{DNNL_ARG_SRC, mem}, {DNNL_ARG_DST, mem}});
-    cpu_stream().wait();
-    for (int64_t i = 0; i < rc; ++i) {
-      const int32_t t = targets[r0 + i];
-      if (t == kIgnoreIndex) continue;
-      sum_nll -= lp[i * vocab + t];
-      ++n_targets;
-    }
+    if (bf16)
+      matmul_bf16({1, rc, vocab, d, false, true, false, bias != nullptr, true},
+                  h16->data() + r0 * d, w16->data(), lp, bp);
+    else
+      matmul({1, rc, vocab, d, false, true, false, bias != nullptr}, hp + r0 * d, wp, lp, bp);
+    // g = softmax − onehot (unscaled), f32 in place unless only its bf16 copy is needed.
+    float* g = record && (!bf16 || bias) ? lp : nullptr;
+    uint16_t* gb = record && bf16 ? g16->data() : nullptr;
+    const XentRows xr = softmax_xent_rows(lp, rc, vocab, targets.data() + r0, g, gb);
+    sum_nll += xr.sum_nll;
+    n_targets += xr.n_targets;
     if (!record) continue;
-    prims.exp.execute(cpu_stream(), {{DNNL_ARG_SRC, mem}, {DNNL_ARG_DST, mem}});
-    cpu_stream().wait();
-    for (int64_t i = 0; i < rc; ++i) {
-      const int32_t t = targets[r0 + i];
-      if (t == kIgnoreIndex)
-        std::memset(lp + i * vocab, 0, sizeof(float) * vocab);
-      else
-        lp[i * vocab + t] -= 1.0f;
-    }
     if (bias) {  // d bias += Σ_rows g
       float* db = d_bias.data();
       for (int64_t i = 0; i < rc; ++i)
 #pragma omp simd
         for (int64_t j = 0; j < vocab; ++j) db[j] += lp[i * vocab + j];
     }
-    // d hidden_c = g W ; d W += gᵀ hidden_c  (g = softmax − onehot, unscaled)
-    matmul({1, rc, d, vocab, false, false, false, false, bf16}, lp, wp, d_hidden.data() + r0 * d,
-           nullptr, w16);
-    matmul({1, vocab, d, rc, true, false, true, false, bf16}, lp, hp + r0 * d, d_weight.data());
+    // d hidden_c = g W ; d W += gᵀ hidden_c
+    if (bf16) {
+      matmul_bf16({1, rc, d, vocab, false, false, false, false, true}, gb, w16->data(),
+                  d_hidden.data() + r0 * d);
+      matmul_bf16({1, vocab, d, rc, true, false, r0 > 0, false, true}, gb,
+                  h16->data() + r0 * d, d_weight.data());
+    } else {
+      matmul({1, rc, d, vocab, false, false, false, false}, lp, wp, d_hidden.data() + r0 * d);
+      matmul({1, vocab, d, rc, true, false, r0 > 0, false}, lp, hp + r0 * d, d_weight.data());
+    }
   }
   LmLoss out;
   out.sum_nll = sum_nll;

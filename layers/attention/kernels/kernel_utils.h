@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/math/fast_exp.h"
 
 // The vector types below are only used inside inline functions; silence GCC's note that passing
 // them by value would change the ABI on targets without AVX-512.
@@ -160,28 +161,6 @@ struct RowAcc<0> {
   void store(float* y) const { std::memcpy(y, row, size_t(n) * sizeof(float)); }
 };
 
-/// exp(x) for x <= 0 (softmax of max-shifted logits; -inf gives 0) in plain arithmetic so that
-/// loops over it vectorise (libm's expf is a scalar call). Cephes expf: x = n·ln2 + r, |r| <=
-/// ln2/2, degree-6 polynomial, scaled by 2^n through the exponent bits; max relative error about 2
-/// ulp against std::exp. Inputs below ln(FLT_MIN) = -87.33654 (including -inf) give 0 instead of a
-/// denormal.
-inline float exp_nonpositive(float x) {
-  const float n = std::nearbyint(x * 1.44269504088896341f);
-  float r = x - n * 0.693359375f;
-  r = r - n * -2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * r * r + r + 1.f;
-  const int32_t bits = (static_cast<int32_t>(x < -87.33654f ? 0.f : n) + 127) << 23;
-  float scale;
-  std::memcpy(&scale, &bits, sizeof scale);
-  return x < -87.33654f ? 0.f : p * scale;
-}
-
 /// Per-thread scratch of at least n floats, reused across calls (grows, never shrinks). Valid until
 /// the next call on the same thread; one region per kernel invocation, partitioned by the caller.
 /// With TN_KERNEL_SCRATCH_CHECK defined (sanitizer builds), every call gets exactly n fresh floats
@@ -256,31 +235,6 @@ inline void dispatch_widths(int64_t key_width, int64_t value_width, F&& f) {
   TN_WIDTH_PAIR(64, 16)
 #undef TN_WIDTH_PAIR
   f.template operator()<0, 0>();
-}
-
-/// exp(x) for any float x in plain arithmetic (vectorisable, unlike libm's scalar expf): the
-/// exp_nonpositive polynomial with the scale 2^n split so that n = 128 stays representable. Inputs
-/// above ln(FLT_MAX) = 88.72284 give +inf, below -87.33654 give 0 (no denormals); NaN gives NaN.
-/// Max relative error about 2 ulp against std::exp.
-inline float exp_float(float x) {
-  const float xc = x > 88.72283f ? 88.72283f : (x < -87.33654f ? -87.33654f : x);
-  const float n = std::nearbyint(xc * 1.44269504088896341f);
-  float r = xc - n * 0.693359375f;
-  r = r - n * -2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * r * r + r + 1.f;
-  const bool big = n > 127.f;  // 2^128 = 2·2^127
-  const int32_t bits = (static_cast<int32_t>(big ? 127.f : n) + 127) << 23;
-  float scale;
-  std::memcpy(&scale, &bits, sizeof scale);
-  const float y = (big ? 2.f * p : p) * scale;
-  return x > 88.72283f ? std::numeric_limits<float>::infinity()
-                       : (x < -87.33654f ? 0.f : (x != x ? x : y));
 }
 
 }  // namespace tn::kernel_detail

@@ -14,7 +14,7 @@ namespace tn {
 namespace {
 
 using kernel_detail::dot;
-using kernel_detail::exp_float;
+using tn::exp_float;
 using kernel_detail::row_dots;
 
 void check_args(const char* op, const AttentionDims& dims, int64_t m, const void* features,

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/tensor.h"
 #include "layers/attention/kernels/kernel_utils.h"
 
 namespace tn {
@@ -41,6 +42,17 @@ inline void angles(int64_t pos, const float* theta, int64_t M, float* cs, float*
     cs[m] = float(std::cos(double(a)));
     sn[m] = float(std::sin(double(a)));
   }
+}
+
+/// The angles of every position of a call, computed once rather than once per (batch, position)
+/// row: row t of the [T, 2M] table holds cos then sin of position(t)·theta.
+Tensor angle_table(int64_t T, int64_t period, int64_t offset, const float* theta, int64_t M) {
+  Tensor table = Tensor::empty({T, 2 * M});
+  float* p = table.data();
+#pragma omp parallel for schedule(static) if (T * M > 4096)
+  for (int64_t t = 0; t < T; ++t)
+    angles(position(t, period, offset), theta, M, p + t * 2 * M, p + t * 2 * M + M);
+  return table;
 }
 
 /// u = x − 2 (x·v) v, or u = x when v is null.
@@ -98,12 +110,13 @@ void relative_position_forward(const AttentionDims& dims, const float* theta,
   check_args("relative_position_forward", dims, period, offset, theta, x);
   const int64_t B = dims.batch, T = dims.seq_len, H = dims.n_heads, D = dims.d_head, M = D / 2;
   if (attention_numel(dims) == 0) return;
+  const Tensor table = angle_table(T, period, offset, theta, M);
 #pragma omp parallel for collapse(2) schedule(static)
   for (int64_t b = 0; b < B; ++b)
     for (int64_t t = 0; t < T; ++t) {
-      float* scratch = kernel_detail::thread_scratch(size_t(2 * M + D));
-      float *cs = scratch, *sn = scratch + M, *u = scratch + 2 * M;
-      angles(position(t, period, offset), theta, M, cs, sn);
+      float* u = kernel_detail::thread_scratch(size_t(D));
+      const float* cs = table.data() + t * 2 * M;
+      const float* sn = cs + M;
       for (int64_t h = 0; h < H; ++h) {
         const int64_t off = ((b * T + t) * H + h) * D;
         reflect(x + off, householder, D, u);
@@ -122,16 +135,18 @@ void relative_position_backward(const AttentionDims& dims, const float* theta,
   // count.
   const int max_threads = omp_get_max_threads();
   std::vector<double> partial(d_theta ? size_t(max_threads) * size_t(M) : 0, 0.0);
+  const Tensor table = angle_table(T, period, offset, theta, M);
 #pragma omp parallel num_threads(max_threads)
   {
     double* mine = d_theta ? partial.data() + size_t(omp_get_thread_num()) * size_t(M) : nullptr;
 #pragma omp for collapse(2) schedule(static)
     for (int64_t b = 0; b < B; ++b)
       for (int64_t t = 0; t < T; ++t) {
-        float* scratch = kernel_detail::thread_scratch(size_t(2 * M + 2 * D));
-        float *cs = scratch, *sn = scratch + M, *u = scratch + 2 * M, *dz = u + D;
+        float* u = kernel_detail::thread_scratch(size_t(2 * D));
+        float* dz = u + D;
         const int64_t pos = position(t, period, offset);
-        angles(pos, theta, M, cs, sn);
+        const float* cs = table.data() + t * 2 * M;
+        const float* sn = cs + M;
         for (int64_t h = 0; h < H; ++h) {
           const int64_t off = ((b * T + t) * H + h) * D;
           const float* __restrict g = dy + off;

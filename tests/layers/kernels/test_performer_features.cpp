@@ -264,20 +264,3 @@ TEST_CASE("performer_features: bad arguments throw ShapeError naming the op") {
                                                 phi.data(), x.data()),
                     doctest::Contains("[performer_features_backward]"));
 }
-
-TEST_CASE("exp_float: within 3 ulp of std::exp over the float range, inf/0/NaN at the ends") {
-  using kernel_detail::exp_float;
-  double worst = 0;  // relative error
-  for (float x = -87.f; x <= 88.7f; x += 0.0137f) {
-    const double ref = std::exp(double(x));
-    worst = std::max(worst, std::abs(double(exp_float(x)) - ref) / ref);
-  }
-  CHECK(worst < 3 * 0x1p-24);
-  CHECK(exp_float(0.f) == 1.f);
-  CHECK(exp_float(88.72f) == doctest::Approx(std::exp(double(88.72f))).epsilon(1e-6));  // n = 128
-  CHECK(std::isinf(exp_float(89.f)));
-  CHECK(std::isinf(exp_float(INFINITY)));
-  CHECK(exp_float(-88.f) == 0.f);
-  CHECK(exp_float(-INFINITY) == 0.f);
-  CHECK(std::isnan(exp_float(NAN)));
-}

@@ -1,0 +1,45 @@
+#pragma once
+// bfloat16 copies of f32 values, for the `precision: bf16` matrix products (AVX-512 BF16 through
+// oneDNN). Master weights, gradients and everything outside the products stay f32.
+#include <bit>
+#include <cstdint>
+#include <memory>
+
+#include "core/memory_pool.h"
+
+namespace tn {
+
+/// f32 → bf16 bits, rounding to nearest even (the rounding of oneDNN's reorder and of
+/// AVX512_BF16's vcvtneps2bf16). NaN stays a (quiet) NaN.
+inline uint16_t to_bf16_bits(float f) {
+  const uint32_t u = std::bit_cast<uint32_t>(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);
+  return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+/// bf16 bits → f32 (exact).
+inline float from_bf16_bits(uint16_t h) { return std::bit_cast<float>(static_cast<uint32_t>(h) << 16); }
+
+/// f32 → bf16 (round to nearest even) of n contiguous values, through a cached oneDNN reorder
+/// (the layout is kept: a transposed operand stays transposed).
+void to_bf16_flat(const float* src, uint16_t* dst, int64_t n);
+
+/// n bf16 values in a pooled buffer (the tensor pool's size-keyed free lists, so a training step
+/// that converts the same shapes every time does not allocate).
+class Bf16Buffer {
+ public:
+  /// Uninitialised buffer of n values.
+  explicit Bf16Buffer(int64_t n) : storage_((n + 1) / 2), size_(n) {}
+  /// A converted copy of src[0, n).
+  static std::shared_ptr<const Bf16Buffer> copy_of(const float* src, int64_t n);
+
+  uint16_t* data() { return reinterpret_cast<uint16_t*>(storage_.ptr); }
+  const uint16_t* data() const { return reinterpret_cast<const uint16_t*>(storage_.ptr); }
+  int64_t size() const { return size_; }
+
+ private:
+  Storage storage_;
+  int64_t size_;
+};
+
+}  // namespace tn

@@ -1,0 +1,190 @@
+// bf16 products: rounding, pre-converted operands (transposed A read in place), the tape's shared
+// copies, and the linear op and LM head in bf16 against f32 computations on rounded operands.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "core/autograd/grad_check.h"
+#include "core/dnnl/bf16.h"
+#include "core/dnnl/matmul.h"
+#include "core/ops/elementwise.h"
+#include "core/ops/linear.h"
+#include "core/ops/lm_head_loss.h"
+#include "core/rng.h"
+
+using namespace tn;
+
+namespace {
+std::vector<float> randn(size_t n, std::mt19937& gen, float scale = 1.f) {
+  std::normal_distribution<float> normal(0.f, scale);
+  std::vector<float> v(n);
+  for (float& x : v) x = normal(gen);
+  return v;
+}
+std::vector<float> rounded(const std::vector<float>& v) {
+  std::vector<float> r(v.size());
+  for (size_t i = 0; i < v.size(); ++i) r[i] = from_bf16_bits(to_bf16_bits(v[i]));
+  return r;
+}
+std::vector<uint16_t> bits(const std::vector<float>& v) {
+  std::vector<uint16_t> b(v.size());
+  for (size_t i = 0; i < v.size(); ++i) b[i] = to_bf16_bits(v[i]);
+  return b;
+}
+double rel_l2(const float* a, const float* b, int64_t n) {
+  double err = 0, norm = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    err += double(a[i] - b[i]) * (a[i] - b[i]);
+    norm += double(b[i]) * b[i];
+  }
+  return std::sqrt(err / norm);
+}
+}  // namespace
+
+TEST_CASE("to_bf16_bits: round to nearest even, by hand, and bit-identical to oneDNN's reorder") {
+  CHECK(to_bf16_bits(1.0f) == 0x3F80);
+  CHECK(to_bf16_bits(-3.0f) == 0xC040);
+  // 1 + 2^-8 lies halfway between 1 (0x3F80, even) and 1 + 2^-7 (0x3F81): ties go to even.
+  CHECK(to_bf16_bits(1.0f + std::ldexp(1.0f, -8)) == 0x3F80);
+  // 1 + 3·2^-8 lies halfway between 0x3F81 (odd) and 0x3F82 (even).
+  CHECK(to_bf16_bits(1.0f + 3 * std::ldexp(1.0f, -8)) == 0x3F82);
+  // Just above halfway rounds up.
+  CHECK(to_bf16_bits(1.0f + std::ldexp(1.0f, -8) + std::ldexp(1.0f, -20)) == 0x3F81);
+  CHECK(std::isnan(from_bf16_bits(to_bf16_bits(NAN))));
+  CHECK(std::isinf(from_bf16_bits(to_bf16_bits(INFINITY))));
+  CHECK(from_bf16_bits(0x3F80) == 1.0f);
+
+  std::mt19937 gen(11);
+  std::vector<float> v = randn(1000, gen, 100.f);
+  std::vector<uint16_t> ours = bits(v), onednn(v.size());
+  to_bf16_flat(v.data(), onednn.data(), static_cast<int64_t>(v.size()));
+  CHECK(ours == onednn);
+}
+
+TEST_CASE("matmul_bf16: pre-converted operands in every layout equal f32 products of the rounded values") {
+  std::mt19937 gen(13);
+  for (bool ta : {false, true})
+    for (bool tb : {false, true})
+      for (bool acc : {false, true})
+        for (bool bias : {false, true}) {
+          MatmulShape s{2, 19, 37, 21, ta, tb, acc, bias, true};
+          const auto a = randn(s.batch * s.m * s.k, gen), b = randn(s.batch * s.k * s.n, gen);
+          const auto bv = randn(s.n, gen), c0 = randn(s.batch * s.m * s.n, gen);
+          std::vector<float> c = c0, ref = c0;
+          matmul_bf16(s, bits(a).data(), bits(b).data(), c.data(), bias ? bv.data() : nullptr);
+          MatmulShape f32 = s;
+          f32.bf16 = false;
+          matmul_naive(f32, rounded(a).data(), rounded(b).data(), ref.data(),
+                       bias ? bv.data() : nullptr);
+          INFO("trans_a " << ta << " trans_b " << tb << " accumulate " << acc << " bias " << bias);
+          // Same products of the same (rounded) values; only the f32 summation order differs.
+          for (size_t i = 0; i < c.size(); ++i)
+            CHECK(c[i] == doctest::Approx(ref[i]).epsilon(1e-5).scale(1.0));
+        }
+  MatmulShape not_bf16{1, 2, 2, 2};
+  uint16_t x[4] = {};
+  float y[4];
+  CHECK_THROWS(matmul_bf16(not_bf16, x, x, y));
+}
+
+TEST_CASE("Tape::bf16_of: one conversion per value while it is held, none stale after backward") {
+  Tape tape;
+  Var x = make_var(Tensor::from({2, 2}, {1.0f, -2.5f, 1.0f + std::ldexp(1.0f, -8) * 3, 7.0f}));
+  auto first = tape.bf16_of(x);
+  REQUIRE(first->size() == 4);
+  CHECK(first->data()[0] == 0x3F80);
+  CHECK(first->data()[2] == 0x3F82);
+  CHECK(tape.bf16_of(x).get() == first.get());  // shared, not converted again
+  Var other = make_var(Tensor::from({1}, {2.0f}));
+  auto second = tape.bf16_of(other);
+  CHECK(second.get() != first.get());
+  CHECK(tape.bf16_of(x).get() == first.get());  // still held by `first`
+  tape.clear();                                   // a new step: nothing is reused
+  x->value.data()[0] = 3.0f;
+  auto third = tape.bf16_of(x);
+  CHECK(third.get() != first.get());
+  CHECK(from_bf16_bits(third->data()[0]) == 3.0f);
+}
+
+TEST_CASE("linear in bf16: forward and all gradients match f32 on the rounded operands, shared input accumulates") {
+  // y_i = x W_iᵀ + b_i for three weights sharing x (q, k and v), loss = Σ_i Σ y_i ⊙ R_i.
+  Rng rng(21);
+  auto make = [&](const Shape& shape) {
+    Tensor t = Tensor::empty(shape);
+    for (int64_t i = 0; i < t.numel(); ++i) t.data()[i] = static_cast<float>(rng.normal());
+    return make_var(t, true);
+  };
+  Var x = make({3, 5, 24});
+  std::vector<Var> w = {make({16, 24}), make({16, 24}), make({8, 24})};
+  std::vector<Var> b = {make({16}), make({16}), make({8})};
+  std::vector<Tensor> r;
+  for (int i = 0; i < 3; ++i) r.push_back(make({3, 5, w[i]->value.dim(0)})->value);
+  auto run = [&](bool bf16) {
+    for (Var v : {x, w[0], w[1], w[2], b[0], b[1], b[2]}) v->grad = Tensor();
+    Tape tape;
+    tape.set_bf16(bf16);
+    Var loss;
+    for (int i = 0; i < 3; ++i) {
+      Var term = weighted_sum(tape, linear(tape, x, w[i], b[i]), r[i]);
+      loss = loss ? add(tape, loss, term) : term;
+    }
+    tape.backward(loss);
+    std::vector<std::vector<float>> grads;
+    for (Var v : {x, w[0], w[1], w[2], b[0], b[1], b[2]}) grads.push_back(v->grad.to_vector());
+    grads.push_back({loss->value.data()[0]});
+    return grads;
+  };
+  const auto f32 = run(false);
+  const auto bf = run(true);
+  // Also f32 versus finite differences for the shared-input accumulation path.
+  auto res = grad_check(
+      [&](Tape& t) {
+        Var l = weighted_sum(t, linear(t, x, w[0], b[0]), r[0]);
+        return add(t, l, weighted_sum(t, linear(t, x, w[1], b[1]), r[1]));
+      },
+      {x, w[0], w[1], b[0]});
+  INFO(res.worst);
+  CHECK(res.max_rel_error < 2e-2);
+  for (size_t i = 0; i < f32.size(); ++i) {
+    INFO("gradient " << i);
+    const double rel = rel_l2(bf[i].data(), f32[i].data(), static_cast<int64_t>(f32[i].size()));
+    CHECK(rel < 2e-2);  // bf16 operands: 8 significant bits
+    if (i < 4) CHECK(rel > 1e-6);  // and the products really ran in bf16 (bias grads stay f32)
+  }
+}
+
+TEST_CASE("lm_head_cross_entropy in bf16: loss and gradients within bf16 rounding of f32, ignored rows") {
+  Rng rng(23);
+  auto make = [&](const Shape& shape, double scale) {
+    Tensor t = Tensor::empty(shape);
+    for (int64_t i = 0; i < t.numel(); ++i) t.data()[i] = static_cast<float>(rng.normal() * scale);
+    return make_var(t, true);
+  };
+  Var hidden = make({37, 32}, 1.0), weight = make({101, 32}, 0.3);
+  std::vector<int32_t> targets(37);
+  for (int i = 0; i < 37; ++i) targets[i] = i % 5 == 0 ? kIgnoreIndex : (i * 17) % 101;
+  auto run = [&](bool bf16) {
+    hidden->grad = Tensor();
+    weight->grad = Tensor();
+    Tape tape;
+    tape.set_bf16(bf16);
+    LmLoss l = lm_head_cross_entropy(tape, hidden, weight, targets, 8);
+    tape.backward(l.loss);
+    return std::make_tuple(l.sum_nll, l.n_targets, hidden->grad.to_vector(), weight->grad.to_vector());
+  };
+  auto [nll32, n32, dh32, dw32] = run(false);
+  auto [nll16, n16, dh16, dw16] = run(true);
+  CHECK(n32 == 29);
+  CHECK(n16 == 29);
+  CHECK(nll16 == doctest::Approx(nll32).epsilon(1e-2));
+  CHECK(nll16 != nll32);
+  CHECK(rel_l2(dh16.data(), dh32.data(), static_cast<int64_t>(dh32.size())) < 2e-2);
+  CHECK(rel_l2(dw16.data(), dw32.data(), static_cast<int64_t>(dw32.size())) < 2e-2);
+  // The ignored rows get no gradient in either precision.
+  for (int j = 0; j < 32; ++j) {
+    CHECK(dh16[j] == 0.0f);
+    CHECK(dh32[5 * 32 + j] == 0.0f);
+  }
+}
