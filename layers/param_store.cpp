@@ -39,13 +39,7 @@ int64_t ParamStore::parameter_count() const {
 }
 
 void ParamStore::zero_grad() {
-  for (auto& [name, var] : entries_) {
-    if (!var->has_grad()) continue;
-    float* g = var->grad.data();
-    const int64_t n = var->grad.numel();
-#pragma omp parallel for simd schedule(static) if (n > 65536)
-    for (int64_t i = 0; i < n; ++i) g[i] = 0.0f;
-  }
+  for (auto& [name, var] : entries_) var->grad = Tensor();
 }
 
 }  // namespace tn

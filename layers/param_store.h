@@ -25,7 +25,9 @@ class ParamStore {
   std::vector<std::pair<std::string, Var>> parameters() const;
   /// Number of trainable scalars.
   int64_t parameter_count() const;
-  /// Zeroes every parameter gradient that was allocated.
+  /// Zeroes every gradient by releasing it to the pool: the next backward's first contribution to
+  /// a parameter then writes its gradient without a zero-fill (and the ones after accumulate);
+  /// a parameter no backward reaches has no gradient, which reads as zero.
   void zero_grad();
 
  private:

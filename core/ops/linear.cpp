@@ -68,9 +68,12 @@ Var linear(Tape& tape, const Var& x, const Var& weight, const Var& bias) {
         matmul_bf16({1, rows, in, out, false, false, acc, false, true}, dy16->data(), w16->data(),
                     dx);
       }
-      if (weight->requires_grad)
-        matmul_bf16({1, out, in, rows, true, false, true, false, true}, dy16->data(),
-                    x16->data(), weight->grad_buf().data());
+      if (weight->requires_grad) {
+        bool acc;
+        float* dw = grad_destination(weight, acc);
+        matmul_bf16({1, out, in, rows, true, false, acc, false, true}, dy16->data(), x16->data(),
+                    dw);
+      }
       if (bias && bias->requires_grad) bias_grad(dy, rows, out, bias->grad_buf().data());
     });
     return result;
@@ -88,9 +91,11 @@ Var linear(Tape& tape, const Var& x, const Var& weight, const Var& bias) {
       float* dx = grad_destination(x, acc);
       matmul({1, rows, in, out, false, false, acc, false}, dy, weight->value.data(), dx);
     }
-    if (weight->requires_grad)  // dW += dyᵀ x
-      matmul({1, out, in, rows, true, false, true, false}, dy, x->value.data(),
-             weight->grad_buf().data());
+    if (weight->requires_grad) {  // dW (+)= dyᵀ x
+      bool acc;
+      float* dw = grad_destination(weight, acc);
+      matmul({1, out, in, rows, true, false, acc, false}, dy, x->value.data(), dw);
+    }
     if (bias && bias->requires_grad) bias_grad(dy, rows, out, bias->grad_buf().data());
   });
   return result;

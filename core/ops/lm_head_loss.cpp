@@ -1,5 +1,6 @@
 #include "core/ops/lm_head_loss.h"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -53,6 +54,10 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
   const float* hp = hidden->value.data();
   const float* wp = weight->value.data();
   const float* bp = bias ? bias->value.data() : nullptr;
+  // The gradient of the mean is (softmax − onehot) / n_targets: scaled in the row kernel.
+  const int64_t total_targets = std::count_if(targets.begin(), targets.end(),
+                                              [](int32_t t) { return t != kIgnoreIndex; });
+  const float grad_scale = total_targets ? 1.0f / static_cast<float>(total_targets) : 0.0f;
   double sum_nll = 0.0;
   int64_t n_targets = 0;
   for (int64_t r0 = 0; r0 < rows; r0 += chunk) {
@@ -63,10 +68,10 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
                   h16->data() + r0 * d, w16->data(), lp, bp);
     else
       matmul({1, rc, vocab, d, false, true, false, bias != nullptr}, hp + r0 * d, wp, lp, bp);
-    // g = softmax − onehot (unscaled), f32 in place unless only its bf16 copy is needed.
+    // g = (softmax − onehot) / n, f32 in place unless only its bf16 copy is needed.
     float* g = record && (!bf16 || bias) ? lp : nullptr;
     uint16_t* gb = record && bf16 ? g16->data() : nullptr;
-    const XentRows xr = softmax_xent_rows(lp, rc, vocab, targets.data() + r0, g, gb);
+    const XentRows xr = softmax_xent_rows(lp, rc, vocab, targets.data() + r0, g, gb, grad_scale);
     sum_nll += xr.sum_nll;
     n_targets += xr.n_targets;
     if (!record) continue;
@@ -76,7 +81,7 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
 #pragma omp simd
         for (int64_t j = 0; j < vocab; ++j) db[j] += lp[i * vocab + j];
     }
-    // d hidden_c = g W ; d W += gᵀ hidden_c
+    // d hidden_c = g W ; d W (+)= gᵀ hidden_c
     if (bf16) {
       matmul_bf16({1, rc, d, vocab, false, false, false, false, true}, gb, w16->data(),
                   d_hidden.data() + r0 * d);
@@ -97,10 +102,21 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
   Var loss = out.loss;
   tape.record([hidden, weight, bias, loss, d_hidden, d_weight, d_bias, n_targets]() {
     if (!loss->has_grad() || n_targets == 0) return;
-    const float s = loss->grad.data()[0] / static_cast<float>(n_targets);
+    // The gradients were formed for an upstream gradient of 1; scale by the real one.
+    const float s = loss->grad.data()[0];
     auto deliver = [s](const Var& v, const Tensor& g) {
       if (!v->requires_grad) return;
-      float* dst = v->grad_buf().data();
+      if (!v->has_grad()) {  // the first contribution: hand the buffer over, no copy
+        v->grad = g;
+        if (s != 1.0f) {
+          float* dst = v->grad.data();
+          const int64_t n = g.numel();
+#pragma omp parallel for simd schedule(static) if (n > 32768)
+          for (int64_t i = 0; i < n; ++i) dst[i] *= s;
+        }
+        return;
+      }
+      float* dst = v->grad.data();
       const float* src = g.data();
       const int64_t n = g.numel();
 #pragma omp parallel for simd schedule(static) if (n > 32768)

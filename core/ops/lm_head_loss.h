@@ -15,9 +15,11 @@ struct LmLoss {
 };
 
 /// Fused LM head + cross-entropy, computed in chunks of `chunk_rows` rows so the [rows, vocab]
-/// logits never exist whole: logits_c = hidden_c · weightᵀ (oneDNN matmul), log-softmax (oneDNN),
-/// NLL. When recording, the gradient (softmax − onehot) is formed per chunk right away and turned
-/// into d hidden and d weight, so the backward only scales them by the upstream gradient / n.
+/// logits never exist whole: logits_c = hidden_c · weightᵀ (oneDNN matmul), then one fused pass
+/// per row (softmax_xent_rows: log-sum-exp, NLL, and when recording the gradient
+/// (softmax − onehot) / n, in bf16 when tape.bf16()). The gradient is formed per chunk right away and turned
+/// into d hidden and d weight (for an upstream gradient of 1), so the backward only hands them
+/// over (the first contribution to a gradient takes the buffer) or scales and adds them.
 /// hidden: [..., d] (rows = numel / d); weight: [vocab, d] (tied embedding or lm_head); targets: rows ids or
 /// kIgnoreIndex. Throws ShapeError for a target outside [0, vocab).
 /// bias: [vocab] added to every row of logits (the RoBERTa MLM head's output bias), or null.

@@ -13,7 +13,7 @@
 namespace tn {
 
 XentRows softmax_xent_rows(float* logits, int64_t rows, int64_t cols, const int32_t* targets,
-                           float* grad_f32, uint16_t* grad_bf16) {
+                           float* grad_f32, uint16_t* grad_bf16, float grad_scale) {
   const bool grad = grad_f32 || grad_bf16;
   double sum_nll = 0.0;
   int64_t n_targets = 0;
@@ -49,17 +49,17 @@ XentRows softmax_xent_rows(float* logits, int64_t rows, int64_t cols, const int3
     sum_nll += lse - static_cast<double>(xt);
     ++n_targets;
     if (!grad) continue;
-    const float inv = 1.f / sum;
+    const float inv = 1.f / sum, scaled = grad_scale * inv;
+    const float gt = grad_scale * (e[t] * inv - 1.f);
     if (gb) {
 #pragma omp simd
-      for (int64_t j = 0; j < cols; ++j) gb[j] = to_bf16_bits(e[j] * inv);
-      gb[t] = to_bf16_bits(e[t] * inv - 1.f);
+      for (int64_t j = 0; j < cols; ++j) gb[j] = to_bf16_bits(e[j] * scaled);
+      gb[t] = to_bf16_bits(gt);
     }
     if (gf) {
-      const float et = e[t];
 #pragma omp simd
-      for (int64_t j = 0; j < cols; ++j) gf[j] = e[j] * inv;
-      gf[t] = et * inv - 1.f;
+      for (int64_t j = 0; j < cols; ++j) gf[j] = e[j] * scaled;
+      gf[t] = gt;
     }
   }
   return {sum_nll, n_targets};

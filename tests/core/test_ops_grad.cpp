@@ -204,3 +204,25 @@ TEST_CASE("grad: classification cross-entropy and sequence pooling with padding"
   Var last = sequence_pool(t1, x, PoolKind::Last, &valid);
   CHECK(last->value.data()[1] == doctest::Approx(x->value.data()[4 + 1]));
 }
+
+TEST_CASE("lm_head_cross_entropy: the upstream gradient scales d hidden and d weight, first or accumulated") {
+  Rng rng(29);
+  Var hidden = param({6, 5}, rng), weight = param({11, 5}, rng);
+  const std::vector<int32_t> targets = {1, 4, kIgnoreIndex, 10, 0, 7};
+  auto grads = [&](float seed, bool preexisting) {
+    hidden->grad = Tensor();
+    weight->grad = preexisting ? Tensor::full({11, 5}, 1.0f) : Tensor();
+    Tape tape;
+    LmLoss l = lm_head_cross_entropy(tape, hidden, weight, targets, 4);
+    tape.backward(l.loss, seed);
+    return std::make_pair(hidden->grad.to_vector(), weight->grad.to_vector());
+  };
+  const auto [h1, w1] = grads(1.0f, false);
+  const auto [hq, wq] = grads(0.25f, false);
+  const auto [hp, wp] = grads(0.25f, true);
+  for (size_t i = 0; i < h1.size(); ++i) CHECK(hq[i] == doctest::Approx(0.25 * h1[i]));
+  for (size_t i = 0; i < w1.size(); ++i) {
+    CHECK(wq[i] == doctest::Approx(0.25 * w1[i]));
+    CHECK(wp[i] == doctest::Approx(1.0 + 0.25 * w1[i]));
+  }
+}

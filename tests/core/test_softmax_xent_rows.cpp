@@ -54,6 +54,13 @@ TEST_CASE("softmax_xent_rows: NLL and softmax − onehot equal the double refere
     work = logits;
     softmax_xent_rows(work.data(), rows, cols, targets.data(), nullptr, only16.data());
     CHECK(only16 == g16);
+
+    work = logits;  // a mean loss scales the gradient by 1/n
+    softmax_xent_rows(work.data(), rows, cols, targets.data(), work.data(), nullptr, 0.125f);
+    worst = 0;
+    for (int64_t i = 0; i < rows * cols; ++i)
+      worst = std::max(worst, double(std::abs(work[i] - 0.125f * ref_grad[i])));
+    CHECK(worst < 1e-6);
   }
 }
 
