@@ -1,4 +1,5 @@
 // `transnormer bench CONFIG.yaml [--json] [--batch B --seq-len L --vocab V --steps N --threads T]
+//                    [--precision f32|bf16] [--compare-precision]
 //                    [--seq-lens 512,1024,... [--mixers softmax,diag,...] [--scaling-batch B]]`
 // Prints training tokens/s (forward + backward + AdamW), inference tokens/s, peak RSS, model FLOPs
 // per step and model-FLOP utilisation against the f32 (and bf16) oneDNN matmul throughput measured
@@ -21,6 +22,7 @@
 #include "core/system.h"
 #include "data/data_root.h"
 #include "experiments/bench.h"
+#include "experiments/bench_precision.h"
 #include "experiments/bench_scaling.h"
 #include "experiments/lm_data.h"
 #include "experiments/spec.h"
@@ -38,6 +40,7 @@ struct BenchArgs {
   int64_t batch = 0, seq_len = 0, vocab = 0, steps = 10, warmup = 2;
   int threads = 0;
   bool skip_model = false;
+  bool compare_precision = false;
   int64_t probe_size = 2048;
   int probe_reps = 5;
   std::vector<int64_t> seq_lens;
@@ -97,6 +100,9 @@ Action add_bench_verb(CLI::App& app) {
   sub->add_option("--set", args->overrides, "override a spec value: key.path=value (repeatable)");
   sub->add_option("--data-root", args->data_root, "dataset root, to size the vocabulary from the spec's data");
   sub->add_flag("--skip-model", args->skip_model, "skip the whole-model training/inference timing");
+  sub->add_flag("--compare-precision", args->compare_precision,
+                "also time f32 and bf16 training steps of one model interleaved (--steps pairs) and "
+                "report the bf16 speed-up, robust to load that comes and goes");
   sub->add_option("--precision", args->precision,
                   "f32, or bf16 for the dense products (default: the spec's train.precision, else f32)")
       ->check(CLI::IsMember({"f32", "bf16"}));
@@ -176,6 +182,17 @@ Action add_bench_verb(CLI::App& app) {
       out["last_loss"] = r->last_loss;
       out["precision"] = options.bf16 ? "bf16" : "f32";
     }
+    std::optional<PrecisionComparison> cmp;
+    if (args->compare_precision && !args->skip_model) {
+      cmp = compare_precisions(model, options);
+      out["precision_comparison"] = {{"pairs", options.steps},
+                                     {"f32_step_s", cmp->f32_step_s},
+                                     {"bf16_step_s", cmp->bf16_step_s},
+                                     {"f32_median_s", cmp->f32_median_s},
+                                     {"bf16_median_s", cmp->bf16_median_s},
+                                     {"speedup_median", cmp->speedup_median},
+                                     {"speedup_of_medians", cmp->speedup_of_medians}};
+    }
     // Peak RSS of the model runs, before the probe and the scaling points add anything.
     out["peak_rss_mb"] = peak_rss_mb();
     out["threads"] = num_threads();
@@ -191,6 +208,8 @@ Action add_bench_verb(CLI::App& app) {
       const ModelFlops& f = r->flops;
       out["train"] = {{"tokens_per_s", r->train_tokens_per_s},
                       {"step_s", r->train_step_s},
+                      {"step_median_s", r->train_step_median_s},
+                      {"step_times_s", r->train_step_times},
                       {"peak_rss_mb", r->train_peak_rss_mb},
                       {"matmul_only_s", r->matmul_only_s},
                       {"matmul_calls", r->matmul_calls},
@@ -248,6 +267,9 @@ Action add_bench_verb(CLI::App& app) {
                   f.train_step() / 1e9, f.forward() / 1e9, f.projections / 1e9, f.attention / 1e9,
                   f.channel_mixer / 1e9, f.head / 1e9);
       std::printf("achieved: train %.1f GFLOP/s, infer %.1f GFLOP/s\n", r->train_gflops, r->infer_gflops);
+      std::printf("step vs its matrix products alone: %.3f s / %.3f s = %.3f (%lld products)\n",
+                  r->train_step_s, r->matmul_only_s, r->train_step_s / r->matmul_only_s,
+                  static_cast<long long>(r->matmul_calls));
     } else {
       std::cout << "peak RSS: " << static_cast<int64_t>(out["peak_rss_mb"].get<double>()) << " MB, "
                 << num_threads() << " threads\n";
@@ -265,6 +287,11 @@ Action add_bench_verb(CLI::App& app) {
       std::printf("MFU: train %s of the f32 peak%s, infer %s\n", percent(mfu(r->train_gflops, peak.f32)).c_str(),
                   peak.bf16.ok ? (" (" + percent(mfu(r->train_gflops, peak.bf16)) + " of bf16)").c_str() : "",
                   percent(mfu(r->infer_gflops, peak.f32)).c_str());
+    if (cmp)
+      std::printf("f32 vs bf16, %lld interleaved pairs: median step %.3f s vs %.3f s; bf16 speed-up "
+                  "%.3fx (median of pair ratios), %.3fx (ratio of medians)\n",
+                  static_cast<long long>(options.steps), cmp->f32_median_s, cmp->bf16_median_s,
+                  cmp->speedup_median, cmp->speedup_of_medians);
     std::fflush(stdout);
     if (!rows.empty()) {
       std::cout << "\nscaling: one token-mixer layer, d_model " << model.d_model << ", " << model.n_heads

@@ -2,6 +2,7 @@
 // Throughput measurement (`transnormer bench`): training steps (forward + backward + AdamW, train
 // mode, dropout on) and inference forwards on random tokens, like the reference's train-bench.
 #include <cstdint>
+#include <vector>
 
 #include "core/dnnl/matmul_probe.h"
 #include "experiments/bench_flops.h"
@@ -18,7 +19,9 @@ struct BenchOptions {
 };
 
 struct BenchResult {
-  double train_tokens_per_s = 0, train_step_s = 0;
+  double train_tokens_per_s = 0, train_step_s = 0;  // over all timed steps (mean step)
+  double train_step_median_s = 0;                   // robust to bursts of load on a shared machine
+  std::vector<double> train_step_times;             // each timed step, seconds
   double infer_tokens_per_s = 0;
   double peak_rss_mb = 0;
   double train_peak_rss_mb = 0;  // peak RSS when the training steps ended (before inference)
@@ -42,6 +45,9 @@ PeakMatmul measure_peak_matmul(int64_t size = 2048, int reps = 5);
 inline double mfu(double achieved_gflops, const MatmulProbeResult& peak) {
   return peak.ok && peak.gflops > 0 ? achieved_gflops / peak.gflops : 0.0;
 }
+
+/// Median of v (0 when empty).
+double median_of(std::vector<double> v);
 
 /// Builds the model of `config` (vocab_size must be set) and times it. Logs progress to spdlog.
 BenchResult bench_model(const ModelConfig& config, const BenchOptions& options);

@@ -5,11 +5,15 @@
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "core/error.h"
+#include "experiments/bench.h"
 #include "experiments/bench_flops.h"
+#include "experiments/bench_precision.h"
+#include "experiments/bench_trainer.h"
 #include "experiments/bench_scaling.h"
 #include "layers/model_config_json.h"
 
@@ -161,4 +165,31 @@ TEST_CASE("bench scaling mixer names and defaults") {
   CHECK(kinds[0] == MixerKind::Diag);
   CHECK(kinds[1] == MixerKind::NormAttention);
   CHECK(kinds[2] == MixerKind::Softmax);
+}
+
+TEST_CASE("bench trainer and precision comparison: the loss falls, pairs are well formed") {
+  const ModelConfig config = tiny_config();
+  BenchTrainer trainer(config, 2, 12, 0);
+  CHECK(trainer.tokens_per_step() == 24);
+  Tape tape;
+  trainer.train_step(tape);
+  const double first = trainer.last_loss();
+  for (int i = 0; i < 30; ++i) CHECK(trainer.train_step(tape) > 0.0);
+  CHECK(trainer.last_loss() < first);  // 30 AdamW steps on one fixed batch must fit it better
+
+  BenchOptions options;
+  options.batch = 2;
+  options.seq_len = 12;
+  options.steps = 3;
+  options.warmup = 1;
+  const PrecisionComparison c = compare_precisions(config, options);
+  REQUIRE(c.f32_step_s.size() == 3);
+  REQUIRE(c.bf16_step_s.size() == 3);
+  CHECK(c.f32_median_s == median_of(c.f32_step_s));
+  CHECK(c.speedup_of_medians == doctest::Approx(c.f32_median_s / c.bf16_median_s));
+  CHECK(c.speedup_median > 0.0);
+  CHECK(median_of({3.0, 1.0, 2.0, 10.0}) == 2.5);
+  ModelConfig no_vocab = config;
+  no_vocab.vocab_size = 0;
+  CHECK_THROWS_AS(compare_precisions(no_vocab, options), ConfigError);
 }
