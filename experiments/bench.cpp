@@ -10,15 +10,9 @@
 #include "core/memory_pool.h"
 #include "core/system.h"
 #include "experiments/bench_trainer.h"
+#include "experiments/stats.h"
 
 namespace tn {
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const size_t mid = v.size() / 2;
-  return v.size() % 2 ? v[mid] : 0.5 * (v[mid - 1] + v[mid]);
-}
 
 BenchResult bench_model(const ModelConfig& config, const BenchOptions& options) {
   if (config.vocab_size < 1) throw ConfigError("bench: model.vocab_size is not set; pass --vocab V");

@@ -46,9 +46,6 @@ inline double mfu(double achieved_gflops, const MatmulProbeResult& peak) {
   return peak.ok && peak.gflops > 0 ? achieved_gflops / peak.gflops : 0.0;
 }
 
-/// Median of v (0 when empty).
-double median_of(std::vector<double> v);
-
 /// Builds the model of `config` (vocab_size must be set) and times it. Logs progress to spdlog.
 BenchResult bench_model(const ModelConfig& config, const BenchOptions& options);
 

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "experiments/bench_trainer.h"
+#include "experiments/stats.h"
 
 namespace tn {
 

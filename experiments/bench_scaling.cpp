@@ -23,6 +23,7 @@
 #include "core/error.h"
 #include "core/memory_pool.h"
 #include "experiments/bench_flops.h"
+#include "experiments/stats.h"
 #include "layers/init.h"
 #include "layers/model_config_json.h"
 #include "layers/param_store.h"
@@ -36,13 +37,6 @@ namespace {
 constexpr double kMiB = 1024.0 * 1024.0;
 const MixerKind kAllMixers[] = {MixerKind::Softmax,   MixerKind::Linear,    MixerKind::NormAttention,
                                 MixerKind::Diag,      MixerKind::Performer, MixerKind::Cosformer};
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const size_t mid = v.size() / 2;
-  return v.size() % 2 ? v[mid] : 0.5 * (v[mid - 1] + v[mid]);
-}
 
 /// A field of /proc/self/status in KiB ("VmRSS", "VmHWM"); -1 when unreadable.
 double proc_status_kib(const std::string& field) {
@@ -256,8 +250,8 @@ ScalingRow measure_mixer(const ModelConfig& config, MixerKind mixer, int64_t n, 
       input->grad = Tensor();
       store.zero_grad();
     }
-    row.fwd_s = median(fwd);
-    row.fwd_bwd_s = median(fwd_bwd);
+    row.fwd_s = median_of(fwd);
+    row.fwd_bwd_s = median_of(fwd_bwd);
   }
   row.tensor_mb = (live_peak - live0) / kMiB;
   row.saved_mb = saved / kMiB;
