@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <iostream>
+#include <string>
 
 #include "app/verbs.h"
 #include "core/error.h"
@@ -28,6 +29,20 @@ int main(int argc, char** argv) {
   add(tn::app::add_bench_verb);
   add(tn::app::add_generate_verb);
 
+  // A first word that is no verb gets its own message (CLI11 would say "A subcommand is required").
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string names;
+    bool known = false;
+    for (auto& [sub, action] : verbs) {
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+      known = known || sub->get_name() == argv[1];
+    }
+    if (!known) {
+      std::cerr << "unknown command '" << argv[1] << "': the commands are " << names
+                << " (transnormer --help, transnormer COMMAND --help)\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -88,3 +88,11 @@ TEST_CASE("bad input: a seq_len longer than the training data, and out-of-range 
   }
   CHECK(run_cli("train " + dir + "/model.yaml --threads -1", dir).code == 2);
 }
+
+TEST_CASE("bad input: an unknown command names the commands") {
+  const std::string dir = scratch_dir("unknown_verb");
+  CliResult r = run_cli("trian configs/quickstart.yaml", dir);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("unknown command 'trian'") != std::string::npos);
+  CHECK(r.err.find("train, eval, forward, bench, generate") != std::string::npos);
+}
