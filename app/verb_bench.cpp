@@ -95,7 +95,7 @@ Action add_bench_verb(CLI::App& app) {
   sub->add_option("--vocab", args->vocab, "vocabulary size when the model section has none")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   sub->add_option("--steps", args->steps, "timed steps")->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
-  sub->add_option("--warmup", args->warmup, "untimed steps first")->check(CLI::NonNegativeNumber);
+  sub->add_option("--warmup", args->warmup, "untimed steps first")->check(CLI::Range(int64_t{0}, int64_t{1} << 20));
   sub->add_option("--threads", args->threads, "threads (default: all cores)")->check(CLI::Range(0, 1024));
   sub->add_option("--set", args->overrides, "override a spec value: key.path=value (repeatable)");
   sub->add_option("--data-root", args->data_root, "dataset root, to size the vocabulary from the spec's data");
@@ -108,25 +108,25 @@ Action add_bench_verb(CLI::App& app) {
       ->check(CLI::IsMember({"f32", "bf16"}));
   sub->add_option("--probe-size", args->probe_size,
                   "size of the square matmul timed for the peak GFLOP/s (0: no probe, no MFU)")
-      ->check(CLI::NonNegativeNumber);
-  sub->add_option("--probe-reps", args->probe_reps, "timed reps of the matmul probe")->check(CLI::PositiveNumber);
+      ->check(CLI::Range(int64_t{0}, int64_t{16384}));
+  sub->add_option("--probe-reps", args->probe_reps, "timed reps of the matmul probe")->check(CLI::Range(1, 1000));
   sub->add_option("--seq-lens", args->seq_lens, "sequence lengths of the per-mixer scaling table, e.g. 512,1024")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
   sub->add_option("--mixers", args->mixers,
                   "token mixers of the scaling table (default: the model's own, plus softmax)")
       ->delimiter(',');
   sub->add_option("--scaling-batch", args->scaling_batch, "batch of the scaling measurements")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   sub->add_option("--scaling-reps", args->scaling_reps, "timed reps per scaling point (median reported)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1000));
   sub->add_option("--scaling-warmup", args->scaling_warmup, "untimed reps per scaling point")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1000));
   sub->add_option("--causality", args->causality, "scaling points: both, causal or bidirectional")
       ->check(CLI::IsMember({"both", "causal", "bidirectional"}));
   sub->add_option("--scaling-max-gib", args->scaling_max_gib,
                   "skip softmax points whose n x n buffer exceeds this many GiB")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(0.001, 1024.0));
   sub->add_flag("--scaling-in-process", args->scaling_in_process,
                 "measure scaling points in this process (peak = tensor high-water mark) instead of "
                 "one child process per point (peak = RSS high-water mark)");
@@ -136,19 +136,25 @@ Action add_bench_verb(CLI::App& app) {
     if (args->config.empty())
       throw ConfigError("bench: CONFIG is required: transnormer bench CONFIG.yaml [--json] ...");
     set_num_threads(args->threads);
-    ModelConfig model = load_model_only(args->config, args->overrides);
     BenchOptions options;
     options.batch = 8;
     options.seq_len = 256;
-    // A whole experiment spec also gives batch, seq_len and (through its data) the vocabulary.
+    // A whole experiment spec (validated like `train` does, errors included) also gives batch,
+    // seq_len, precision and, through its data, the vocabulary. A model-only file gives the model.
     std::optional<ExperimentSpec> spec;
-    try {
+    ModelConfig model;
+    if (is_whole_spec(args->config)) {
       spec = load_spec(args->config, args->overrides);
-    } catch (const ConfigError&) {
-    }
-    if (spec) {
+      model = spec->model;
       options.batch = spec->train.batch_size;
       options.seq_len = spec->data.seq_len;
+    } else {
+      for (const std::string& set : args->overrides)
+        if (set.rfind("model.", 0) != 0)
+          throw ConfigError(args->config + ": --set " + set + ": this file holds only a model: "
+                            "section, so only model.* keys can be set; use --precision, --batch, "
+                            "--seq-len or --vocab for the rest");
+      model = load_model_only(args->config, args->overrides);
     }
     if (args->batch > 0) options.batch = args->batch;
     if (args->seq_len > 0) options.seq_len = args->seq_len;
@@ -261,7 +267,7 @@ Action add_bench_verb(CLI::App& app) {
                 << " tokens/s\npeak RSS: " << static_cast<int64_t>(out["peak_rss_mb"].get<double>()) << " MB\n"
                 << "params: " << r->params << ", batch " << options.batch << " x seq_len "
                 << options.seq_len << ", vocab " << model.vocab_size << ", " << num_threads()
-                << " threads\n";
+                << " threads, precision " << (options.bf16 ? "bf16" : "f32") << "\n";
       std::printf("model FLOPs: %.2f GFLOP per training step (3 x forward %.2f: projections %.2f, "
                   "attention %.2f, channel mixer %.2f, head %.2f)\n",
                   f.train_step() / 1e9, f.forward() / 1e9, f.projections / 1e9, f.attention / 1e9,

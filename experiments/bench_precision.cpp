@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "experiments/bench_trainer.h"
 #include "experiments/stats.h"
@@ -13,7 +15,8 @@ PrecisionComparison compare_precisions(const ModelConfig& config, const BenchOpt
   BenchTrainer trainer(config, options.batch, options.seq_len, options.seed);
   Tape f32, bf16;
   bf16.set_bf16(true);
-  for (int64_t i = 0; i < options.warmup; ++i) {
+  // At least one untimed pair: a first step of each precision creates its oneDNN primitives.
+  for (int64_t i = 0; i < std::max<int64_t>(1, options.warmup); ++i) {
     trainer.train_step(f32);
     trainer.train_step(bf16);
   }

@@ -15,7 +15,7 @@ struct PrecisionComparison {
   double speedup_of_medians = 0;
 };
 
-/// Runs options.warmup untimed steps of each precision, then options.steps pairs (f32 step, bf16
+/// Runs max(1, options.warmup) untimed steps of each precision, then options.steps pairs (f32 step, bf16
 /// step) on the same model, optimizer and tokens. Throws ConfigError when vocab_size is unset.
 PrecisionComparison compare_precisions(const ModelConfig& config, const BenchOptions& options);
 

@@ -84,7 +84,7 @@ bool quadratic_too_big(const ModelConfig& config, MixerKind mixer, int64_t n,
                        static_cast<double>(n) * static_cast<double>(n) * 4.0;
   if (bytes <= options.max_quadratic_bytes) return false;
   char buf[256];
-  std::snprintf(buf, sizeof buf, "softmax n x n probabilities would need %.1f GiB (> %.1f GiB limit)",
+  std::snprintf(buf, sizeof buf, "softmax n x n probabilities would need %.3g GiB (> %.3g GiB limit)",
                 bytes / (kMiB * 1024.0), options.max_quadratic_bytes / (kMiB * 1024.0));
   reason = buf;
   return true;

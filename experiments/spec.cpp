@@ -480,6 +480,11 @@ ExperimentSpec load_spec(const std::string& path, const std::vector<std::string>
   }
 }
 
+bool is_whole_spec(const std::string& path) {
+  const YAML::Node node = parse_yaml(read_text(path), path);
+  return node.IsMap() && (node["data"] || node["train"]);
+}
+
 ModelConfig load_model_only(const std::string& path, const std::vector<std::string>& overrides) {
   LoadedSpec loaded = load_yaml_spec(path, true);
   apply_overrides(loaded, overrides);

@@ -85,6 +85,10 @@ struct ExperimentSpec {
 /// split_valid_from_train > 0, a malformed --set ("expected key.path=value").
 ExperimentSpec load_spec(const std::string& path, const std::vector<std::string>& overrides = {});
 
+/// True when the file is a whole experiment spec (a mapping with a data: or train: section), false
+/// for a model-only file (see load_model_only). Throws ConfigError for unreadable or malformed YAML.
+bool is_whole_spec(const std::string& path);
+
 /// For `bench`: a file holding a `model:` section (other top-level sections are ignored, not
 /// validated) or the model mapping itself, as the reference's train-bench accepts; a golden
 /// case.json works too. Overrides use the same paths as load_spec ("model.d_model=64").

@@ -132,16 +132,24 @@ nlohmann::json train_lm(const ExperimentSpec& spec_in, const TrainOptions& optio
   };
   const std::string checkpoint_path = run.file("checkpoint.safetensors");
   // Never overwrite the last good checkpoint with diverged weights.
+  int64_t saved_step = 0;  // step of the checkpoint on disk, 0 before the first
+  auto diverged = [&](const std::string& what, int64_t step) {
+    const std::string kept =
+        saved_step > 0 ? "the run directory keeps the last good checkpoint, from step " +
+                             std::to_string(saved_step)
+                       : "no checkpoint was written yet (the first comes with the first "
+                         "evaluation)";
+    return TrainingDiverged(what + " became non-finite at step " + std::to_string(step) + "; " +
+                            kept + ". Lower train.optimizer.lr or set train.clip_norm");
+  };
   auto save = [&](int64_t step) {
     for (const auto& [name, var] : params) {
       const float* p = var->value.data();
       for (int64_t i = 0; i < var->value.numel(); ++i)
-        if (!std::isfinite(p[i]))
-          throw TrainingDiverged("parameter " + name + " became non-finite at step " +
-                                 std::to_string(step) + "; the run directory keeps the last good "
-                                 "checkpoint. Lower train.optimizer.lr or set train.clip_norm");
+        if (!std::isfinite(p[i])) throw diverged("parameter " + name, step);
     }
     save_checkpoint(checkpoint_path, model, data.vocab.tokens());
+    saved_step = step;
   };
 
   LmBatch batch;
@@ -166,14 +174,14 @@ nlohmann::json train_lm(const ExperimentSpec& spec_in, const TrainOptions& optio
       LmLoss loss = model.lm_loss(ctx, hidden, m.targets);
       if (!std::isfinite(loss.sum_nll)) {
         tape.clear();
-        throw TrainingDiverged("the training loss became non-finite at step " +
-                               std::to_string(step) + "; the run directory keeps the last good "
-                               "checkpoint. Lower train.optimizer.lr or set train.clip_norm");
+        throw diverged("the training loss", step);
       }
       step_nll += loss.sum_nll;
       tape.backward(loss.loss, static_cast<float>(loss.n_targets) / static_cast<float>(step_targets));
     }
     last_grad_norm = clip_grad_norm(params, train.clip_norm);
+    // A non-finite gradient would poison every weight through AdamW: stop before the update.
+    if (!std::isfinite(last_grad_norm)) throw diverged("the gradient norm", step);
     const double lr = schedule.lr(step - 1);
     optimizer.step(lr);
     const double dt = seconds_since(step_start);
@@ -204,10 +212,7 @@ nlohmann::json train_lm(const ExperimentSpec& spec_in, const TrainOptions& optio
     const bool last = step == train.max_steps;
     if (!data.valid.empty() && ((train.eval_every > 0 && step % train.eval_every == 0) || last)) {
       LmEval v = evaluate_split("valid", data.valid, step);
-      if (!std::isfinite(v.loss))
-        throw TrainingDiverged("the validation loss became non-finite at step " +
-                               std::to_string(step) + "; the run directory keeps the last good "
-                               "checkpoint. Lower train.optimizer.lr or set train.clip_norm");
+      if (!std::isfinite(v.loss)) throw diverged("the validation loss", step);
       if (last) summary["valid"] = {{"loss", v.loss}, {"ppl", v.ppl}, {"tokens", v.tokens}};
       save(step);
     }

@@ -82,7 +82,7 @@ Var TransNormerModel::forward(ForwardContext& ctx, const std::vector<int32_t>& t
     if (seq_len > c.max_positions)
       throw ConfigError("sequence length " + std::to_string(seq_len) +
                         " exceeds model.max_positions=" + std::to_string(c.max_positions) +
-                        "; raise max_positions or lower data.seq_len");
+                        "; raise max_positions or lower the sequence length (data.seq_len; bench: --seq-len)");
     x = add_positions(ctx.tape, x, embed_positions_);
   }
   x = embed_norm_->forward(ctx, x);

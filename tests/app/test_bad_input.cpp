@@ -96,3 +96,25 @@ TEST_CASE("bad input: an unknown command names the commands") {
   CHECK(r.err.find("unknown command 'trian'") != std::string::npos);
   CHECK(r.err.find("train, eval, forward, bench, generate") != std::string::npos);
 }
+
+TEST_CASE("bad input: bench validates a whole spec like train, and model-only files take only model.* overrides") {
+  const std::string dir = scratch_dir("bad_bench_spec");
+  write_text(dir + "/spec.yaml", replaced(kGood, "  max_steps: 2\n", "  max_steps: 2\n  precision: bf61\n"));
+  CliResult r = run_cli("bench " + dir + "/spec.yaml --probe-size 0 --steps 1", dir);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("spec.yaml:") != std::string::npos);
+  CHECK(r.err.find("bf16") != std::string::npos);  // the nearest valid value
+  write_text(dir + "/typo.yaml", replaced(kGood, "model:", "modle:"));
+  r = run_cli("bench " + dir + "/typo.yaml --probe-size 0 --steps 1", dir);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("modle") != std::string::npos);
+
+  write_text(dir + "/model.yaml", "model:\n  vocab_size: 50\n  d_model: 16\n  n_layers: 1\n  n_heads: 2\n");
+  r = run_cli("bench " + dir + "/model.yaml --set train.precision=bf16 --probe-size 0 --steps 1", dir);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("only model.* keys") != std::string::npos);
+  CHECK(r.err.find("--precision") != std::string::npos);
+  r = run_cli("bench " + dir + "/model.yaml --probe-reps 0", dir);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("1 to 1000") != std::string::npos);  // a readable range, not DBL_MAX
+}

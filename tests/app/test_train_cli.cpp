@@ -3,6 +3,8 @@
 // test loss exactly. Small shapes keep it to a few seconds.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "tests/app/cli_runner.h"
@@ -95,6 +97,7 @@ TEST_CASE("cli: a diverging run stops naming the step and keeps the last good ch
   CHECK(r.code == 1);
   CHECK(r.err.find("non-finite") != std::string::npos);
   CHECK(r.err.find("step 2") != std::string::npos);
+  CHECK(r.err.find("keeps the last good checkpoint, from step 1") != std::string::npos);
   // The step-1 checkpoint is still there and evaluates to a finite loss.
   CliResult e = run_cli("eval --checkpoint " + dir + "/run/checkpoint.safetensors --data " + dir +
                             "/small.test.tokens --seq-len 32",
@@ -102,6 +105,20 @@ TEST_CASE("cli: a diverging run stops naming the step and keeps the last good ch
   INFO(e.err);
   REQUIRE(e.code == 0);
   CHECK(std::isfinite(json::parse(e.out)["loss"].get<double>()));
+}
+
+TEST_CASE("cli: a run diverging before its first checkpoint says that none was written") {
+  const std::string dir = scratch_dir("diverge_early");
+  std::string spec = tiny_spec(dir);
+  spec.replace(spec.find("lr: 3e-3"), 8, "lr: 1e38");
+  spec.replace(spec.find("warmup_steps: 5"), 15, "warmup_steps: 2");
+  write_text(dir + "/diverge.yaml", spec);
+  CliResult r = run_cli("train " + dir + "/diverge.yaml --out " + dir + "/run", dir);
+  CHECK(r.code == 1);
+  INFO(r.err);
+  CHECK(r.err.find("non-finite at step") != std::string::npos);
+  CHECK(r.err.find("no checkpoint was written yet") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir + "/run/checkpoint.safetensors"));
 }
 
 TEST_CASE("cli: precision bf16 trains to the f32 run's test loss within 2 %") {
