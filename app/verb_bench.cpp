@@ -188,6 +188,12 @@ Action add_bench_verb(CLI::App& app) {
       out["last_loss"] = r->last_loss;
       out["precision"] = options.bf16 ? "bf16" : "f32";
     }
+    if (args->skip_model && args->compare_precision)
+      spdlog::warn("--compare-precision times the model and is ignored with --skip-model");
+    if (!args->mixers.empty() && args->seq_lens.empty())
+      spdlog::warn("--mixers chooses the mixers of the scaling table and is ignored without --seq-lens");
+    if (args->skip_model && args->seq_lens.empty() && args->probe_size == 0)
+      throw ConfigError("bench: --skip-model with --probe-size 0 and no --seq-lens measures nothing");
     std::optional<PrecisionComparison> cmp;
     if (args->compare_precision && !args->skip_model) {
       cmp = compare_precisions(model, options);
