@@ -14,6 +14,7 @@ struct TrainArgs {
   std::string config, out, data_root;
   std::vector<std::string> overrides;
   int threads = 0;
+  bool resume = false;
 };
 }  // namespace
 
@@ -26,6 +27,9 @@ Action add_train_verb(CLI::App& app) {
   sub->add_option("--data-root", args->data_root,
                   "dataset root (default $TRANSNORMER_DATA, else ./data)");
   sub->add_option("--threads", args->threads, "threads (default: train.threads, else all cores)")->check(CLI::Range(0, 1024));
+  sub->add_flag("--resume", args->resume,
+                "continue the run in the run directory from its last checkpoint (same spec; "
+                "train.max_steps may be raised)");
   return [args]() {
     std::vector<std::string> overrides = args->overrides;
     if (args->threads > 0) overrides.push_back("train.threads=" + std::to_string(args->threads));
@@ -33,6 +37,7 @@ Action add_train_verb(CLI::App& app) {
     TrainOptions options;
     options.out_dir = args->out.empty() ? (std::filesystem::path("runs") / spec.name).string() : args->out;
     options.data_root = resolve_data_root(args->data_root);
+    options.resume = args->resume;
     train_lm(spec, options);
     return 0;
   };

@@ -32,6 +32,9 @@ class Rng {
   }
   /// A fresh 64-bit key for a counter-based stream (e.g. one dropout mask).
   uint64_t key() { return next_u64(); }
+  /// The whole generator state, to save and restore (a resumed run continues the same stream).
+  uint64_t state() const { return state_; }
+  void set_state(uint64_t state) { state_ = state; }
 
  private:
   uint64_t state_;

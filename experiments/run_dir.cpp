@@ -1,6 +1,7 @@
 #include "experiments/run_dir.h"
 
 #include <filesystem>
+#include <fstream>
 
 #include "core/error.h"
 #include "core/io/atomic_file.h"
@@ -19,6 +20,24 @@ std::string RunDir::file(const std::string& name) const {
 
 void RunDir::append_metrics(const nlohmann::json& record) {
   metrics_ += record.dump() + "\n";
+  write_file_atomic(file("metrics.jsonl"), metrics_);
+}
+
+void RunDir::resume_metrics(int64_t step) {
+  std::ifstream in(file("metrics.jsonl"));
+  std::string line, kept;
+  for (int64_t number = 1; std::getline(in, line); ++number) {
+    if (line.empty()) continue;
+    nlohmann::json record;
+    try {
+      record = nlohmann::json::parse(line);
+    } catch (const std::exception& e) {
+      throw DataError(file("metrics.jsonl") + ":" + std::to_string(number) + ": not JSON (" +
+                      e.what() + ")");
+    }
+    if (record.value("step", int64_t{0}) <= step) kept += line + "\n";
+  }
+  metrics_ = kept;
   write_file_atomic(file("metrics.jsonl"), metrics_);
 }
 

@@ -2,6 +2,7 @@
 // The run directory of design.md ("Outputs of a run"): config.yaml, metrics.jsonl, summary.json,
 // checkpoint.safetensors. Every file is written atomically (write, then rename).
 #include <nlohmann/json.hpp>
+#include <cstdint>
 #include <string>
 
 namespace tn {
@@ -15,6 +16,10 @@ class RunDir {
 
   /// Appends one JSON object as a line of metrics.jsonl (rewritten atomically each time).
   void append_metrics(const nlohmann::json& record);
+  /// For a resumed run: reads metrics.jsonl back, keeping the records of steps <= step (those a
+  /// run killed after its last checkpoint wrote later are dropped), and rewrites it atomically.
+  /// Throws DataError naming the file when a line is not JSON.
+  void resume_metrics(int64_t step);
   /// Writes summary.json atomically.
   void write_summary(const nlohmann::json& summary) const;
   /// Writes config.yaml atomically.

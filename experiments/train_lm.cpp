@@ -4,10 +4,14 @@
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "core/dnnl/engine.h"
 #include "core/error.h"
 #include "core/memory_pool.h"
+#include "core/io/safetensors.h"
 #include "core/optim/adamw.h"
 #include "core/system.h"
 #include "data/batching/lm_blocks.h"
@@ -15,6 +19,7 @@
 #include "experiments/evaluate.h"
 #include "experiments/lm_data.h"
 #include "experiments/run_dir.h"
+#include "experiments/train_state.h"
 #include "layers/checkpoint.h"
 
 namespace tn {
@@ -54,6 +59,14 @@ class BatchStream {
     make_batch(blocks_, ids_, batch);
     return epoch_;
   }
+  int64_t epoch() const { return epoch_; }
+  int64_t position() const { return position_; }
+  /// Continues from a saved place (epoch, position) of the same blocks, batch size and seed.
+  void restore(int64_t epoch, int64_t position) {
+    epoch_ = epoch;
+    position_ = position;
+    order_ = epoch_order(blocks_.count(), seed_, static_cast<uint64_t>(epoch_));
+  }
   double epochs_done() const {
     return epoch_ + static_cast<double>(position_) / static_cast<double>(order_.size());
   }
@@ -65,6 +78,35 @@ class BatchStream {
   int64_t epoch_ = 0, position_ = 0;
   std::vector<int64_t> order_, ids_;
 };
+
+/// --resume: `run` must hold a run of the same resolved spec (`config_yaml`); only
+/// train.max_steps and train.threads may differ. Throws ConfigError naming the missing file or the differing line.
+void check_resumable(const RunDir& run, const std::string& config_yaml) {
+  for (const char* name : {"config.yaml", "checkpoint.safetensors", "train_state.safetensors"})
+    if (!std::filesystem::exists(run.file(name)))
+      throw ConfigError(run.path() + ": nothing to resume: " + name +
+                        " is missing (a run writes its checkpoint and train state at each "
+                        "evaluation); train without --resume to start a new run");
+  std::ifstream in(run.file("config.yaml"));
+  std::stringstream saved_text;
+  saved_text << in.rdbuf();
+  std::istringstream saved(saved_text.str()), now(config_yaml);
+  std::string a, b;
+  for (int64_t line = 1;; ++line) {
+    const bool more_a = static_cast<bool>(std::getline(saved, a));
+    const bool more_b = static_cast<bool>(std::getline(now, b));
+    if (!more_a && !more_b) return;
+    auto key_of = [](const std::string& l) { return l.substr(0, l.find(':')); };
+    const bool free_key = more_a && more_b && key_of(a) == key_of(b) &&
+                          (key_of(a) == "  max_steps" || key_of(a) == "  threads");
+    if (more_a && more_b && (a == b || free_key)) continue;
+    throw ConfigError(run.file("config.yaml") + ":" + std::to_string(line) +
+                      ": the run was trained with `" + (more_a ? a : "(end)") +
+                      "`, the spec now gives `" + (more_b ? b : "(end)") +
+                      "`; resume with the run's spec (only train.max_steps and threads may change), or "
+                      "train into a new --out");
+  }
+}
 
 }  // namespace
 
@@ -95,7 +137,9 @@ nlohmann::json train_lm(const ExperimentSpec& spec_in, const TrainOptions& optio
                spec.model.n_layers, spec.model.d_model, spec.model.n_heads, n_params, num_threads());
 
   RunDir run(options.out_dir);
-  run.write_config(spec_to_yaml(spec));
+  const std::string config_yaml = spec_to_yaml(spec);
+  if (options.resume) check_resumable(run, config_yaml);
+  run.write_config(config_yaml);
 
   const LmBlocks blocks{data.train, spec.data.seq_len};
   if (blocks.count() == 0) throw DataError(data.train_file + ": the training split has no targets");
@@ -109,13 +153,39 @@ nlohmann::json train_lm(const ExperimentSpec& spec_in, const TrainOptions& optio
                            train.optimizer.weight_decay});
   const LrSchedule schedule = make_schedule(train.schedule, train.optimizer.lr, train.max_steps);
   Rng dropout_rng(train.seed * 0x9E3779B97F4A7C15ULL + 0x5EEDULL);
+  const std::string checkpoint_path = run.file("checkpoint.safetensors");
+  const std::string state_path = run.file("train_state.safetensors");
+  TrainState resumed;
+  if (!options.resume) std::filesystem::remove(state_path);  // a new run: no stale state to resume
+  if (options.resume) {
+    resumed = load_train_state(state_path, optimizer);
+    const SafetensorsFile weights = load_safetensors(checkpoint_path);
+    auto step_it = weights.metadata.find("transnormer.step");
+    if (step_it == weights.metadata.end() || step_it->second != std::to_string(resumed.step))
+      throw DataError(checkpoint_path + ": its step (" +
+                      (step_it == weights.metadata.end() ? std::string("none") : step_it->second) +
+                      ") is not the train state's (" + std::to_string(resumed.step) +
+                      "): the run stopped while writing them. Train again without --resume");
+    load_weights(model, weights, checkpoint_path);
+    stream.restore(resumed.epoch, resumed.position);
+    dropout_rng.set_state(resumed.dropout_rng);
+    run.resume_metrics(resumed.step);
+    if (resumed.step >= train.max_steps)
+      throw ConfigError(spec.path + ": train.max_steps=" + std::to_string(train.max_steps) +
+                        " but the run in " + run.path() + " already did " +
+                        std::to_string(resumed.step) +
+                        " steps; raise it to continue, e.g. --set train.max_steps=" +
+                        std::to_string(2 * resumed.step));
+    spdlog::info("resuming {} after step {} (epoch {:.2f})", run.path(), resumed.step,
+                 stream.epochs_done());
+  }
 
   nlohmann::json summary;
   summary["unigram_valid_ppl"] = data.valid.size() > 1 ? nlohmann::json(unigram_ppl(data.train, data.valid, vocab)) : nlohmann::json(nullptr);
   summary["unigram_test_ppl"] = data.test.size() > 1 ? nlohmann::json(unigram_ppl(data.train, data.test, vocab)) : nlohmann::json(nullptr);
 
-  nlohmann::json evals = nlohmann::json::array();
-  double eval_s = 0.0;
+  nlohmann::json evals = resumed.evals;
+  double eval_s = resumed.eval_s;
   auto evaluate_split = [&](const char* split, const std::vector<int32_t>& ids, int64_t step) {
     const auto t = Clock::now();
     pool_release_cached();  // training buffers are free between steps: give them back first
@@ -130,9 +200,10 @@ nlohmann::json train_lm(const ExperimentSpec& spec_in, const TrainOptions& optio
                  result.ppl, seconds_since(t));
     return result;
   };
-  const std::string checkpoint_path = run.file("checkpoint.safetensors");
+  double train_s = resumed.train_s;
+  int64_t total_tokens = resumed.tokens;
   // Never overwrite the last good checkpoint with diverged weights.
-  int64_t saved_step = 0;  // step of the checkpoint on disk, 0 before the first
+  int64_t saved_step = resumed.step;  // step of the checkpoint on disk, 0 before the first
   auto diverged = [&](const std::string& what, int64_t step) {
     const std::string kept =
         saved_step > 0 ? "the run directory keeps the last good checkpoint, from step " +
@@ -148,18 +219,23 @@ nlohmann::json train_lm(const ExperimentSpec& spec_in, const TrainOptions& optio
       for (int64_t i = 0; i < var->value.numel(); ++i)
         if (!std::isfinite(p[i])) throw diverged("parameter " + name, step);
     }
-    save_checkpoint(checkpoint_path, model, data.vocab.tokens());
+    // The train state first, then the weights: a run killed in between leaves a pair whose
+    // steps differ, which --resume detects.
+    TrainState state{step, stream.epoch(), stream.position(), dropout_rng.state(), train_s,
+                     eval_s, total_tokens, evals};
+    save_train_state(state_path, optimizer, state);
+    save_checkpoint(checkpoint_path, model, data.vocab.tokens(), step);
     saved_step = step;
   };
 
   LmBatch batch;
-  double train_s = 0.0, window_loss = 0.0, window_s = 0.0;
-  int64_t total_tokens = 0, window_tokens = 0, window_steps = 0;
+  double window_loss = 0.0, window_s = 0.0;
+  int64_t window_tokens = 0, window_steps = 0;
   double last_grad_norm = 0.0;
   Tape tape;
   tape.set_bf16(train.precision == "bf16");  // evaluation stays f32 (the master weights)
   std::vector<LmBatch> micro(train.update_freq);
-  for (int64_t step = 1; step <= train.max_steps; ++step) {
+  for (int64_t step = resumed.step + 1; step <= train.max_steps; ++step) {
     const auto step_start = Clock::now();
     int64_t epoch = 0, step_targets = 0;
     for (auto& m : micro) {

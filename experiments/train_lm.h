@@ -13,6 +13,7 @@ namespace tn {
 struct TrainOptions {
   std::string out_dir;    // run directory (created)
   std::string data_root;  // where relative data paths are taken from
+  bool resume = false;    // continue the run in out_dir from its last checkpoint (--resume)
 };
 
 /// Raised when the loss stops being finite; the run directory keeps the last good checkpoint.

@@ -8,12 +8,13 @@
 namespace tn {
 
 void save_checkpoint(const std::string& path, const TransNormerModel& model,
-                     const std::vector<std::string>& vocab) {
+                     const std::vector<std::string>& vocab, int64_t step) {
   std::map<std::string, Tensor> tensors;
   for (const auto& [name, var] : model.params().entries()) tensors[name] = var->value;
   std::map<std::string, std::string> metadata;
   metadata["transnormer.config"] = model_config_to_json(model.config()).dump();
   if (!vocab.empty()) metadata["transnormer.vocab"] = nlohmann::json(vocab).dump();
+  if (step >= 0) metadata["transnormer.step"] = std::to_string(step);
   save_safetensors(path, tensors, metadata);
 }
 

@@ -16,9 +16,10 @@ struct LoadedCheckpoint {
   std::vector<std::string> vocab;  // empty when the file holds none
 };
 
-/// Writes every parameter and buffer (F32) plus config and vocab (if non-empty), atomically.
+/// Writes every parameter and buffer (F32) plus config and vocab (if non-empty), atomically;
+/// step >= 0 is recorded as "transnormer.step" (the training step, for --resume).
 void save_checkpoint(const std::string& path, const TransNormerModel& model,
-                     const std::vector<std::string>& vocab);
+                     const std::vector<std::string>& vocab, int64_t step = -1);
 
 /// Reads the config, builds the model and loads its tensors. Throws DataError naming the file for a
 /// missing/corrupt file or a missing config, ConfigError for an invalid config, and DataError

@@ -26,6 +26,8 @@ class AdamW {
   const std::vector<std::pair<std::string, Var>>& params() const { return params_; }
   std::vector<Tensor>& exp_avg() { return exp_avg_; }
   std::vector<Tensor>& exp_avg_sq() { return exp_avg_sq_; }
+  const std::vector<Tensor>& exp_avg() const { return exp_avg_; }
+  const std::vector<Tensor>& exp_avg_sq() const { return exp_avg_sq_; }
   void set_steps(int64_t steps) { step_ = steps; }
 
  private:

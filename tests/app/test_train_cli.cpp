@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -133,4 +134,47 @@ TEST_CASE("cli: precision bf16 trains to the f32 run's test loss within 2 %") {
   const double b = json::parse(slurp(dir + "/bf16/summary.json"))["test"]["loss"].get<double>();
   CHECK(a != b);  // the products really were rounded
   CHECK(std::abs(a - b) / a < 0.02);
+}
+
+TEST_CASE("cli: --resume continues a run exactly: 15 + 15 steps equal 30 in one go") {
+  const std::string dir = scratch_dir("resume");
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  CliResult whole = run_cli("train " + dir + "/tiny.yaml --out " + dir + "/whole", dir);
+  REQUIRE(whole.code == 0);
+  CliResult first = run_cli("train " + dir + "/tiny.yaml --set train.max_steps=15 --out " + dir + "/parts", dir);
+  INFO(first.err);
+  REQUIRE(first.code == 0);
+  CHECK(std::filesystem::exists(dir + "/parts/train_state.safetensors"));
+  CliResult second = run_cli("train " + dir + "/tiny.yaml --resume --out " + dir + "/parts", dir);
+  INFO(second.err);
+  REQUIRE(second.code == 0);
+  CHECK(second.err.find("resuming") != std::string::npos);
+  const json a = json::parse(slurp(dir + "/whole/summary.json"));
+  const json b = json::parse(slurp(dir + "/parts/summary.json"));
+  // Same weights, optimizer moments, batch order and dropout masks: the same numbers, exactly.
+  CHECK(a["test"]["loss"].get<double>() == b["test"]["loss"].get<double>());
+  CHECK(a["valid"]["loss"].get<double>() == b["valid"]["loss"].get<double>());
+  CHECK(a["train"]["tokens"] == b["train"]["tokens"]);
+  auto loss_at = [](const std::string& metrics, int64_t step) {
+    std::istringstream in(metrics);
+    for (std::string line; std::getline(in, line);) {
+      const json r = json::parse(line);
+      if (r.value("step", 0) == step && !r.contains("split")) return r["loss"].get<double>();
+    }
+    return -1.0;
+  };
+  CHECK(loss_at(slurp(dir + "/whole/metrics.jsonl"), 30) == loss_at(slurp(dir + "/parts/metrics.jsonl"), 30));
+  CHECK(loss_at(slurp(dir + "/parts/metrics.jsonl"), 10) == loss_at(slurp(dir + "/whole/metrics.jsonl"), 10));
+
+  // Nothing left to do, another spec, or no run at all: exit 2 with the reason.
+  CliResult done = run_cli("train " + dir + "/tiny.yaml --resume --out " + dir + "/parts", dir);
+  CHECK(done.code == 2);
+  CHECK(done.err.find("already did 30 steps") != std::string::npos);
+  CliResult other = run_cli("train " + dir + "/tiny.yaml --resume --set model.d_model=64 --set train.max_steps=60 --out " + dir + "/parts", dir);
+  CHECK(other.code == 2);
+  CHECK(other.err.find("config.yaml:") != std::string::npos);
+  CHECK(other.err.find("d_model") != std::string::npos);
+  CliResult none = run_cli("train " + dir + "/tiny.yaml --resume --out " + dir + "/empty", dir);
+  CHECK(none.code == 2);
+  CHECK(none.err.find("nothing to resume") != std::string::npos);
 }

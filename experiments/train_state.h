@@ -1,0 +1,33 @@
+#pragma once
+// What `train --resume` needs besides the weights to continue a run exactly where its last
+// checkpoint left it (design.md: "checkpoint.safetensors (+ optimizer state for resume)"):
+// the AdamW moments and step count, the batch stream's place, the dropout generator, and the
+// running totals. Stored in the run directory as train_state.safetensors: the moments as tensors
+// "exp_avg.<param>" and "exp_avg_sq.<param>", the rest as JSON in __metadata__.
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "core/optim/adamw.h"
+
+namespace tn {
+
+struct TrainState {
+  int64_t step = 0;                   // completed training steps
+  int64_t epoch = 0, position = 0;    // the batch stream: epoch and next block index in its order
+  uint64_t dropout_rng = 0;           // Rng::state() of the dropout generator
+  double train_s = 0, eval_s = 0;     // seconds spent so far
+  int64_t tokens = 0;                 // training targets so far
+  nlohmann::json evals = nlohmann::json::array();  // evaluation records so far (summary.json)
+};
+
+/// Writes the optimizer's moments and `state` to `path` atomically. Throws DataError on I/O failure.
+void save_train_state(const std::string& path, const AdamW& optimizer, const TrainState& state);
+
+/// Reads `path` into `optimizer` (moments and step count) and returns the rest. Throws DataError
+/// naming the file when it is missing or corrupt, or when its moments do not match the
+/// optimizer's parameters (names and shapes).
+TrainState load_train_state(const std::string& path, AdamW& optimizer);
+
+}  // namespace tn
