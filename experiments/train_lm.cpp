@@ -82,8 +82,11 @@ class BatchStream {
 /// --resume: `run` must hold a run of the same resolved spec (`config_yaml`); only
 /// train.max_steps and train.threads may differ. Throws ConfigError naming the missing file or the differing line.
 void check_resumable(const RunDir& run, const std::string& config_yaml) {
+  const bool has_state = std::filesystem::exists(run.file("train_state.safetensors")) ||
+                         std::filesystem::exists(run.file("train_state.previous.safetensors"));
   for (const char* name : {"config.yaml", "checkpoint.safetensors", "train_state.safetensors"})
-    if (!std::filesystem::exists(run.file(name)))
+    if (!std::filesystem::exists(run.file(name)) &&
+        (std::string(name) != "train_state.safetensors" || !has_state))
       throw ConfigError(run.path() + ": nothing to resume: " + name +
                         " is missing (a run writes its checkpoint and train state at each "
                         "evaluation); train without --resume to start a new run");
@@ -155,17 +158,31 @@ nlohmann::json train_lm(const ExperimentSpec& spec_in, const TrainOptions& optio
   Rng dropout_rng(train.seed * 0x9E3779B97F4A7C15ULL + 0x5EEDULL);
   const std::string checkpoint_path = run.file("checkpoint.safetensors");
   const std::string state_path = run.file("train_state.safetensors");
+  const std::string previous_state_path = run.file("train_state.previous.safetensors");
   TrainState resumed;
-  if (!options.resume) std::filesystem::remove(state_path);  // a new run: no stale state to resume
+  if (!options.resume) {  // a new run: no stale state to resume
+    std::filesystem::remove(state_path);
+    std::filesystem::remove(previous_state_path);
+  }
   if (options.resume) {
-    resumed = load_train_state(state_path, optimizer);
     const SafetensorsFile weights = load_safetensors(checkpoint_path);
     auto step_it = weights.metadata.find("transnormer.step");
-    if (step_it == weights.metadata.end() || step_it->second != std::to_string(resumed.step))
-      throw DataError(checkpoint_path + ": its step (" +
-                      (step_it == weights.metadata.end() ? std::string("none") : step_it->second) +
-                      ") is not the train state's (" + std::to_string(resumed.step) +
-                      "): the run stopped while writing them. Train again without --resume");
+    const std::string checkpoint_step =
+        step_it == weights.metadata.end() ? std::string("none") : step_it->second;
+    // The state written with this checkpoint: the current file, or the previous one when the run
+    // stopped between writing the new state and the new checkpoint.
+    bool matched = false;
+    for (const std::string& path : {state_path, previous_state_path}) {
+      if (!std::filesystem::exists(path)) continue;
+      resumed = load_train_state(path, optimizer);
+      if (std::to_string(resumed.step) == checkpoint_step) {
+        matched = true;
+        break;
+      }
+    }
+    if (!matched)
+      throw DataError(checkpoint_path + ": no train state matches its step (" + checkpoint_step +
+                      "); the run stopped while writing them. Train again without --resume");
     load_weights(model, weights, checkpoint_path);
     stream.restore(resumed.epoch, resumed.position);
     dropout_rng.set_state(resumed.dropout_rng);
@@ -219,10 +236,12 @@ nlohmann::json train_lm(const ExperimentSpec& spec_in, const TrainOptions& optio
       for (int64_t i = 0; i < var->value.numel(); ++i)
         if (!std::isfinite(p[i])) throw diverged("parameter " + name, step);
     }
-    // The train state first, then the weights: a run killed in between leaves a pair whose
-    // steps differ, which --resume detects.
+    // The previous state is kept until the new checkpoint is written, so a run stopped at any
+    // point leaves a checkpoint and a train state of the same step for --resume.
     TrainState state{step, stream.epoch(), stream.position(), dropout_rng.state(), train_s,
                      eval_s, total_tokens, evals};
+    if (std::filesystem::exists(state_path))
+      std::filesystem::rename(state_path, previous_state_path);
     save_train_state(state_path, optimizer, state);
     save_checkpoint(checkpoint_path, model, data.vocab.tokens(), step);
     saved_step = step;
