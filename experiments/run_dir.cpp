@@ -23,7 +23,7 @@ void RunDir::append_metrics(const nlohmann::json& record) {
   write_file_atomic(file("metrics.jsonl"), metrics_);
 }
 
-void RunDir::resume_metrics(int64_t step) {
+void RunDir::resume_metrics(int64_t step, bool keep_evals_at_step) {
   std::ifstream in(file("metrics.jsonl"));
   std::string line, kept;
   for (int64_t number = 1; std::getline(in, line); ++number) {
@@ -31,11 +31,15 @@ void RunDir::resume_metrics(int64_t step) {
     nlohmann::json record;
     try {
       record = nlohmann::json::parse(line);
-    } catch (const std::exception& e) {
-      throw DataError(file("metrics.jsonl") + ":" + std::to_string(number) + ": not JSON (" +
-                      e.what() + ")");
+    } catch (const std::exception&) {
     }
-    if (record.value("step", int64_t{0}) <= step) kept += line + "\n";
+    if (!record.is_object() || !record.contains("step") || !record["step"].is_number_integer())
+      throw DataError(file("metrics.jsonl") + ":" + std::to_string(number) +
+                      ": not a metrics record (a JSON object with an integer \"step\"); delete "
+                      "the line, or the file, and resume again");
+    const int64_t at = record["step"].get<int64_t>();
+    if (at < step || (at == step && (keep_evals_at_step || !record.contains("split"))))
+      kept += line + "\n";
   }
   metrics_ = kept;
   write_file_atomic(file("metrics.jsonl"), metrics_);

@@ -17,9 +17,10 @@ class RunDir {
   /// Appends one JSON object as a line of metrics.jsonl (rewritten atomically each time).
   void append_metrics(const nlohmann::json& record);
   /// For a resumed run: reads metrics.jsonl back, keeping the records of steps <= step (those a
-  /// run killed after its last checkpoint wrote later are dropped), and rewrites it atomically.
-  /// Throws DataError naming the file when a line is not JSON.
-  void resume_metrics(int64_t step);
+  /// run killed after its last checkpoint wrote later are dropped; with keep_evals_at_step false,
+  /// also the evaluations of `step` itself, to be redone), and rewrites it atomically. Throws
+  /// DataError naming the file and line when a line is not a JSON object with an integer step.
+  void resume_metrics(int64_t step, bool keep_evals_at_step = true);
   /// Writes summary.json atomically.
   void write_summary(const nlohmann::json& summary) const;
   /// Writes config.yaml atomically.

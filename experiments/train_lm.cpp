@@ -100,6 +100,7 @@ void check_resumable(const RunDir& run, const std::string& config_yaml) {
     const bool more_b = static_cast<bool>(std::getline(now, b));
     if (!more_a && !more_b) return;
     auto key_of = [](const std::string& l) { return l.substr(0, l.find(':')); };
+    if (more_a && more_b && !a.empty() && a[0] == '#' && !b.empty() && b[0] == '#') continue;
     const bool free_key = more_a && more_b && key_of(a) == key_of(b) &&
                           (key_of(a) == "  max_steps" || key_of(a) == "  threads");
     if (more_a && more_b && (a == b || free_key)) continue;
@@ -107,7 +108,12 @@ void check_resumable(const RunDir& run, const std::string& config_yaml) {
                       ": the run was trained with `" + (more_a ? a : "(end)") +
                       "`, the spec now gives `" + (more_b ? b : "(end)") +
                       "`; resume with the run's spec (only train.max_steps and threads may change), or "
-                      "train into a new --out");
+                      "train into a new --out" +
+                      std::string(more_a && a.find("total_steps") != std::string::npos
+                                      ? ". This schedule's total_steps follows train.max_steps; "
+                                        "to train longer, set train.schedule.total_steps to the "
+                                        "run's value"
+                                      : ""));
   }
 }
 
@@ -139,10 +145,12 @@ nlohmann::json train_lm(const ExperimentSpec& spec_in, const TrainOptions& optio
   spdlog::info("model: {} layers, d_model {}, {} heads, {} parameters, {} threads",
                spec.model.n_layers, spec.model.d_model, spec.model.n_heads, n_params, num_threads());
 
+  if (options.resume && !std::filesystem::is_directory(options.out_dir))
+    throw ConfigError(options.out_dir + ": nothing to resume: the directory does not exist; "
+                      "train without --resume to start a new run");
   RunDir run(options.out_dir);
   const std::string config_yaml = spec_to_yaml(spec);
   if (options.resume) check_resumable(run, config_yaml);
-  run.write_config(config_yaml);
 
   const LmBlocks blocks{data.train, spec.data.seq_len};
   if (blocks.count() == 0) throw DataError(data.train_file + ": the training split has no targets");
@@ -160,6 +168,7 @@ nlohmann::json train_lm(const ExperimentSpec& spec_in, const TrainOptions& optio
   const std::string state_path = run.file("train_state.safetensors");
   const std::string previous_state_path = run.file("train_state.previous.safetensors");
   TrainState resumed;
+  bool finishing = false;
   if (!options.resume) {  // a new run: no stale state to resume
     std::filesystem::remove(state_path);
     std::filesystem::remove(previous_state_path);
@@ -171,31 +180,42 @@ nlohmann::json train_lm(const ExperimentSpec& spec_in, const TrainOptions& optio
         step_it == weights.metadata.end() ? std::string("none") : step_it->second;
     // The state written with this checkpoint: the current file, or the previous one when the run
     // stopped between writing the new state and the new checkpoint.
-    bool matched = false;
+    std::string matched;
     for (const std::string& path : {state_path, previous_state_path}) {
       if (!std::filesystem::exists(path)) continue;
       resumed = load_train_state(path, optimizer);
       if (std::to_string(resumed.step) == checkpoint_step) {
-        matched = true;
+        matched = path;
         break;
       }
     }
-    if (!matched)
-      throw DataError(checkpoint_path + ": no train state matches its step (" + checkpoint_step +
-                      "); the run stopped while writing them. Train again without --resume");
+    if (matched.empty())
+      throw DataError(checkpoint_path + ": no train state (" + state_path + ", " +
+                      previous_state_path + ") matches its step (" + checkpoint_step +
+                      "); they are missing or from another run. Train again without --resume");
+    // The matching state becomes the current one, so the next save keeps it as the previous.
+    if (matched == previous_state_path) std::filesystem::rename(previous_state_path, state_path);
+    if (resumed.epoch < 0 || resumed.position < 0 || resumed.position > blocks.count())
+      throw DataError(state_path + ": batch stream position (epoch " +
+                      std::to_string(resumed.epoch) + ", block " +
+                      std::to_string(resumed.position) + ") outside the " +
+                      std::to_string(blocks.count()) +
+                      " training blocks; the file was edited or belongs to another run");
+    if (resumed.step > train.max_steps)
+      throw ConfigError(spec.path + ": train.max_steps=" + std::to_string(train.max_steps) +
+                        " is below the " + std::to_string(resumed.step) + " steps the run in " +
+                        run.path() + " already did; raise it to continue, e.g. --set "
+                        "train.max_steps=" + std::to_string(2 * resumed.step));
     load_weights(model, weights, checkpoint_path);
     stream.restore(resumed.epoch, resumed.position);
     dropout_rng.set_state(resumed.dropout_rng);
-    run.resume_metrics(resumed.step);
-    if (resumed.step >= train.max_steps)
-      throw ConfigError(spec.path + ": train.max_steps=" + std::to_string(train.max_steps) +
-                        " but the run in " + run.path() + " already did " +
-                        std::to_string(resumed.step) +
-                        " steps; raise it to continue, e.g. --set train.max_steps=" +
-                        std::to_string(2 * resumed.step));
-    spdlog::info("resuming {} after step {} (epoch {:.2f})", run.path(), resumed.step,
-                 stream.epochs_done());
+    // A run stopped after its last step but before its final evaluations only evaluates now.
+    finishing = resumed.step == train.max_steps;
+    run.resume_metrics(resumed.step, !finishing);
+    spdlog::info("resuming {} after step {} (epoch {:.2f}){}", run.path(), resumed.step,
+                 stream.epochs_done(), finishing ? ": final evaluations only" : "");
   }
+  run.write_config(config_yaml);
 
   nlohmann::json summary;
   summary["unigram_valid_ppl"] = data.valid.size() > 1 ? nlohmann::json(unigram_ppl(data.train, data.valid, vocab)) : nlohmann::json(nullptr);
@@ -314,6 +334,16 @@ nlohmann::json train_lm(const ExperimentSpec& spec_in, const TrainOptions& optio
     if (!data.test.empty() && ((train.test_every > 0 && step % train.test_every == 0) || last)) {
       LmEval t = evaluate_split("test", data.test, step);
       if (last) summary["test"] = {{"loss", t.loss}, {"ppl", t.ppl}, {"tokens", t.tokens}};
+    }
+  }
+  if (finishing) {
+    if (!data.valid.empty()) {
+      LmEval v = evaluate_split("valid", data.valid, train.max_steps);
+      summary["valid"] = {{"loss", v.loss}, {"ppl", v.ppl}, {"tokens", v.tokens}};
+    }
+    if (!data.test.empty()) {
+      LmEval t = evaluate_split("test", data.test, train.max_steps);
+      summary["test"] = {{"loss", t.loss}, {"ppl", t.ppl}, {"tokens", t.tokens}};
     }
   }
   save(train.max_steps);

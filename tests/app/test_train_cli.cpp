@@ -172,10 +172,17 @@ TEST_CASE("cli: --resume continues a run exactly: 15 + 15 steps equal 30 in one 
   CHECK(loss_at(slurp(dir + "/whole/metrics.jsonl"), 30) == loss_at(slurp(dir + "/parts/metrics.jsonl"), 30));
   CHECK(loss_at(slurp(dir + "/parts/metrics.jsonl"), 10) == loss_at(slurp(dir + "/whole/metrics.jsonl"), 10));
 
-  // Nothing left to do, another spec, or no run at all: exit 2 with the reason.
+  // A run stopped after its last step, before its final evaluations, finishes them only.
   CliResult done = run_cli("train " + dir + "/tiny.yaml --resume --out " + dir + "/parts", dir);
-  CHECK(done.code == 2);
-  CHECK(done.err.find("already did 30 steps") != std::string::npos);
+  CHECK(done.code == 0);
+  CHECK(done.err.find("final evaluations only") != std::string::npos);
+  CHECK(json::parse(slurp(dir + "/parts/summary.json"))["test"]["loss"].get<double>() ==
+        a["test"]["loss"].get<double>());
+  // Fewer steps than done, another spec, or no run at all: exit 2 with the reason.
+  CliResult fewer = run_cli("train " + dir + "/tiny.yaml --resume --set train.max_steps=20 --out " + dir + "/parts", dir);
+  CHECK(fewer.code == 2);
+  CHECK(fewer.err.find("below the 30 steps") != std::string::npos);
+  CHECK(slurp(dir + "/parts/config.yaml").find("max_steps: 30") != std::string::npos);  // untouched
   CliResult other = run_cli("train " + dir + "/tiny.yaml --resume --set model.d_model=64 --set train.max_steps=60 --out " + dir + "/parts", dir);
   CHECK(other.code == 2);
   CHECK(other.err.find("config.yaml:") != std::string::npos);
@@ -183,4 +190,9 @@ TEST_CASE("cli: --resume continues a run exactly: 15 + 15 steps equal 30 in one 
   CliResult none = run_cli("train " + dir + "/tiny.yaml --resume --out " + dir + "/empty", dir);
   CHECK(none.code == 2);
   CHECK(none.err.find("nothing to resume") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir + "/empty"));  // not created
+  write_text(dir + "/parts/metrics.jsonl", "42\n");
+  CliResult garbage = run_cli("train " + dir + "/tiny.yaml --resume --set train.max_steps=31 --out " + dir + "/parts", dir);
+  CHECK(garbage.code == 2);
+  CHECK(garbage.err.find("metrics.jsonl:1") != std::string::npos);
 }
