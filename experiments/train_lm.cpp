@@ -5,12 +5,12 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "core/dnnl/engine.h"
 #include "core/error.h"
 #include "core/memory_pool.h"
+#include "core/io/atomic_file.h"
 #include "core/io/safetensors.h"
 #include "core/optim/adamw.h"
 #include "core/system.h"
@@ -82,18 +82,17 @@ class BatchStream {
 /// --resume: `run` must hold a run of the same resolved spec (`config_yaml`); only
 /// train.max_steps and train.threads may differ. Throws ConfigError naming the missing file or the differing line.
 void check_resumable(const RunDir& run, const std::string& config_yaml) {
-  const bool has_state = std::filesystem::exists(run.file("train_state.safetensors")) ||
-                         std::filesystem::exists(run.file("train_state.previous.safetensors"));
-  for (const char* name : {"config.yaml", "checkpoint.safetensors", "train_state.safetensors"})
-    if (!std::filesystem::exists(run.file(name)) &&
-        (std::string(name) != "train_state.safetensors" || !has_state))
-      throw ConfigError(run.path() + ": nothing to resume: " + name +
-                        " is missing (a run writes its checkpoint and train state at each "
-                        "evaluation); train without --resume to start a new run");
-  std::ifstream in(run.file("config.yaml"));
-  std::stringstream saved_text;
-  saved_text << in.rdbuf();
-  std::istringstream saved(saved_text.str()), now(config_yaml);
+  auto missing = [&](const std::string& what) {
+    return ConfigError(run.path() + ": nothing to resume: " + what +
+                       " is missing (a run writes its checkpoint and train state at each "
+                       "evaluation); train without --resume to start a new run");
+  };
+  for (const char* name : {"config.yaml", "checkpoint.safetensors"})
+    if (!std::filesystem::exists(run.file(name))) throw missing(name);
+  if (!std::filesystem::exists(run.file(kTrainStateFile)) &&
+      !std::filesystem::exists(run.file(kPreviousTrainStateFile)))
+    throw missing(kTrainStateFile);
+  std::istringstream saved(read_file(run.file("config.yaml"))), now(config_yaml);
   std::string a, b;
   for (int64_t line = 1;; ++line) {
     const bool more_a = static_cast<bool>(std::getline(saved, a));
@@ -165,8 +164,8 @@ nlohmann::json train_lm(const ExperimentSpec& spec_in, const TrainOptions& optio
   const LrSchedule schedule = make_schedule(train.schedule, train.optimizer.lr, train.max_steps);
   Rng dropout_rng(train.seed * 0x9E3779B97F4A7C15ULL + 0x5EEDULL);
   const std::string checkpoint_path = run.file("checkpoint.safetensors");
-  const std::string state_path = run.file("train_state.safetensors");
-  const std::string previous_state_path = run.file("train_state.previous.safetensors");
+  const std::string state_path = run.file(kTrainStateFile);
+  const std::string previous_state_path = run.file(kPreviousTrainStateFile);
   TrainState resumed;
   bool finishing = false;
   if (!options.resume) {  // a new run: no stale state to resume

@@ -13,6 +13,11 @@
 
 namespace tn {
 
+/// File names in the run directory: the state written with the current checkpoint, and the one
+/// before it, kept until the new checkpoint is on disk.
+inline constexpr const char* kTrainStateFile = "train_state.safetensors";
+inline constexpr const char* kPreviousTrainStateFile = "train_state.previous.safetensors";
+
 struct TrainState {
   int64_t step = 0;                   // completed training steps
   int64_t epoch = 0, position = 0;    // the batch stream: epoch and next block index in its order

@@ -28,4 +28,10 @@ void add_inplace(float* y, const float* x, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] += x[i];
 }
 
+float* grad_destination(const Var& v, bool& accumulate) {
+  accumulate = v->has_grad();
+  if (!accumulate) v->grad = Tensor::empty(v->value.shape());
+  return v->grad.data();
+}
+
 }  // namespace tn

@@ -22,6 +22,11 @@ class GradSink {
   bool committed_ = false;
 };
 
+/// For an op that can write or accumulate its result itself (a matmul with the sum post-op):
+/// v's gradient buffer, allocated uninitialised when v has none yet (accumulate = false: overwrite
+/// it, no zero-fill) or the existing one (accumulate = true: add into it, no scratch).
+float* grad_destination(const Var& v, bool& accumulate);
+
 /// y += x elementwise over n floats (threaded).
 void add_inplace(float* y, const float* x, int64_t n);
 

@@ -8,13 +8,9 @@
 
 namespace tn {
 
-/// exp(x) for x <= 0 (softmax of max-shifted logits; -inf gives 0) in plain arithmetic so that
-/// loops over it vectorise (libm's expf is a scalar call). Cephes expf: x = n·ln2 + r, |r| <=
-/// ln2/2, degree-6 polynomial, scaled by 2^n through the exponent bits; max relative error about 2
-/// ulp against std::exp. Inputs below ln(FLT_MIN) = -87.33654 (including -inf) give 0 instead of a
-/// denormal.
-inline float exp_nonpositive(float x) {
-  const float n = std::nearbyint(x * 1.44269504088896341f);
+/// exp(r') for the reduced argument of x = n·ln2 + r' (Cephes expf): r' = x − n·ln2 in two steps
+/// (ln2 split into a high and a low part), then the degree-6 polynomial. |x − n·ln2| <= ln2/2.
+inline float exp_reduced(float x, float n) {
   float r = x - n * 0.693359375f;
   r = r - n * -2.12194440e-4f;
   float p = 1.9875691500e-4f;
@@ -23,7 +19,17 @@ inline float exp_nonpositive(float x) {
   p = p * r + 4.1665795894e-2f;
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
-  p = p * r * r + r + 1.f;
+  return p * r * r + r + 1.f;
+}
+
+/// exp(x) for x <= 0 (softmax of max-shifted logits; -inf gives 0) in plain arithmetic so that
+/// loops over it vectorise (libm's expf is a scalar call). Cephes expf: x = n·ln2 + r, |r| <=
+/// ln2/2, degree-6 polynomial, scaled by 2^n through the exponent bits; max relative error about 2
+/// ulp against std::exp. Inputs below ln(FLT_MIN) = -87.33654 (including -inf) give 0 instead of a
+/// denormal.
+inline float exp_nonpositive(float x) {
+  const float n = std::nearbyint(x * 1.44269504088896341f);
+  const float p = exp_reduced(x, n);
   const int32_t bits = (static_cast<int32_t>(x < -87.33654f ? 0.f : n) + 127) << 23;
   float scale;
   std::memcpy(&scale, &bits, sizeof scale);
@@ -37,15 +43,7 @@ inline float exp_nonpositive(float x) {
 inline float exp_float(float x) {
   const float xc = x > 88.72283f ? 88.72283f : (x < -87.33654f ? -87.33654f : x);
   const float n = std::nearbyint(xc * 1.44269504088896341f);
-  float r = xc - n * 0.693359375f;
-  r = r - n * -2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * r * r + r + 1.f;
+  const float p = exp_reduced(xc, n);
   const bool big = n > 127.f;  // 2^128 = 2·2^127
   const int32_t bits = (static_cast<int32_t>(big ? 127.f : n) + 127) << 23;
   float scale;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/autograd/grad_accum.h"
 #include "core/dnnl/matmul.h"
 #include "core/error.h"
 
@@ -24,14 +25,6 @@ void bias_grad(const float* dy, int64_t rows, int64_t cols, float* db) {
     }
     for (int64_t j = 0; j < width; ++j) db[j0 + j] += acc[j];
   }
-}
-
-/// Where a product delivers v's gradient: straight into v's gradient, overwriting it when v has
-/// none yet (no zero-fill) or accumulating into it (the matmul's sum post-op, no scratch).
-float* grad_destination(const Var& v, bool& accumulate) {
-  accumulate = v->has_grad();
-  if (!accumulate) v->grad = Tensor::empty(v->value.shape());
-  return v->grad.data();
 }
 }  // namespace
 
