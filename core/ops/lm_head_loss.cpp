@@ -55,11 +55,10 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
   const float* wp = weight->value.data();
   const float* bp = bias ? bias->value.data() : nullptr;
   // The gradient of the mean is (softmax − onehot) / n_targets: scaled in the row kernel.
-  const int64_t total_targets = std::count_if(targets.begin(), targets.end(),
-                                              [](int32_t t) { return t != kIgnoreIndex; });
-  const float grad_scale = total_targets ? 1.0f / static_cast<float>(total_targets) : 0.0f;
+  const int64_t n_targets = std::count_if(targets.begin(), targets.end(),
+                                          [](int32_t t) { return t != kIgnoreIndex; });
+  const float grad_scale = n_targets ? 1.0f / static_cast<float>(n_targets) : 0.0f;
   double sum_nll = 0.0;
-  int64_t n_targets = 0;
   for (int64_t r0 = 0; r0 < rows; r0 += chunk) {
     const int64_t rc = std::min(chunk, rows - r0);
     float* lp = logits.data();
@@ -71,9 +70,7 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
     // g = (softmax − onehot) / n, f32 in place unless only its bf16 copy is needed.
     float* g = record && (!bf16 || bias) ? lp : nullptr;
     uint16_t* gb = record && bf16 ? g16->data() : nullptr;
-    const XentRows xr = softmax_xent_rows(lp, rc, vocab, targets.data() + r0, g, gb, grad_scale);
-    sum_nll += xr.sum_nll;
-    n_targets += xr.n_targets;
+    sum_nll += softmax_xent_rows(lp, rc, vocab, targets.data() + r0, g, gb, grad_scale).sum_nll;
     if (!record) continue;
     if (bias) {  // d bias += Σ_rows g
       float* db = d_bias.data();
