@@ -1,4 +1,4 @@
-// transnormer: the experiment runner's command line. Exit codes (design.md): 0 success,
+// transnormer: the experiment runner's command line. Exit codes (README "Commands"): 0 success,
 // 1 runtime failure, 2 bad input (config, data, arguments). The only place errors become codes.
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -8,7 +8,7 @@
 
 #include "app/verbs.h"
 #include "core/error.h"
-#include "experiments/train_lm.h"
+#include "experiments/runner/runner.h"
 
 int main(int argc, char** argv) {
   auto logger = spdlog::stderr_color_mt("transnormer");

@@ -1,6 +1,7 @@
 // `transnormer eval RUN_DIR|CONFIG.yaml [--split valid|test]`
 // `transnormer eval --checkpoint FILE --data FILE.tokens --seq-len L [--batch N]`
-// Prints one JSON object {"loss", "ppl", "tokens"} on stdout (design.md "CLI").
+// Prints one JSON object on stdout: the task's metrics ({"split", "loss", "ppl", "tokens"} for
+// language modelling; without "split" for --checkpoint). Logs go to stderr.
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -11,10 +12,9 @@
 #include "core/error.h"
 #include "data/data_root.h"
 #include "data/readers/wikitext.h"
-#include "data/tokenizers/word_vocab.h"
-#include "experiments/evaluate.h"
-#include "experiments/lm_data.h"
 #include "experiments/spec.h"
+#include "experiments/tasks/language_modeling.h"
+#include "experiments/tasks/registry.h"
 #include "layers/checkpoint.h"
 
 namespace tn::app {
@@ -25,47 +25,47 @@ struct EvalArgs {
   int threads = 0;
 };
 
+/// The checkpoint's vocabulary; DataError when it has none.
 WordVocab vocab_of(const LoadedCheckpoint& ckpt, const std::string& path) {
   if (ckpt.vocab.empty())
     throw DataError(path + ": the checkpoint holds no \"transnormer.vocab\"; it cannot map words to ids");
   return WordVocab::from_tokens(ckpt.vocab);
 }
 
+/// A checkpoint on one .tokens file: a language-modelling task whose test split is that file,
+/// encoded with the checkpoint's own vocabulary.
 int eval_checkpoint(const EvalArgs& args) {
   if (args.data.empty() || args.seq_len < 1)
     throw ConfigError("eval --checkpoint needs --data FILE.tokens and --seq-len L (>= 1)");
   LoadedCheckpoint ckpt = load_checkpoint(args.checkpoint);
-  const WordVocab vocab = vocab_of(ckpt, args.checkpoint);
-  const std::vector<int32_t> ids = vocab.encode(read_lines(args.data));
-  LmEval r = evaluate_lm(*ckpt.model, ids, args.seq_len, args.batch);
-  std::cout << nlohmann::json{{"loss", r.loss}, {"ppl", r.ppl}, {"tokens", r.tokens}}.dump() << std::endl;
+  LmData data{vocab_of(ckpt, args.checkpoint)};
+  data.test = data.vocab.encode(read_lines(args.data));
+  data.test_file = args.data;
+  const LanguageModelingTask task(std::move(data), args.seq_len, args.batch, 0);
+  std::cout << task.evaluate(*ckpt.model, Task::kTest, args.batch).to_json().dump() << std::endl;
   return 0;
 }
 
+/// A run directory (or the config whose default run directory it is), through its task.
 int eval_run(const EvalArgs& args) {
   std::filesystem::path run_dir = args.target;
-  if (std::filesystem::is_regular_file(run_dir)) {  // a config: its default run directory
+  if (std::filesystem::is_regular_file(run_dir))  // a config: its default run directory
     run_dir = std::filesystem::path("runs") / load_spec(args.target).name;
-  }
   const std::string config = (run_dir / "config.yaml").string();
   const std::string ckpt_path = (run_dir / "checkpoint.safetensors").string();
   if (!std::filesystem::exists(config) || !std::filesystem::exists(ckpt_path))
     throw DataError(run_dir.string() + ": not a run directory (needs config.yaml and "
                     "checkpoint.safetensors); train first or pass --checkpoint");
-  ExperimentSpec spec = load_spec(config);
+  const ExperimentSpec spec = load_spec(config);
   LoadedCheckpoint ckpt = load_checkpoint(ckpt_path);
-  const WordVocab vocab = vocab_of(ckpt, ckpt_path);
-  LmData data = load_lm_data(spec.data, resolve_data_root(args.data_root));
-  if (data.vocab.tokens() != vocab.tokens())
-    throw DataError(ckpt_path + ": its vocabulary differs from the one built from " +
-                    data.train_file + "; is --data-root pointing at other data?");
-  const std::vector<int32_t>& ids = args.split == "valid" ? data.valid : data.test;
-  if (ids.empty())
-    throw ConfigError(config + ": the spec has no " + args.split + " split");
-  LmEval r = evaluate_lm(*ckpt.model, ids, spec.data.seq_len, spec.train.eval_batch_size);
-  std::cout << nlohmann::json{{"split", args.split}, {"loss", r.loss}, {"ppl", r.ppl},
-                              {"tokens", r.tokens}}.dump()
-            << std::endl;
+  const std::unique_ptr<Task> task = make_task(spec, resolve_data_root(args.data_root));
+  if (ckpt.vocab != task->vocabulary())
+    throw DataError(ckpt_path + ": its vocabulary differs from the one built from " + task->report().data["train"] +
+                    "; is --data-root pointing at other data?");
+  if (!task->has_split(args.split)) throw ConfigError(config + ": the spec has no " + args.split + " split");
+  nlohmann::json out = {{"split", args.split}};
+  task->evaluate(*ckpt.model, args.split, spec.train.eval_batch_size).write_to(out);
+  std::cout << out.dump() << std::endl;
   return 0;
 }
 }  // namespace

@@ -1,4 +1,5 @@
-// `transnormer train CONFIG.yaml [--set key.path=value ...] [--out DIR] [--data-root DIR]`
+// `transnormer train CONFIG.yaml [--set key.path=value ...] [--out DIR] [--data-root DIR] [--threads N] [--resume]`
+// Parses the arguments; the runner (experiments/runner/runner.h) does the rest, for any task.
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -6,7 +7,7 @@
 #include "app/verbs.h"
 #include "data/data_root.h"
 #include "experiments/spec.h"
-#include "experiments/train_lm.h"
+#include "experiments/runner/runner.h"
 
 namespace tn::app {
 namespace {
@@ -34,11 +35,11 @@ Action add_train_verb(CLI::App& app) {
     std::vector<std::string> overrides = args->overrides;
     if (args->threads > 0) overrides.push_back("train.threads=" + std::to_string(args->threads));
     ExperimentSpec spec = load_spec(args->config, overrides);
-    TrainOptions options;
+    RunOptions options;
     options.out_dir = args->out.empty() ? (std::filesystem::path("runs") / spec.name).string() : args->out;
     options.data_root = resolve_data_root(args->data_root);
     options.resume = args->resume;
-    train_lm(spec, options);
+    run_training(spec, options);
     return 0;
   };
 }

@@ -16,14 +16,15 @@ namespace tn {
 
 BenchResult bench_model(const ModelConfig& config, const BenchOptions& options) {
   if (config.vocab_size < 1) throw ConfigError("bench: model.vocab_size is not set; pass --vocab V");
-  BenchTrainer trainer(config, options.batch, options.seq_len, options.seed);
+  BenchTrainer trainer(config, bench_train_spec(options.train, options.warmup + options.steps + 1), options.batch,
+                       options.seq_len, options.seed);
   const double n = static_cast<double>(trainer.tokens_per_step());
   BenchResult result;
   result.params = trainer.model().params().parameter_count();
   result.flops = model_flops(config, options.batch, options.seq_len);
 
   Tape tape;
-  tape.set_bf16(options.bf16);
+  tape.set_bf16(options.precision == Precision::BF16);
   for (int64_t i = 0; i < options.warmup; ++i) trainer.train_step(tape);
   // One more step with its matrix products recorded, replayed alone below: the step's floor.
   matmul_record_begin();
@@ -53,7 +54,7 @@ BenchResult bench_model(const ModelConfig& config, const BenchOptions& options) 
 
   Tape no_grad;
   no_grad.set_enabled(false);
-  no_grad.set_bf16(options.bf16);
+  no_grad.set_bf16(options.precision == Precision::BF16);
   for (int64_t i = 0; i < options.warmup; ++i) trainer.infer(no_grad);
   double infer_s = 0.0;
   for (int64_t i = 0; i < options.steps; ++i) infer_s += trainer.infer(no_grad);

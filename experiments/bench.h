@@ -2,10 +2,13 @@
 // Throughput measurement (`transnormer bench`): training steps (forward + backward + AdamW, train
 // mode, dropout on) and inference forwards on random tokens, like the reference's train-bench.
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "core/dnnl/matmul_probe.h"
 #include "experiments/bench_flops.h"
+#include "core/precision.h"
+#include "experiments/spec.h"
 #include "layers/model_config.h"
 
 namespace tn {
@@ -15,7 +18,9 @@ struct BenchOptions {
   int64_t steps = 10;   // timed training steps (and timed inference forwards)
   int64_t warmup = 2;   // untimed steps first (primitive creation, pool warm-up)
   uint64_t seed = 0;
-  bool bf16 = false;    // precision: bf16 for the dense products (train.precision)
+  Precision precision = Precision::F32;  // of the dense products in training and inference
+  /// Optimizer, schedule, clipping of the timed steps; null: bench_train_spec's defaults.
+  std::optional<TrainSpec> train;
 };
 
 struct BenchResult {

@@ -12,7 +12,8 @@ namespace tn {
 
 PrecisionComparison compare_precisions(const ModelConfig& config, const BenchOptions& options) {
   if (config.vocab_size < 1) throw ConfigError("bench: model.vocab_size is not set; pass --vocab V");
-  BenchTrainer trainer(config, options.batch, options.seq_len, options.seed);
+  BenchTrainer trainer(config, bench_train_spec(options.train, 2 * (std::max<int64_t>(1, options.warmup) + options.steps)),
+                       options.batch, options.seq_len, options.seed);
   Tape f32, bf16;
   bf16.set_bf16(true);
   // At least one untimed pair: a first step of each precision creates its oneDNN primitives.

@@ -1,21 +1,25 @@
 #pragma once
-// The unit of work `bench` times: one training step (forward in train mode with dropout, LM loss,
-// backward, AdamW) of a model on fixed random tokens, like the reference's train-bench.
+// The unit of work `bench` times: the runner's training step (experiments/runner/train_step.h:
+// forward in train mode with dropout, next-token loss, backward, clipping, AdamW at the spec's
+// schedule) of a model on one fixed batch of random tokens, like the reference's train-bench.
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/autograd/tape.h"
-#include "core/optim/adamw.h"
-#include "core/rng.h"
-#include "layers/models/transnormer.h"
+#include "experiments/runner/train_step.h"
+#include "experiments/spec.h"
+#include "experiments/tasks/language_modeling.h"
 
 namespace tn {
 
 class BenchTrainer {
  public:
-  /// Builds the model of `config` (vocab_size >= 1) with `seed`, and batch × seq_len random tokens
-  /// and targets.
-  BenchTrainer(const ModelConfig& config, int64_t batch, int64_t seq_len, uint64_t seed);
+  /// Builds the model of `config` (vocab_size >= 1) with `seed`, its TrainStep from `train`
+  /// (optimizer, schedule, clipping; one batch per update), and batch × seq_len random tokens and
+  /// targets.
+  BenchTrainer(const ModelConfig& config, const TrainSpec& train, int64_t batch, int64_t seq_len, uint64_t seed);
 
   /// One training step on `tape` (its bf16 flag picks the precision); returns its wall seconds.
   double train_step(Tape& tape);
@@ -23,16 +27,23 @@ class BenchTrainer {
   double infer(Tape& no_grad);
 
   TransNormerModel& model() { return model_; }
-  int64_t tokens_per_step() const { return static_cast<int64_t>(tokens_.size()); }
+  int64_t tokens_per_step() const { return batch_.data.rows * batch_.data.seq_len; }
+  /// Mean loss of the last training step (nats).
   double last_loss() const { return last_loss_; }
 
  private:
   TransNormerModel model_;
-  int64_t batch_, seq_len_;
-  std::vector<int32_t> tokens_, targets_;
-  AdamW optimizer_;
-  Rng dropout_rng_;
+  TrainStep step_;
+  NextTokenObjective objective_;
+  std::vector<std::unique_ptr<Batch>> batches_;  // the one fixed batch
+  LmTaskBatch& batch_;
+  int64_t steps_ = 0;
   double last_loss_ = 0;
 };
+
+/// The TrainSpec `bench` times with: the spec's own when it has one, else the defaults with a
+/// constant rate (train.optimizer.lr); always one batch per update (bench times one batch), and
+/// max_steps at least `steps` (the timed and warm-up steps).
+TrainSpec bench_train_spec(const std::optional<TrainSpec>& spec_train, int64_t steps);
 
 }  // namespace tn

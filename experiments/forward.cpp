@@ -3,13 +3,27 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/ignore_index.h"
 #include "core/ops/cross_entropy.h"
 
 namespace tn {
 namespace {
 
-std::vector<int32_t> flatten_ids(const nlohmann::json& rows, int64_t batch, int64_t seq_len,
-                                 const std::string& key, const std::string& where) {
+/// Checks one id from the input: in [0, limit), or the ignore index when `may_ignore` (targets).
+int32_t checked_id(const nlohmann::json& v, int64_t limit, bool may_ignore, const std::string& key,
+                   const std::string& where) {
+  if (!v.is_number_integer()) throw DataError(where + ": \"" + key + "\" holds a non-integer value " + v.dump());
+  const int64_t id = v.get<int64_t>();
+  if ((id < 0 || id >= limit) && !(may_ignore && id == kIgnoreIndex))
+    throw DataError(where + ": \"" + key + "\" holds " + std::to_string(id) + ", outside [0, " + std::to_string(limit) +
+                    ") of the checkpoint's " + (key == "targets" && !may_ignore ? "classes" : "vocabulary") +
+                    (may_ignore ? " (or " + std::to_string(kIgnoreIndex) + " to ignore a position)" : "") +
+                    "; give ids the checkpoint knows");
+  return static_cast<int32_t>(id);
+}
+
+std::vector<int32_t> flatten_ids(const nlohmann::json& rows, int64_t batch, int64_t seq_len, int64_t limit,
+                                 bool may_ignore, const std::string& key, const std::string& where) {
   if (!rows.is_array() || static_cast<int64_t>(rows.size()) != batch)
     throw DataError(where + ": \"" + key + "\" must be a list of " + std::to_string(batch) + " rows");
   std::vector<int32_t> out;
@@ -18,11 +32,7 @@ std::vector<int32_t> flatten_ids(const nlohmann::json& rows, int64_t batch, int6
     if (!row.is_array() || static_cast<int64_t>(row.size()) != seq_len)
       throw DataError(where + ": every row of \"" + key + "\" must hold " +
                       std::to_string(seq_len) + " integers");
-    for (const auto& v : row) {
-      if (!v.is_number_integer())
-        throw DataError(where + ": \"" + key + "\" holds a non-integer value " + v.dump());
-      out.push_back(v.get<int32_t>());
-    }
+    for (const auto& v : row) out.push_back(checked_id(v, limit, may_ignore, key, where));
   }
   return out;
 }
@@ -56,19 +66,17 @@ nlohmann::json run_forward(TransNormerModel& model, const nlohmann::json& input,
   const int64_t seq_len = required_int(input, "seq_len", where);
   if (!input.contains("tokens") || !input.contains("targets"))
     throw DataError(where + ": \"tokens\" and \"targets\" are required");
-  const auto tokens = flatten_ids(input["tokens"], batch, seq_len, "tokens", where);
+  const int64_t vocab = model.config().vocab_size;
+  const auto tokens = flatten_ids(input["tokens"], batch, seq_len, vocab, false, "tokens", where);
   std::vector<int32_t> targets;
   if (classification) {
     const auto& labels = input["targets"];
     if (!labels.is_array() || static_cast<int64_t>(labels.size()) != batch)
       throw DataError(where + ": \"targets\" must hold one class id per row (" +
                       std::to_string(batch) + ")");
-    for (const auto& v : labels) {
-      if (!v.is_number_integer()) throw DataError(where + ": class id " + v.dump() + " is not an integer");
-      targets.push_back(v.get<int32_t>());
-    }
+    for (const auto& v : labels) targets.push_back(checked_id(v, model.config().num_classes, false, "targets", where));
   } else {
-    targets = flatten_ids(input["targets"], batch, seq_len, "targets", where);
+    targets = flatten_ids(input["targets"], batch, seq_len, vocab, true, "targets", where);
   }
 
   Tape tape;

@@ -1,15 +1,18 @@
 #pragma once
-// ExperimentSpec: a YAML spec (`model:`, `data:`, `train:`) read, overridden (--set), resolved
-// and validated into typed structs. The only yaml-cpp user of the code base (style.md §7).
-// Keys, defaults and checks follow the reference (shared/reference/transnormer_ref.py
-// resolve_config, resolve_run_spec, apply_overrides; README.md "Training (train)"), with two
-// deliberate differences: unknown keys under `model:` and at the top level are errors here (the
-// reference warns), and `vocab_size` may be left out (filled from the data's vocabulary).
+// ExperimentSpec: a YAML spec (`task:`, `model:`, `data:`, `train:`) read (experiments/spec_yaml),
+// overridden (--set), resolved and validated into typed structs. Keys, defaults and checks follow
+// the PyTorch reference implementation of the paper's models, with two deliberate differences:
+// unknown keys under `model:` and at the top level are errors here (the reference warns), and
+// `vocab_size` may be left out (filled from the data's vocabulary). The `data:` section belongs to
+// the reader named by data.reader (data/readers/registry.h); the task to experiments/tasks.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/optim/lr_schedule.h"
+#include "core/precision.h"
+#include "data/readers/reader.h"
 #include "layers/model_config.h"
 
 namespace tn {
@@ -20,14 +23,14 @@ struct OptimizerSpec {
   double lr = 5e-4;            // peak learning rate, > 0
   double beta1 = 0.9, beta2 = 0.98;  // YAML `betas: [beta1, beta2]`, each in [0, 1)
   double eps = 1e-8;           // >= 0
-  double weight_decay = 0.01;  // >= 0, applied to every parameter (README.md "Training" step 4)
+  double weight_decay = 0.01;  // >= 0, applied to every parameter
   bool operator==(const OptimizerSpec&) const = default;
 };
 
 /// train.schedule; peak = optimizer.lr. Resolved: keys the named schedule does not take keep
 /// these defaults, except warmup_steps, which defaults to 0 for every schedule but inverse_sqrt.
 struct ScheduleSpec {
-  std::string name = "inverse_sqrt";  // inverse_sqrt | polynomial_decay | cosine | constant
+  ScheduleKind kind = ScheduleKind::InverseSqrt;  // YAML name: inverse_sqrt | polynomial_decay | cosine | constant
   int64_t warmup_steps = 4000;        // inverse_sqrt: >= 1; polynomial_decay, cosine: >= 0
   double warmup_init_lr = 1e-7;       // inverse_sqrt only
   int64_t total_steps = 0;            // polynomial_decay, cosine; resolved to max_steps when left out
@@ -36,41 +39,39 @@ struct ScheduleSpec {
   bool operator==(const ScheduleSpec&) const = default;
 };
 
-/// data: (README.md "Training (train)"). Paths as written: relative ones are taken from the
-/// data root by the runner. Empty string = not given.
-struct DataSpec {
-  std::string train, valid, test;       // train is required
-  double split_valid_from_train = 0;    // [0, 1): hold out the last round(f * n_lines) lines; excludes `valid`
-  int64_t seq_len = 256;                // tokens per training block (targets per block), >= 1
-  bool operator==(const DataSpec&) const = default;
-};
+/// The YAML name of a schedule kind ("inverse_sqrt").
+std::string to_string(ScheduleKind kind);
 
-/// train: one step = one batch = one optimizer update (update_freq > 1: one update per
-/// update_freq batches).
+/// train: one step = one optimizer update over update_freq batches.
 struct TrainSpec {
-  int64_t batch_size = 8;     // blocks per batch, >= 1
+  int64_t batch_size = 8;     // samples per batch, >= 1
   int64_t max_steps = 0;      // required, >= 1
-  uint64_t seed = 1;          // init, dropout and batch order (epoch_order)
+  uint64_t seed = 1;          // init, dropout and batch order
   OptimizerSpec optimizer;
   ScheduleSpec schedule;
   double clip_norm = 0;       // > 0: clip the global gradient norm; 0: no clipping
   int64_t eval_every = 0, test_every = 0;  // evaluate valid/test every N steps (0: only at the end)
   int64_t log_every = 10;     // a metrics.jsonl line every N steps (0: none)
-  int64_t eval_batch_size = 16;  // blocks per evaluation batch, >= 1
+  int64_t eval_batch_size = 16;  // samples per evaluation batch, >= 1
   int64_t update_freq = 1;    // gradient accumulation: batches per update, >= 1 (not in the reference)
   int threads = 0;            // 0: the runtime's default (not in the reference)
-  std::string precision = "f32";  // f32 | bf16 (not in the reference)
+  Precision precision = Precision::F32;  // f32 | bf16 (not in the reference)
   bool operator==(const TrainSpec&) const = default;
 };
 
 struct ExperimentSpec {
   std::string path;  // file it came from
+  std::string name;  // file stem, for runs/<name>
+  std::string task = "language_modeling";  // experiments/tasks/registry.h
   ModelConfig model;
   bool vocab_size_given = false;  // vocab_size may be left out: filled from the data's vocabulary later (model.vocab_size 0)
-  DataSpec data;
+  std::shared_ptr<const DataSpec> data;  // the reader's typed section; never null in a resolved spec
   TrainSpec train;
-  std::string name;  // file stem, for runs/<name>
 };
+
+/// The same experiment: task, model (with vocab_size_given), data and train sections equal
+/// (path and name, where the spec was read from, do not count).
+bool same_experiment(const ExperimentSpec& a, const ExperimentSpec& b);
 
 /// Loads a YAML spec, applies `overrides` ("key.path=value", value parsed as YAML, applied in
 /// order before validation; missing mappings are created), resolves defaults and validates.
@@ -81,8 +82,8 @@ struct ExperimentSpec {
 /// wrong types ("expected an integer, got \"abc\""), out-of-range values (d_model not divisible
 /// by n_heads, odd d_head with relative PE, sizes < 1, dropout outside [0, 1), lr <= 0,
 /// seq_len < 1, batch_size < 1, max_steps missing or < 1, warmup_steps < 1 for inverse_sqrt,
-/// data.seq_len > model.max_positions with learned positions), data.valid together with
-/// split_valid_from_train > 0, a malformed --set ("expected key.path=value").
+/// data.seq_len > model.max_positions with learned positions), an unknown task or reader,
+/// data.valid together with split_valid_from_train > 0, a malformed --set ("expected key.path=value").
 ExperimentSpec load_spec(const std::string& path, const std::vector<std::string>& overrides = {});
 
 /// True when the file is a whole experiment spec (a mapping with a data: or train: section), false
@@ -95,14 +96,16 @@ bool is_whole_spec(const std::string& path);
 /// vocab_size is optional: 0 when left out, for the caller to fill or reject. Errors as load_spec.
 ModelConfig load_model_only(const std::string& path, const std::vector<std::string>& overrides = {});
 
-/// The fully resolved spec as YAML text (model via model_config_to_json, data, train), for the
-/// run's config.yaml; loading it again with load_spec gives the same spec (vocab_size is written
-/// only when it was given). Keys of the reference's config.yaml plus train.update_freq, threads,
-/// precision.
+/// The resolved spec as ordered JSON (task, model via model_config_to_json in the reference's
+/// key order, data with its reader first, train); vocab_size only when it was given.
+nlohmann::ordered_json spec_to_json(const ExperimentSpec& spec);
+
+/// spec_to_json as YAML text with a header comment, for the run's config.yaml; loading it again
+/// with load_spec gives the same spec.
 std::string spec_to_yaml(const ExperimentSpec& spec);
 
 /// The schedule of a resolved spec. total_steps 0 (only in a spec not made by load_spec) means
-/// max_steps. Throws ConfigError on an unknown name or warmup_steps < 1 for inverse_sqrt.
+/// max_steps. Throws ConfigError for warmup_steps < 1 with inverse_sqrt.
 LrSchedule make_schedule(const ScheduleSpec& schedule, double peak_lr, int64_t max_steps);
 
 }  // namespace tn

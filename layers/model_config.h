@@ -32,24 +32,29 @@ struct LinearOptions {
   bool scaling = true;              // normalize: scaling (row-sum denominator) ...
   NormKind norm = NormKind::None;   // ... or a norm over d after the product (when !scaling)
   double eps = 1e-6;                // denominator clamp for scaling
+  bool operator==(const LinearOptions&) const = default;
 };
 struct NormAttentionOptions {
   Kernel kernel = Kernel::Elu;
   NormKind norm = NormKind::SRMSNorm;
+  bool operator==(const NormAttentionOptions&) const = default;
 };
 struct DiagOptions {
   int64_t block_size = 64;
   DiagInner inner = DiagInner::Relu;
   NormKind norm = NormKind::SRMSNorm;
+  bool operator==(const DiagOptions&) const = default;
 };
 struct PerformerOptions {
   int64_t features = 64;
   double eps = 1e-2;
   double feature_eps = 1e-4;
+  bool operator==(const PerformerOptions&) const = default;
 };
 struct CosformerOptions {
   double eps = 1e-4;
   bool out_proj = true;
+  bool operator==(const CosformerOptions&) const = default;
 };
 struct AttentionOptions {
   LinearOptions linear;
@@ -57,11 +62,13 @@ struct AttentionOptions {
   DiagOptions diag;
   PerformerOptions performer;
   CosformerOptions cosformer;
+  bool operator==(const AttentionOptions&) const = default;
 };
 struct ChannelMixerOptions {
   ChannelMixerKind type = ChannelMixerKind::GLU;
   int64_t d_ff = 0;  // resolved: int(8 d / 3) for glu, 4 d for ffn
   Activation activation = Activation::SiLU;
+  bool operator==(const ChannelMixerOptions&) const = default;
 };
 
 struct ModelConfig {
@@ -90,6 +97,8 @@ struct ModelConfig {
   Pooling pooling = Pooling::Mean;
   int64_t num_classes = 2;
   double pooler_dropout = 0.0;
+
+  bool operator==(const ModelConfig&) const = default;
 
   int64_t d_head() const { return d_model / n_heads; }
   bool causal() const { return arch == Arch::Decoder; }

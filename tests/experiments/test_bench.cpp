@@ -170,7 +170,7 @@ TEST_CASE("bench scaling mixer names and defaults") {
 
 TEST_CASE("bench trainer and precision comparison: the loss falls, pairs are well formed") {
   const ModelConfig config = tiny_config();
-  BenchTrainer trainer(config, 2, 12, 0);
+  BenchTrainer trainer(config, bench_train_spec(std::nullopt, 10), 2, 12, 0);
   CHECK(trainer.tokens_per_step() == 24);
   Tape tape;
   trainer.train_step(tape);

@@ -1,4 +1,4 @@
-#include "experiments/train_state.h"
+#include "experiments/runner/train_state.h"
 
 #include <map>
 
@@ -18,15 +18,16 @@ void save_train_state(const std::string& path, const AdamW& optimizer, const Tra
     tensors["exp_avg." + params[i].first] = adam.exp_avg()[i];
     tensors["exp_avg_sq." + params[i].first] = adam.exp_avg_sq()[i];
   }
+  nlohmann::json evals = nlohmann::json::array();
+  for (const EvalRecord& r : state.evals) evals.push_back(r.to_json());
   const nlohmann::json meta = {{"step", state.step},
                                {"adam_steps", adam.steps()},
-                               {"epoch", state.epoch},
-                               {"position", state.position},
+                               {"stream", state.stream},
                                {"dropout_rng", std::to_string(state.dropout_rng)},
                                {"train_s", state.train_s},
                                {"eval_s", state.eval_s},
                                {"tokens", state.tokens},
-                               {"evals", state.evals}};
+                               {"evals", evals}};
   save_safetensors(path, tensors, {{kKey, meta.dump()}});
 }
 
@@ -41,13 +42,12 @@ TrainState load_train_state(const std::string& path, AdamW& optimizer) {
     const nlohmann::json meta = nlohmann::json::parse(it->second);
     state.step = meta.at("step").get<int64_t>();
     optimizer.set_steps(meta.at("adam_steps").get<int64_t>());
-    state.epoch = meta.at("epoch").get<int64_t>();
-    state.position = meta.at("position").get<int64_t>();
+    state.stream = meta.at("stream");
     state.dropout_rng = std::stoull(meta.at("dropout_rng").get<std::string>());
     state.train_s = meta.at("train_s").get<double>();
     state.eval_s = meta.at("eval_s").get<double>();
     state.tokens = meta.at("tokens").get<int64_t>();
-    state.evals = meta.at("evals");
+    for (const nlohmann::json& r : meta.at("evals")) state.evals.push_back(EvalRecord::from_json(r));
   } catch (const std::exception& e) {
     throw DataError(path + ": corrupt train state metadata (" + e.what() + ")");
   }

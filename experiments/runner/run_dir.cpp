@@ -1,4 +1,4 @@
-#include "experiments/run_dir.h"
+#include "experiments/runner/run_dir.h"
 
 #include <filesystem>
 #include <fstream>
@@ -18,7 +18,7 @@ std::string RunDir::file(const std::string& name) const {
   return (std::filesystem::path(path_) / name).string();
 }
 
-void RunDir::append_metrics(const nlohmann::json& record) {
+void RunDir::append_line(const nlohmann::json& record) {
   metrics_ += record.dump() + "\n";
   write_file_atomic(file("metrics.jsonl"), metrics_);
 }
@@ -45,8 +45,8 @@ void RunDir::resume_metrics(int64_t step, bool keep_evals_at_step) {
   write_file_atomic(file("metrics.jsonl"), metrics_);
 }
 
-void RunDir::write_summary(const nlohmann::json& summary) const {
-  write_file_atomic(file("summary.json"), summary.dump(2) + "\n");
+void RunDir::write_summary(const RunSummary& summary) const {
+  write_file_atomic(file("summary.json"), summary.to_json().dump(2) + "\n");
 }
 
 void RunDir::write_config(const std::string& yaml) const {

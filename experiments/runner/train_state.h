@@ -1,15 +1,16 @@
 #pragma once
 // What `train --resume` needs besides the weights to continue a run exactly where its last
-// checkpoint left it (design.md: "checkpoint.safetensors (+ optimizer state for resume)"):
-// the AdamW moments and step count, the batch stream's place, the dropout generator, and the
-// running totals. Stored in the run directory as train_state.safetensors: the moments as tensors
+// checkpoint left it: the AdamW moments and step count, the task's batch-stream place, the
+// dropout generator, and the running totals. Stored in the run directory as train_state.safetensors: the moments as tensors
 // "exp_avg.<param>" and "exp_avg_sq.<param>", the rest as JSON in __metadata__.
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/optim/adamw.h"
+#include "experiments/outputs/metrics.h"
 
 namespace tn {
 
@@ -20,11 +21,11 @@ inline constexpr const char* kPreviousTrainStateFile = "train_state.previous.saf
 
 struct TrainState {
   int64_t step = 0;                   // completed training steps
-  int64_t epoch = 0, position = 0;    // the batch stream: epoch and next block index in its order
+  nlohmann::json stream;              // the task's batch-stream place (Task::stream_state)
   uint64_t dropout_rng = 0;           // Rng::state() of the dropout generator
   double train_s = 0, eval_s = 0;     // seconds spent so far
   int64_t tokens = 0;                 // training targets so far
-  nlohmann::json evals = nlohmann::json::array();  // evaluation records so far (summary.json)
+  std::vector<EvalRecord> evals;      // evaluation records so far (summary.json)
 };
 
 /// Writes the optimizer's moments and `state` to `path` atomically. Throws DataError on I/O failure.

@@ -1,9 +1,13 @@
 #pragma once
-// The run directory of design.md ("Outputs of a run"): config.yaml, metrics.jsonl, summary.json,
-// checkpoint.safetensors. Every file is written atomically (write, then rename).
+// The run directory (README "Outputs of a run"): config.yaml, metrics.jsonl, summary.json,
+// checkpoint.safetensors, train_state.safetensors. Every file is written atomically (write, then
+// rename).
 #include <nlohmann/json.hpp>
 #include <cstdint>
 #include <string>
+
+#include "experiments/outputs/metrics.h"
+#include "experiments/outputs/run_summary.h"
 
 namespace tn {
 
@@ -14,19 +18,21 @@ class RunDir {
   const std::string& path() const { return path_; }
   std::string file(const std::string& name) const;
 
-  /// Appends one JSON object as a line of metrics.jsonl (rewritten atomically each time).
-  void append_metrics(const nlohmann::json& record);
+  /// Appends one record as a line of metrics.jsonl (rewritten atomically each time).
+  void append_metrics(const TrainRecord& record) { append_line(record.to_json()); }
+  void append_metrics(const EvalRecord& record) { append_line(record.to_json()); }
   /// For a resumed run: reads metrics.jsonl back, keeping the records of steps <= step (those a
   /// run killed after its last checkpoint wrote later are dropped; with keep_evals_at_step false,
   /// also the evaluations of `step` itself, to be redone), and rewrites it atomically. Throws
   /// DataError naming the file and line when a line is not a JSON object with an integer step.
   void resume_metrics(int64_t step, bool keep_evals_at_step = true);
   /// Writes summary.json atomically.
-  void write_summary(const nlohmann::json& summary) const;
+  void write_summary(const RunSummary& summary) const;
   /// Writes config.yaml atomically.
   void write_config(const std::string& yaml) const;
 
  private:
+  void append_line(const nlohmann::json& record);
   std::string path_;
   std::string metrics_;  // everything appended so far
 };

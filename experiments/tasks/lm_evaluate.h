@@ -1,6 +1,7 @@
 #pragma once
-// Language-model evaluation under the data protocol: the stream is cut into blocks of seq_len+1
-// ids overlapping by one, every block an independent sequence; loss = Σ NLL / number of targets
+// Language-model evaluation under the data protocol (README "The quickstart's data protocol"):
+// the stream is cut into blocks of seq_len+1 ids overlapping by one, every block an independent
+// sequence; loss = Σ NLL / number of targets
 // (nats), ppl = exp(loss). Eval mode (no dropout); batching does not change the result.
 #include <cstdint>
 #include <vector>

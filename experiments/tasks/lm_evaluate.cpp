@@ -1,4 +1,4 @@
-#include "experiments/evaluate.h"
+#include "experiments/tasks/lm_evaluate.h"
 
 #include <cmath>
 

@@ -1,0 +1,24 @@
+#include "data/readers/registry.h"
+
+#include <string>
+
+#include "data/readers/wikitext_spec.h"
+
+namespace tn {
+
+const std::vector<ReaderEntry>& reader_table() {
+  static const std::vector<ReaderEntry> table = {
+      {"wikitext", "WikiText-layout .tokens files: one line of whitespace-separated words each",
+       &resolve_wikitext_spec},
+  };
+  return table;
+}
+
+std::shared_ptr<const DataSpec> resolve_data_spec(const JsonSection& section) {
+  std::vector<std::pair<std::string, const ReaderEntry*>> names;
+  for (const ReaderEntry& entry : reader_table()) names.emplace_back(std::string(entry.name), &entry);
+  const ReaderEntry* entry = section.choice<const ReaderEntry*>("reader", &reader_table().front(), names);
+  return entry->resolve(section);
+}
+
+}  // namespace tn

@@ -1,0 +1,29 @@
+#pragma once
+// The reader registry: `data.reader` names a reader ("wikitext", the default), and its entry
+// resolves the rest of the `data:` section into that reader's typed DataSpec. A new reader adds
+// its own files and one entry to the table in registry.cpp; nothing else changes.
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "core/config/json_section.h"
+#include "data/readers/reader.h"
+
+namespace tn {
+
+struct ReaderEntry {
+  std::string_view name;         // value of data.reader
+  std::string_view description;  // one line, for error messages and docs
+  /// Resolves and validates the section (its `reader` key already consumed): throws ConfigIssue
+  /// at the full key path with a fix.
+  std::shared_ptr<const DataSpec> (*resolve)(const JsonSection& section);
+};
+
+/// Every reader, in a stable order.
+const std::vector<ReaderEntry>& reader_table();
+
+/// Resolves a whole `data:` section: `reader` (default "wikitext"; an unknown name is a
+/// ConfigIssue listing the readers with the nearest one), then the reader's own keys.
+std::shared_ptr<const DataSpec> resolve_data_spec(const JsonSection& section);
+
+}  // namespace tn

@@ -1,0 +1,54 @@
+#pragma once
+// Typed run outputs, part 2: summary.json, the final word on a run (README "Outputs of a run").
+// Written by the runner, read back by `report` and the tests. Keys:
+//   "valid", "test": the final metrics of each evaluated split ({loss, ppl, tokens} for LM);
+//   "train": {steps, epochs, tokens, tokens_per_s, wall_s, eval_s, total_s, threads, seed};
+//   "params", "vocab_size", "peak_rss_mb", "data": {split: file}, "evals": [every EvalRecord];
+//   plus the task's baselines at the top level (LM: unigram_valid_ppl, unigram_test_ppl; null
+//   when the split is missing).
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiments/outputs/metrics.h"
+
+namespace tn {
+
+/// summary.json "train": totals over the whole run (a resumed run adds its sessions; total_s
+/// covers the last session only).
+struct TrainTotals {
+  int64_t steps = 0;
+  double epochs = 0;
+  int64_t tokens = 0;         // training targets
+  double tokens_per_s = 0;    // tokens / wall_s
+  double wall_s = 0;          // seconds in training steps
+  double eval_s = 0;          // seconds in evaluations
+  double total_s = 0;         // wall-clock seconds of this process
+  int threads = 0;
+  uint64_t seed = 0;
+  nlohmann::json to_json() const;
+  static TrainTotals from_json(const nlohmann::json& object);
+  bool operator==(const TrainTotals&) const = default;
+};
+
+struct RunSummary {
+  std::map<std::string, Metrics> final;  // split ("valid", "test") -> its last evaluation
+  TrainTotals train;
+  int64_t params = 0;
+  int64_t vocab_size = 0;
+  double peak_rss_mb = 0;
+  std::map<std::string, std::string> data;  // split -> where it came from ("" = not configured)
+  /// Task-specific reference numbers at the top level (LM: unigram_valid_ppl); nullopt = null.
+  std::map<std::string, std::optional<double>> baselines;
+  std::vector<EvalRecord> evals;  // every evaluation of the run, in order
+
+  nlohmann::json to_json() const;
+  /// Throws std::invalid_argument naming the first key that is missing or of the wrong type.
+  static RunSummary from_json(const nlohmann::json& object);
+  bool operator==(const RunSummary&) const = default;
+};
+
+}  // namespace tn

@@ -1,0 +1,53 @@
+#include "experiments/runner/memory_check.h"
+
+#include <cstdio>
+
+#include "core/error.h"
+#include "core/system.h"
+
+namespace tn {
+
+double estimate_parameter_count(const ModelConfig& c) {
+  const double d = static_cast<double>(c.d_model), V = static_cast<double>(c.vocab_size);
+  const double d_ff = static_cast<double>(c.channel_mixer.d_ff);
+  double n = V * d;                                         // embed_tokens
+  if (!c.tie_embeddings) n += V * d;                        // lm_head
+  if (c.positional == Positional::Learned) n += static_cast<double>(c.max_positions) * d;
+  const double projections = 4.0 * (d * d + d);
+  const double channel = c.channel_mixer.type == ChannelMixerKind::GLU ? 3.0 * d * d_ff : 2.0 * d * d_ff + d + d_ff;
+  const double norms = 2.0 * 2.0 * d;                       // two residual-branch norms, weight and bias at most
+  n += static_cast<double>(c.n_layers) * (projections + channel + norms);
+  switch (c.head) {
+    case HeadKind::LM: break;
+    case HeadKind::MLM: n += d * d + d + 2.0 * d + V; break;  // dense, layer norm, output bias
+    case HeadKind::Classification: n += d * d + d + d * static_cast<double>(c.num_classes); break;
+    case HeadKind::Retrieval: n += 4.0 * d * d + d + d * static_cast<double>(c.num_classes); break;
+  }
+  return n;
+}
+
+MemoryEstimate estimate_training_memory(const ModelConfig& c, int64_t positions) {
+  MemoryEstimate e;
+  e.parameters = estimate_parameter_count(c);
+  e.weight_bytes = 16.0 * e.parameters;
+  const double p = static_cast<double>(positions), d = static_cast<double>(c.d_model);
+  const double per_layer = 8.0 * d + 2.0 * static_cast<double>(c.channel_mixer.d_ff);
+  e.activation_bytes = 4.0 * (p * per_layer * static_cast<double>(c.n_layers) +
+                              512.0 * static_cast<double>(c.vocab_size));
+  return e;
+}
+
+void check_fits_in_memory(const MemoryEstimate& e, const std::string& what) {
+  const double available = physical_memory_bytes();
+  if (available <= 0 || e.total_bytes() <= available) return;
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "%s: the run needs at least %.1f GiB (%.3g parameters: %.1f GiB with gradients and AdamW "
+                "moments; activations of one batch: %.1f GiB), more than this machine's %.1f GiB of memory; "
+                "lower model.d_model, model.n_layers, the vocabulary, train.batch_size or data.seq_len",
+                what.c_str(), e.total_bytes() / 1073741824.0, e.parameters, e.weight_bytes / 1073741824.0,
+                e.activation_bytes / 1073741824.0, available / 1073741824.0);
+  throw ConfigError(buf);
+}
+
+}  // namespace tn

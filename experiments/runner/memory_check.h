@@ -1,0 +1,36 @@
+#pragma once
+// Refusing a run that cannot fit before anything is allocated: `--set model.d_model=100000000`
+// would otherwise end in std::bad_alloc after minutes, and a huge batch in a swap storm. The
+// estimate is a floor (what training surely needs), so a run that fits is never refused.
+#include <cstdint>
+#include <string>
+
+#include "layers/model_config.h"
+
+namespace tn {
+
+struct MemoryEstimate {
+  double parameters = 0;  // estimated parameter count of the model
+  double weight_bytes = 0;      // weights, gradients and the two AdamW moments: 16 bytes per parameter
+  double activation_bytes = 0;  // what one batch's forward keeps for the backward, at least
+  double total_bytes() const { return weight_bytes + activation_bytes; }
+};
+
+/// Parameters of `config`, counted from its shapes without building it: embeddings (and the
+/// untied output matrix, learned positions), per layer the four d×d projections with biases, the
+/// channel mixer and the norms, and the head's own layers. Within a few percent of
+/// TransNormerModel::params().parameter_count() (tested); mixer-specific extras such as URPE's
+/// angles are left out.
+double estimate_parameter_count(const ModelConfig& config);
+
+/// The floor of one training step's memory for a batch of `positions` token positions
+/// (batch × sequence length): 16 bytes per parameter, plus per layer and position the mixer's
+/// saved q, k, v, output and norm inputs (8·d floats) and the channel mixer's hidden states
+/// (2·d_ff floats), plus one 512-row chunk of output logits.
+MemoryEstimate estimate_training_memory(const ModelConfig& config, int64_t positions);
+
+/// Throws ConfigError naming `what` (e.g. the spec path) with the estimate, the machine's
+/// physical memory and the fix when the estimate exceeds that memory.
+void check_fits_in_memory(const MemoryEstimate& estimate, const std::string& what);
+
+}  // namespace tn

@@ -1,0 +1,102 @@
+#include "experiments/runner/resume.h"
+
+#include <filesystem>
+
+#include "core/error.h"
+#include "core/io/safetensors.h"
+#include "experiments/spec_yaml.h"
+#include "layers/checkpoint.h"
+
+namespace tn {
+
+namespace {
+
+/// The first key path where two resolved specs' JSON differ ("model.d_model"), with both values
+/// as JSON text; key "" when they are equal.
+struct Difference {
+  std::string key, was, now;
+};
+
+Difference first_difference(const nlohmann::ordered_json& a, const nlohmann::ordered_json& b, const std::string& path) {
+  if (a.is_object() && b.is_object()) {
+    for (const auto& item : a.items()) {
+      const std::string key = path.empty() ? item.key() : path + "." + item.key();
+      if (!b.contains(item.key())) return {key, item.value().dump(), "(absent)"};
+      Difference d = first_difference(item.value(), b[item.key()], key);
+      if (!d.key.empty()) return d;
+    }
+    for (const auto& item : b.items())
+      if (!a.contains(item.key())) return {path.empty() ? item.key() : path + "." + item.key(), "(absent)", item.value().dump()};
+    return {};
+  }
+  if (a != b) return {path, a.dump(), b.dump()};
+  return {};
+}
+
+}  // namespace
+
+void check_resumable(const RunDir& run, const ExperimentSpec& spec) {
+  auto missing = [&](const std::string& what) {
+    return ConfigError(run.path() + ": nothing to resume: " + what +
+                       " is missing (a run writes its checkpoint and train state at each "
+                       "evaluation); train without --resume to start a new run");
+  };
+  for (const char* name : {"config.yaml", "checkpoint.safetensors"})
+    if (!std::filesystem::exists(run.file(name))) throw missing(name);
+  if (!std::filesystem::exists(run.file(kTrainStateFile)) && !std::filesystem::exists(run.file(kPreviousTrainStateFile)))
+    throw missing(kTrainStateFile);
+  const std::string config = run.file("config.yaml");
+  ExperimentSpec saved = load_spec(config);
+  // The two settings a resumed run may change.
+  saved.train.max_steps = spec.train.max_steps;
+  saved.train.threads = spec.train.threads;
+  if (same_experiment(saved, spec)) return;
+  const Difference d = first_difference(spec_to_json(saved), spec_to_json(spec), "");
+  const std::string hint = d.key.find("total_steps") != std::string::npos
+                               ? ". This schedule's total_steps follows train.max_steps; to train longer, set "
+                                 "train.schedule.total_steps to the run's value"
+                               : "";
+  throw ConfigError(locate_key(config, d.key) + ": " + d.key + ": the run was trained with " + d.was +
+                    ", the spec now gives " + d.now +
+                    "; resume with the run's spec (only train.max_steps and threads may change), or train into a "
+                    "new --out" + hint);
+}
+
+TrainState restore_run(const RunDir& run, const ExperimentSpec& spec, TransNormerModel& model, TrainStep& step,
+                       Task& task) {
+  const std::string checkpoint_path = run.file("checkpoint.safetensors");
+  const std::string state_path = run.file(kTrainStateFile);
+  const std::string previous_state_path = run.file(kPreviousTrainStateFile);
+  const SafetensorsFile weights = load_safetensors(checkpoint_path);
+  auto step_it = weights.metadata.find("transnormer.step");
+  const std::string checkpoint_step = step_it == weights.metadata.end() ? std::string("none") : step_it->second;
+  // The state written with this checkpoint: the current file, or the previous one when the run
+  // stopped between writing the new state and the new checkpoint.
+  TrainState state;
+  std::string matched;
+  for (const std::string& path : {state_path, previous_state_path}) {
+    if (!std::filesystem::exists(path)) continue;
+    state = load_train_state(path, step.optimizer());
+    if (std::to_string(state.step) == checkpoint_step) {
+      matched = path;
+      break;
+    }
+  }
+  if (matched.empty())
+    throw DataError(checkpoint_path + ": no train state (" + state_path + ", " + previous_state_path +
+                    ") matches its step (" + checkpoint_step +
+                    "); they are missing or from another run. Train again without --resume");
+  // The matching state becomes the current one, so the next save keeps it as the previous.
+  if (matched == previous_state_path) std::filesystem::rename(previous_state_path, state_path);
+  task.restore_stream(state.stream, state_path);
+  if (state.step > spec.train.max_steps)
+    throw ConfigError(spec.path + ": train.max_steps=" + std::to_string(spec.train.max_steps) + " is below the " +
+                      std::to_string(state.step) + " steps the run in " + run.path() +
+                      " already did; raise it to continue, e.g. --set train.max_steps=" +
+                      std::to_string(2 * state.step));
+  load_weights(model, weights, checkpoint_path);
+  step.dropout_rng().set_state(state.dropout_rng);
+  return state;
+}
+
+}  // namespace tn

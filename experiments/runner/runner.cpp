@@ -1,0 +1,211 @@
+#include "experiments/runner/runner.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <memory>
+
+#include "core/dnnl/engine.h"
+#include "core/error.h"
+#include "core/memory_pool.h"
+#include "core/system.h"
+#include "experiments/runner/memory_check.h"
+#include "experiments/runner/resume.h"
+#include "experiments/runner/run_dir.h"
+#include "experiments/runner/train_log.h"
+#include "experiments/runner/train_state.h"
+#include "experiments/runner/train_step.h"
+#include "experiments/tasks/registry.h"
+#include "layers/checkpoint.h"
+
+namespace tn {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+/// One training run: set up by the constructor (task, model, run directory, resume), then
+/// execute() trains, evaluates and writes the outputs.
+class Run {
+ public:
+  Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<Task> task);
+  RunSummary execute();
+
+ private:
+  void train_steps();
+  /// Evaluates `split` after `step`, records and logs it; returns its metrics.
+  Metrics evaluate(const char* split, int64_t step);
+  /// Writes the checkpoint and train state of `step` (refusing non-finite weights).
+  void save(int64_t step);
+  TrainingDiverged diverged(const std::string& what, int64_t step) const;
+  RunSummary summarize() const;
+
+  const Clock::time_point start_ = Clock::now();
+  ExperimentSpec spec_;
+  std::unique_ptr<Task> task_;
+  std::unique_ptr<TransNormerModel> model_;
+  std::unique_ptr<RunDir> run_;
+  std::unique_ptr<TrainStep> step_;
+  TrainState done_;             // totals so far (restored on --resume)
+  bool finishing_ = false;      // resumed after the last step: only the final evaluations remain
+  int64_t saved_step_ = 0;      // step of the checkpoint on disk, 0 before the first
+  std::map<std::string, Metrics> final_;
+};
+
+Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<Task> task)
+    : spec_(spec), task_(std::move(task)) {
+  const TrainSpec& train = spec_.train;
+  set_num_threads(train.threads);  // before any oneDNN primitive is made
+  task_->configure_model(spec_.model, spec_.vocab_size_given, spec_.path);
+  spec_.vocab_size_given = true;
+  check_fits_in_memory(estimate_training_memory(spec_.model, task_->positions_per_batch()), spec_.path);
+  model_ = std::make_unique<TransNormerModel>(spec_.model, train.seed);
+  spdlog::info("model: {} layers, d_model {}, {} heads, {} parameters, {} threads", spec_.model.n_layers,
+               spec_.model.d_model, spec_.model.n_heads, model_->params().parameter_count(), num_threads());
+
+  if (options.resume && !std::filesystem::is_directory(options.out_dir))
+    throw ConfigError(options.out_dir + ": nothing to resume: the directory does not exist; "
+                      "train without --resume to start a new run");
+  run_ = std::make_unique<RunDir>(options.out_dir);
+  if (options.resume) check_resumable(*run_, spec_);
+  step_ = std::make_unique<TrainStep>(*model_, train);
+  if (!options.resume) {  // a new run: no stale state to resume
+    std::filesystem::remove(run_->file(kTrainStateFile));
+    std::filesystem::remove(run_->file(kPreviousTrainStateFile));
+  } else {
+    done_ = restore_run(*run_, spec_, *model_, *step_, *task_);
+    saved_step_ = done_.step;
+    // A run stopped after its last step but before its final evaluations only evaluates now;
+    // the evaluations of that step are redone, in the metrics and in the totals.
+    finishing_ = done_.step == train.max_steps;
+    if (finishing_) std::erase_if(done_.evals, [&](const EvalRecord& r) { return r.step == done_.step; });
+    run_->resume_metrics(done_.step, !finishing_);
+    spdlog::info("resuming {} after step {} (epoch {:.2f}){}", run_->path(), done_.step, task_->epochs_done(),
+                 finishing_ ? ": final evaluations only" : "");
+  }
+  run_->write_config(spec_to_yaml(spec_));
+}
+
+Metrics Run::evaluate(const char* split, int64_t step) {
+  const auto t = Clock::now();
+  pool_release_cached();  // training buffers are free between steps: give them back first
+  Metrics m = task_->evaluate(*model_, split, spec_.train.eval_batch_size);
+  pool_release_cached();  // and the evaluation's, so peak memory is max(train, eval), not the sum
+  done_.eval_s += seconds_since(t);
+  const EvalRecord record{step, split, m};
+  run_->append_metrics(record);
+  done_.evals.push_back(record);
+  std::string values;
+  for (const std::string& name : m.names()) values += fmt::format(" | {} {:.6g}", name, m.at(name));
+  spdlog::info("step {:>6} | {}{} | {:.1f} s", step, split, values, seconds_since(t));
+  return m;
+}
+
+TrainingDiverged Run::diverged(const std::string& what, int64_t step) const {
+  const std::string kept =
+      saved_step_ > 0
+          ? "the run directory keeps the last good checkpoint, from step " + std::to_string(saved_step_)
+          : "no checkpoint was written yet (the first comes with the first evaluation)";
+  return TrainingDiverged(what + " became non-finite at step " + std::to_string(step) + "; " + kept +
+                          ". Lower train.optimizer.lr or set train.clip_norm");
+}
+
+void Run::save(int64_t step) {
+  for (const auto& [name, var] : model_->params().parameters()) {
+    const float* p = var->value.data();
+    for (int64_t i = 0; i < var->value.numel(); ++i)
+      if (!std::isfinite(p[i])) throw diverged("parameter " + name, step);
+  }
+  // The previous state is kept until the new checkpoint is written, so a run stopped at any
+  // point leaves a checkpoint and a train state of the same step for --resume.
+  done_.step = step;
+  done_.stream = task_->stream_state();
+  done_.dropout_rng = step_->dropout_rng().state();
+  const std::string state_path = run_->file(kTrainStateFile);
+  if (std::filesystem::exists(state_path)) std::filesystem::rename(state_path, run_->file(kPreviousTrainStateFile));
+  save_train_state(state_path, step_->optimizer(), done_);
+  save_checkpoint(run_->file("checkpoint.safetensors"), *model_, task_->vocabulary(), step);
+  saved_step_ = step;
+}
+
+void Run::train_steps() {
+  const TrainSpec& train = spec_.train;
+  std::vector<std::unique_ptr<Batch>> batches;
+  for (int64_t i = 0; i < step_->update_freq(); ++i) batches.push_back(task_->new_batch());
+  Tape tape;
+  tape.set_bf16(train.precision == Precision::BF16);  // evaluation stays f32 (the master weights)
+  TrainLog log(train.log_every, train.max_steps);
+  for (int64_t step = done_.step + 1; step <= train.max_steps; ++step) {
+    const auto step_start = Clock::now();
+    for (auto& b : batches) task_->next_batch(*b);
+    const StepResult r = step_->run(*task_, batches, step, tape);
+    if (r.non_finite) throw diverged(r.non_finite, step);
+    const double dt = seconds_since(step_start);
+    done_.train_s += dt;
+    done_.tokens += r.targets;
+    log.add(r, dt);
+    if (log.due(step)) run_->append_metrics(log.flush(step, task_->epochs_done(), r, done_.train_s));
+    const bool last = step == train.max_steps;
+    if (task_->has_split(Task::kValid) && ((train.eval_every > 0 && step % train.eval_every == 0) || last)) {
+      Metrics v = evaluate(Task::kValid, step);
+      if (!std::isfinite(v.at("loss"))) throw diverged("the validation loss", step);
+      if (last) final_[Task::kValid] = v;
+      save(step);
+    }
+    if (task_->has_split(Task::kTest) && ((train.test_every > 0 && step % train.test_every == 0) || last)) {
+      Metrics t = evaluate(Task::kTest, step);
+      if (last) final_[Task::kTest] = t;
+    }
+  }
+}
+
+RunSummary Run::summarize() const {
+  RunSummary s;
+  s.final = final_;
+  s.train = {spec_.train.max_steps,
+             task_->epochs_done(),
+             done_.tokens,
+             done_.tokens / done_.train_s,
+             done_.train_s,
+             done_.eval_s,
+             seconds_since(start_),
+             num_threads(),
+             spec_.train.seed};
+  s.params = model_->params().parameter_count();
+  s.vocab_size = spec_.model.vocab_size;
+  s.peak_rss_mb = peak_rss_mb();
+  const TaskReport report = task_->report();
+  s.data = report.data;
+  s.baselines = report.baselines;
+  s.evals = done_.evals;
+  return s;
+}
+
+RunSummary Run::execute() {
+  train_steps();
+  if (finishing_)
+    for (const char* split : {Task::kValid, Task::kTest})
+      if (task_->has_split(split)) final_[split] = evaluate(split, spec_.train.max_steps);
+  if (saved_step_ != spec_.train.max_steps) save(spec_.train.max_steps);
+  const RunSummary summary = summarize();
+  run_->write_summary(summary);
+  spdlog::info("done in {}: {:.0f} train tokens/s, peak RSS {:.0f} MB; outputs in {}",
+               format_duration(seconds_since(start_)), summary.train.tokens_per_s, summary.peak_rss_mb, run_->path());
+  return summary;
+}
+
+}  // namespace
+
+RunSummary run_training(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<Task> task) {
+  Run run(spec, options, std::move(task));
+  return run.execute();
+}
+
+RunSummary run_training(const ExperimentSpec& spec, const RunOptions& options) {
+  return run_training(spec, options, make_task(spec, options.data_root));
+}
+
+}  // namespace tn

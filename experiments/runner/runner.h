@@ -1,0 +1,39 @@
+#pragma once
+// The runner: one training loop for every task (experiments/tasks/task.h). It owns the step loop
+// (AdamW, the schedule, clipping and update_freq through TrainStep), the evaluation schedule
+// (valid every train.eval_every steps and at the end, each followed by a checkpoint and train
+// state; test every train.test_every and at the end), resume, divergence handling, progress logs
+// with ETA, metrics.jsonl and summary.json. It knows nothing about what the task computes.
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "experiments/outputs/run_summary.h"
+#include "experiments/spec.h"
+#include "experiments/tasks/task.h"
+
+namespace tn {
+
+struct RunOptions {
+  std::string out_dir;    // run directory (created)
+  std::string data_root;  // where relative data paths are taken from
+  bool resume = false;    // continue the run in out_dir from its last checkpoint (--resume)
+};
+
+/// Raised when the loss, the gradient norm or a weight stops being finite; the run directory
+/// keeps the last good checkpoint.
+struct TrainingDiverged : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Runs the whole training job of `spec` and returns its summary (also written to the run
+/// directory, with config.yaml, metrics.jsonl, checkpoint.safetensors and
+/// train_state.safetensors). Progress goes to spdlog (stderr). Throws ConfigError/DataError for
+/// bad input (including a run that cannot fit in memory), TrainingDiverged when training diverges.
+RunSummary run_training(const ExperimentSpec& spec, const RunOptions& options);
+
+/// The same with a task built by the caller (tests; tasks outside the registry). `task` must be
+/// the task of `spec`.
+RunSummary run_training(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<Task> task);
+
+}  // namespace tn

@@ -1,0 +1,34 @@
+#include "experiments/runner/train_log.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace tn {
+
+std::string format_duration(double seconds) {
+  const int total = static_cast<int>(std::max(0.0, seconds) + 0.5);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%d:%02d", total / 60, total % 60);
+  return buf;
+}
+
+void TrainLog::add(const StepResult& step, double seconds) {
+  seconds_ += seconds;
+  tokens_ += step.targets;
+  loss_ += step.loss_sum;
+}
+
+TrainRecord TrainLog::flush(int64_t step, double epochs, const StepResult& last, double train_s) {
+  TrainRecord r{step, epochs, loss_ / static_cast<double>(tokens_), last.lr, last.grad_norm, tokens_ / seconds_, train_s};
+  const double eta = train_s / step * (max_steps_ - step);
+  spdlog::info("step {:>6}/{} | epoch {:.2f} | loss {:.4f} | lr {:.3e} | gnorm {:.3f} | {:.0f} tok/s | ETA {}", step,
+               max_steps_, epochs, r.loss, r.lr, r.grad_norm, r.tokens_per_s, format_duration(eta));
+  loss_ = 0;
+  tokens_ = 0;
+  seconds_ = 0;
+  return r;
+}
+
+}  // namespace tn

@@ -1,0 +1,60 @@
+#pragma once
+// The training step of every task and of `bench`: one optimizer update over update_freq batches.
+// Each batch's mean loss is back-propagated with weight (its targets / the step's targets), so
+// the update follows the mean loss over every target of the step; then the global gradient norm
+// is clipped (train.clip_norm) and AdamW applies the schedule's rate for this update.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/autograd/tape.h"
+#include "core/optim/adamw.h"
+#include "core/optim/lr_schedule.h"
+#include "core/rng.h"
+#include "experiments/spec.h"
+#include "experiments/tasks/task.h"
+
+namespace tn {
+
+/// What one step did. `non_finite` names what stopped being finite ("the training loss", "the
+/// gradient norm"); then no update was applied and the run must stop.
+struct StepResult {
+  double loss_sum = 0;      // Σ per-target loss over the step's batches (nats)
+  int64_t targets = 0;      // targets over the step's batches
+  double grad_norm = 0;     // before clipping
+  double lr = 0;            // the rate of this update
+  double seconds = 0;       // wall time of the step
+  const char* non_finite = nullptr;
+};
+
+class TrainStep {
+ public:
+  /// AdamW over every parameter of `model` with train.optimizer, the schedule of train.schedule
+  /// (its total_steps defaulting to train.max_steps), train.clip_norm and train.update_freq, and
+  /// the dropout generator seeded from train.seed. `model` must outlive the step.
+  TrainStep(TransNormerModel& model, const TrainSpec& train);
+
+  /// Update number `step` (1-based: the schedule's lr(step - 1)) on `batches` (update_freq of
+  /// them, already filled), recording on `tape` (its bf16 flag picks the precision). Batches
+  /// with no targets are skipped in the loss. Throws what the objective throws.
+  StepResult run(const Objective& objective, const std::vector<std::unique_ptr<Batch>>& batches,
+                 int64_t step, Tape& tape);
+
+  int64_t update_freq() const { return update_freq_; }
+  AdamW& optimizer() { return optimizer_; }
+  Rng& dropout_rng() { return dropout_rng_; }
+
+  /// The dropout generator's seed for a run seed (fixed, so resumed runs continue exactly).
+  static uint64_t dropout_seed(uint64_t seed) { return seed * 0x9E3779B97F4A7C15ULL + 0x5EEDULL; }
+
+ private:
+  TransNormerModel& model_;
+  std::vector<std::pair<std::string, Var>> params_;
+  AdamW optimizer_;
+  LrSchedule schedule_;
+  double clip_norm_;
+  int64_t update_freq_;
+  Rng dropout_rng_;
+};
+
+}  // namespace tn

@@ -1,0 +1,285 @@
+#include "experiments/spec_yaml.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <regex>
+#include <sstream>
+
+#include "core/error.h"
+
+namespace tn {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+// ---------------------------------------------------------------------------------------------
+// Where each key was written
+// ---------------------------------------------------------------------------------------------
+
+void KeyLocations::set_line(const std::string& key, int zero_based_line) {
+  at_[key] = {file_ + ":" + std::to_string(zero_based_line + 1), false};
+}
+
+void KeyLocations::set_override(const std::string& key, const std::string& text) { at_[key] = {text, true}; }
+
+void KeyLocations::erase_under(const std::string& key) {
+  for (auto it = at_.begin(); it != at_.end();) {
+    const std::string& k = it->first;
+    const bool below = k == key || (k.size() > key.size() && k.compare(0, key.size(), key) == 0 &&
+                                    (k[key.size()] == '.' || k[key.size()] == '['));
+    it = below ? at_.erase(it) : std::next(it);
+  }
+}
+
+namespace {
+std::string parent_key(const std::string& key) {
+  const size_t cut = key.find_last_of(".[");
+  return cut == std::string::npos ? "" : key.substr(0, cut);
+}
+}  // namespace
+
+std::string KeyLocations::locate(const ConfigIssue& issue) const {
+  std::vector<std::string> keys = {issue.key};
+  keys.insert(keys.end(), issue.related.begin(), issue.related.end());
+  for (const std::string& k : keys)
+    if (auto it = at_.find(k); it != at_.end() && it->second.from_override) return it->second.text;
+  for (const std::string& k : keys)
+    if (auto it = at_.find(k); it != at_.end()) return it->second.text;
+  for (std::string k = parent_key(issue.key); !k.empty(); k = parent_key(k))
+    if (auto it = at_.find(k); it != at_.end()) return it->second.text;
+  return file_;
+}
+
+namespace {
+
+std::string join_path(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
+
+// ---------------------------------------------------------------------------------------------
+// YAML → JSON (YAML 1.2 core schema for plain scalars), recording every key's line.
+// ---------------------------------------------------------------------------------------------
+
+json plain_scalar(const std::string& text) {
+  static const std::regex kInt("[-+]?[0-9]+");
+  static const std::regex kFloat("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
+  if (text == "true" || text == "True" || text == "TRUE") return true;
+  if (text == "false" || text == "False" || text == "FALSE") return false;
+  if (text.empty() || text == "~" || text == "null" || text == "Null" || text == "NULL") return nullptr;
+  const char* first = text.data() + (!text.empty() && text[0] == '+' ? 1 : 0);
+  const char* last = text.data() + text.size();
+  if (std::regex_match(text, kInt)) {
+    int64_t i = 0;
+    if (auto [p, ec] = std::from_chars(first, last, i); ec == std::errc() && p == last) return i;
+    uint64_t u = 0;
+    if (auto [p, ec] = std::from_chars(first, last, u); ec == std::errc() && p == last) return u;
+    return text;  // too large: reported by the typed read as "expected an integer, got \"...\""
+  }
+  if (std::regex_match(text, kFloat)) {
+    double d = 0;
+    if (auto [p, ec] = std::from_chars(first, last, d); ec == std::errc() && p == last) return d;
+    return text;
+  }
+  if (text == ".inf" || text == ".Inf" || text == ".INF" || text == "+.inf")
+    return std::numeric_limits<double>::infinity();
+  if (text == "-.inf" || text == "-.Inf" || text == "-.INF") return -std::numeric_limits<double>::infinity();
+  if (text == ".nan" || text == ".NaN" || text == ".NAN") return std::numeric_limits<double>::quiet_NaN();
+  return text;
+}
+
+json yaml_to_json(const YAML::Node& node, const std::string& path, KeyLocations& where) {
+  switch (node.Type()) {
+    case YAML::NodeType::Undefined:
+    case YAML::NodeType::Null: return nullptr;
+    case YAML::NodeType::Scalar: {
+      const std::string& tag = node.Tag();
+      if (tag == "!" || tag == "tag:yaml.org,2002:str") return node.Scalar();  // quoted or !!str
+      return plain_scalar(node.Scalar());
+    }
+    case YAML::NodeType::Sequence: {
+      json out = json::array();
+      for (size_t i = 0; i < node.size(); ++i) {
+        const std::string child = path + "[" + std::to_string(i) + "]";
+        if (node[i].Mark().line >= 0) where.set_line(child, node[i].Mark().line);
+        out.push_back(yaml_to_json(node[i], child, where));
+      }
+      return out;
+    }
+    case YAML::NodeType::Map: {
+      json out = json::object();
+      std::map<std::string, int> first_line;
+      for (auto it = node.begin(); it != node.end(); ++it) {
+        const int line = it->first.Mark().line;
+        if (!it->first.IsScalar())
+          throw ConfigError(where.file() + ":" + std::to_string(line + 1) + ": " + (path.empty() ? "(top level)" : path) +
+                            ": a key must be a plain name; write `name: value`");
+        const std::string key = it->first.Scalar();
+        const std::string child = join_path(path, key);
+        if (auto seen = first_line.find(key); seen != first_line.end())
+          throw ConfigError(where.file() + ":" + std::to_string(line + 1) + ": " + child + ": duplicate key (first on line " +
+                            std::to_string(seen->second + 1) + "); keep only one of them");
+        first_line[key] = line;
+        where.set_line(child, line);
+        out[key] = yaml_to_json(it->second, child, where);
+      }
+      return out;
+    }
+  }
+  return nullptr;
+}
+
+YAML::Node parse_yaml(const std::string& text, const std::string& origin) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(origin + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                      ": malformed YAML: " + e.msg +
+                      "; fix the syntax there (indentation, `key: value` pairs, matching brackets and quotes)");
+  }
+}
+
+std::string read_text(const std::string& path) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored))
+    throw ConfigError(path + ": is a directory, not a spec file; give the YAML file, e.g. configs/quickstart.yaml");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw ConfigError(path + ": cannot read the spec file (" + std::strerror(errno) +
+                      "); check the path, e.g. configs/quickstart.yaml");
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// YAML output
+// ---------------------------------------------------------------------------------------------
+
+/// A string that reads back as itself when written plain; otherwise JSON-quoted (a valid YAML
+/// double-quoted scalar).
+std::string yaml_string(const std::string& s) {
+  static const std::regex kSafe("[A-Za-z0-9_/.][A-Za-z0-9_+\\-./]*");
+  if (std::regex_match(s, kSafe) && plain_scalar(s).is_string()) return s;
+  return json(s).dump();
+}
+
+std::string yaml_scalar(const ordered_json& v) {
+  if (v.is_string()) return yaml_string(v.get<std::string>());
+  return v.dump();  // null, true/false, integers, doubles in shortest round-trip form ("1e-07", "0.1", "1.0")
+}
+
+bool all_scalars(const ordered_json& v) {
+  for (const auto& item : v)
+    if (item.is_structured()) return false;
+  return true;
+}
+
+/// Flow style for lists and mappings of scalars ({kernel: elu, norm: srmsnorm}), block style else.
+std::string yaml_flow(const ordered_json& v) {
+  std::string out = v.is_array() ? "[" : "{";
+  bool first = true;
+  for (const auto& item : v.items()) {
+    out += first ? "" : ", ";
+    first = false;
+    if (v.is_object()) out += yaml_string(item.key()) + ": ";
+    out += yaml_scalar(item.value());
+  }
+  return out + (v.is_array() ? "]" : "}");
+}
+
+void emit_mapping(const ordered_json& v, int indent, std::string& out) {
+  for (const auto& item : v.items()) {
+    out += std::string(static_cast<size_t>(indent), ' ') + yaml_string(item.key()) + ":";
+    const ordered_json& value = item.value();
+    if (!value.is_structured()) {
+      out += " " + yaml_scalar(value) + "\n";
+    } else if (indent > 0 && all_scalars(value) && yaml_flow(value).size() <= 80) {
+      out += " " + yaml_flow(value) + "\n";
+    } else if (value.is_object()) {
+      out += "\n";
+      emit_mapping(value, indent + 2, out);
+    } else {
+      out += "\n";
+      for (const auto& element : value) {
+        out += std::string(static_cast<size_t>(indent + 2), ' ') + "- ";
+        out += element.is_structured() ? yaml_flow(element) : yaml_scalar(element);
+        out += "\n";
+      }
+    }
+  }
+}
+
+
+}  // namespace
+
+YamlDocument read_yaml_document(const std::string& path, bool bare_model) {
+  const YAML::Node node = parse_yaml(read_text(path), path);
+  YamlDocument doc{json(nullptr), KeyLocations(path)};
+  if (bare_model && !(node.IsMap() && node["model"])) {
+    doc.root = json::object();
+    doc.root["model"] = yaml_to_json(node, "model", doc.where);
+  } else {
+    doc.root = yaml_to_json(node, "", doc.where);
+  }
+  return doc;
+}
+
+bool yaml_has_top_level_key(const std::string& path, const std::vector<std::string>& keys) {
+  const YAML::Node node = parse_yaml(read_text(path), path);
+  if (!node.IsMap()) return false;
+  return std::any_of(keys.begin(), keys.end(), [&](const std::string& k) { return static_cast<bool>(node[k]); });
+}
+
+/// --set key.path=value: value parsed as YAML; mappings on the way are created.
+void apply_overrides(YamlDocument& spec, const std::vector<std::string>& overrides) {
+  for (const std::string& assignment : overrides) {
+    const std::string origin = spec.where.file() + ": --set " + assignment;
+    const size_t eq = assignment.find('=');
+    std::vector<std::string> parts;
+    if (eq != std::string::npos) {
+      std::stringstream keys(assignment.substr(0, eq));
+      for (std::string part; std::getline(keys, part, '.');) parts.push_back(part);
+    }
+    const bool malformed = eq == std::string::npos || eq == 0 || assignment[eq - 1] == '.' ||
+                           std::any_of(parts.begin(), parts.end(), [](const std::string& p) { return p.empty(); });
+    if (malformed)
+      throw ConfigError(origin + ": expected key.path=value; write e.g. --set train.seed=2");
+    const std::string key = assignment.substr(0, eq);
+    if (spec.root.is_null()) spec.root = json::object();  // an empty file
+    if (!spec.root.is_object()) return;  // not a mapping: resolving reports it
+    json* node = &spec.root;
+    std::string path;
+    for (size_t i = 0; i + 1 < parts.size(); ++i) {
+      path = join_path(path, parts[i]);
+      json& child = (*node)[parts[i]];
+      if (child.is_null()) child = json::object();
+      if (!child.is_object())
+        throw ConfigError(origin + ": " + path + " is " + describe_json(child) +
+                          ", not a mapping; set " + path + " itself, or a key of a mapping");
+      node = &child;
+    }
+    spec.where.erase_under(key);
+    spec.where.set_override(key, origin);
+    KeyLocations scratch(origin);  // the value's own lines are those of the --set text
+    (*node)[parts.back()] = yaml_to_json(parse_yaml(assignment.substr(eq + 1), origin), key, scratch);
+  }
+}
+
+std::string locate_key(const std::string& path, const std::string& key) {
+  return read_yaml_document(path).where.locate(ConfigIssue(key, "", ""));
+}
+
+std::string to_yaml(const ordered_json& mapping) {
+  std::string out;
+  emit_mapping(mapping, 0, out);
+  return out;
+}
+
+}  // namespace tn

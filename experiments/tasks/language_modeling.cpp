@@ -1,0 +1,145 @@
+#include "experiments/tasks/language_modeling.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+#include "data/metrics/unigram.h"
+#include "experiments/tasks/lm_evaluate.h"
+
+namespace tn {
+
+BatchLoss NextTokenObjective::loss(ForwardContext& ctx, TransNormerModel& model, const Batch& batch) const {
+  const auto* lm = dynamic_cast<const LmTaskBatch*>(&batch);
+  if (!lm) throw ShapeError("[NextTokenObjective] the batch is not a language-model batch");
+  const LmBatch& b = lm->data;
+  Var hidden = model.forward(ctx, b.inputs, b.rows, b.seq_len);
+  LmLoss loss = model.lm_loss(ctx, hidden, b.targets);
+  return {loss.loss, loss.sum_nll, loss.n_targets};
+}
+
+LanguageModelingTask::LanguageModelingTask(LmData data, int64_t seq_len, int64_t batch_size, uint64_t seed)
+    : data_(std::move(data)), seq_len_(seq_len), batch_size_(batch_size), seed_(seed),
+      blocks_{std::move(data_.train), seq_len} {  // the blocks own the training stream
+  order_ = epoch_order(blocks_.count(), seed_, 0);
+}
+
+void LanguageModelingTask::configure_model(ModelConfig& model, bool vocab_size_given,
+                                           const std::string& spec_path) const {
+  const int64_t vocab = data_.vocab.size();
+  if (!vocab_size_given || model.vocab_size == 0) {
+    model.vocab_size = vocab;
+  } else if (model.vocab_size < vocab) {
+    throw ConfigError(spec_path + ": model.vocab_size=" + std::to_string(model.vocab_size) +
+                      " is smaller than the training vocabulary (" + std::to_string(vocab) +
+                      " words); remove the key to fill it in from the data");
+  }
+}
+
+int64_t LanguageModelingTask::positions_per_batch() const { return batch_size_ * seq_len_; }
+
+std::unique_ptr<Batch> LanguageModelingTask::new_batch() const { return std::make_unique<LmTaskBatch>(); }
+
+void LanguageModelingTask::next_batch(Batch& batch) {
+  auto* lm = dynamic_cast<LmTaskBatch*>(&batch);
+  if (!lm) throw ShapeError("[LanguageModelingTask] the batch was not made by new_batch()");
+  if (order_.empty()) throw ShapeError("[LanguageModelingTask] no training blocks: an evaluation-only task");
+  if (position_ >= static_cast<int64_t>(order_.size())) {
+    ++epoch_;
+    order_ = epoch_order(blocks_.count(), seed_, static_cast<uint64_t>(epoch_));
+    position_ = 0;
+  }
+  const int64_t end = std::min<int64_t>(order_.size(), position_ + batch_size_);
+  ids_.assign(order_.begin() + position_, order_.begin() + end);
+  position_ = end;
+  make_batch(blocks_, ids_, lm->data);
+}
+
+nlohmann::json LanguageModelingTask::stream_state() const { return {{"epoch", epoch_}, {"position", position_}}; }
+
+void LanguageModelingTask::restore_stream(const nlohmann::json& state, const std::string& where) {
+  int64_t epoch = 0, position = 0;
+  try {
+    epoch = state.at("epoch").get<int64_t>();
+    position = state.at("position").get<int64_t>();
+  } catch (const std::exception& e) {
+    throw DataError(where + ": corrupt batch stream state (" + e.what() + ")");
+  }
+  if (epoch < 0 || position < 0 || position > blocks_.count())
+    throw DataError(where + ": batch stream position (epoch " + std::to_string(epoch) + ", block " +
+                    std::to_string(position) + ") outside the " + std::to_string(blocks_.count()) +
+                    " training blocks; the file was edited or belongs to another run");
+  epoch_ = epoch;
+  position_ = position;
+  order_ = epoch_order(blocks_.count(), seed_, static_cast<uint64_t>(epoch_));
+}
+
+double LanguageModelingTask::epochs_done() const {
+  return epoch_ + static_cast<double>(position_) / static_cast<double>(order_.size());
+}
+
+const std::vector<int32_t>& LanguageModelingTask::split_stream(const std::string& split) const {
+  if (split == kValid) return data_.valid;
+  if (split == kTest) return data_.test;
+  throw ConfigError("split \"" + split + "\": language modelling has the splits valid and test");
+}
+
+bool LanguageModelingTask::has_split(const std::string& split) const {
+  return (split == kValid || split == kTest) && !split_stream(split).empty();
+}
+
+Metrics LanguageModelingTask::evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size) const {
+  const std::vector<int32_t>& ids = split_stream(split);
+  if (ids.empty()) throw ConfigError("the spec has no " + split + " split");
+  const LmEval r = evaluate_lm(model, ids, seq_len_, batch_size);
+  Metrics m;
+  m.set("loss", r.loss);
+  m.set("ppl", r.ppl);
+  m.set_count("tokens", r.tokens);
+  return m;
+}
+
+TaskReport LanguageModelingTask::report() const {
+  TaskReport r;
+  r.data = {{"train", data_.train_file}, {"valid", data_.valid_file}, {"test", data_.test_file}};
+  const int64_t vocab = data_.vocab.size();
+  auto unigram = [&](const std::vector<int32_t>& ids) -> std::optional<double> {
+    if (ids.size() <= 1) return std::nullopt;
+    return unigram_ppl(blocks_.stream, ids, vocab);
+  };
+  r.baselines = {{"unigram_valid_ppl", unigram(data_.valid)}, {"unigram_test_ppl", unigram(data_.test)}};
+  return r;
+}
+
+BatchLoss LanguageModelingTask::loss(ForwardContext& ctx, TransNormerModel& model, const Batch& batch) const {
+  return objective_.loss(ctx, model, batch);
+}
+
+std::unique_ptr<Task> make_language_modeling(const ExperimentSpec& spec, const std::string& data_root) {
+  if (spec.model.arch != Arch::Decoder || spec.model.head != HeadKind::LM)
+    throw ConfigError(spec.path + ": model: the language_modeling task needs arch: decoder with the lm head");
+  const auto* text = dynamic_cast<const TextSource*>(spec.data.get());
+  if (!text)
+    throw ConfigError(spec.path + ": data.reader: " + spec.data->reader() +
+                      " does not yield running text; language_modeling reads a text reader such as wikitext");
+  LmData data = encode_lm_data(text->read_text(data_root));
+  spdlog::info("data: train {} lines / {} tokens, valid {} tokens, test {} tokens, vocabulary {}", data.train_lines,
+               data.train.size(), data.valid.size(), data.test.size(), data.vocab.size());
+  const int64_t seq_len = spec.data->tokens_per_sample();
+  const LmBlocks blocks{data.train, seq_len};
+  if (blocks.count() == 0) throw DataError(data.train_file + ": the training split has no targets");
+  if (seq_len > blocks.total_targets())
+    throw ConfigError(spec.path + ": data.seq_len: " + std::to_string(seq_len) + " exceeds the training split's " +
+                      std::to_string(blocks.total_targets()) +
+                      " targets; use a seq_len of at most that (the quickstart uses 256)");
+  // A batch is at most one epoch: a larger one would only repeat the whole split in every step.
+  if (spec.train.batch_size > blocks.count())
+    throw ConfigError(spec.path + ": train.batch_size: " + std::to_string(spec.train.batch_size) + " exceeds the " +
+                      std::to_string(blocks.count()) + " training blocks of data.seq_len " + std::to_string(seq_len) +
+                      " (one epoch); use a batch of at most " + std::to_string(blocks.count()));
+  return std::make_unique<LanguageModelingTask>(std::move(data), seq_len, spec.train.batch_size, spec.train.seed);
+}
+
+}  // namespace tn

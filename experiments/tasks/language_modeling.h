@@ -1,0 +1,72 @@
+#pragma once
+// The language_modeling task: a causal decoder with the lm head, trained on next-token
+// cross-entropy over the blocks of a text stream (README "The quickstart's data protocol").
+// Training batches: epoch e visits every block once in epoch_order(seed, e), cut into
+// consecutive batches of batch_size blocks (the last of an epoch may be smaller). Metrics:
+// loss (nats per target), ppl = exp(loss), tokens (targets scored).
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "data/batching/lm_blocks.h"
+#include "experiments/spec.h"
+#include "experiments/tasks/lm_data.h"
+#include "experiments/tasks/task.h"
+
+namespace tn {
+
+/// A language-model batch as the Task interface carries it.
+struct LmTaskBatch final : Batch {
+  LmBatch data;
+  int64_t targets() const override { return data.n_targets; }
+};
+
+/// Next-token cross-entropy of an LmTaskBatch through the model's token head: the loss of the
+/// language-modelling task and of `bench`'s fixed random batch.
+class NextTokenObjective : public Objective {
+ public:
+  BatchLoss loss(ForwardContext& ctx, TransNormerModel& model, const Batch& batch) const override;
+};
+
+class LanguageModelingTask final : public Task {
+ public:
+  /// `data.train` may be empty for an evaluation-only task (eval --checkpoint); training then
+  /// throws ShapeError. seq_len >= 1, batch_size >= 1.
+  LanguageModelingTask(LmData data, int64_t seq_len, int64_t batch_size, uint64_t seed);
+
+  void configure_model(ModelConfig& model, bool vocab_size_given, const std::string& spec_path) const override;
+  int64_t positions_per_batch() const override;
+  std::unique_ptr<Batch> new_batch() const override;
+  void next_batch(Batch& batch) override;
+  nlohmann::json stream_state() const override;
+  void restore_stream(const nlohmann::json& state, const std::string& where) override;
+  double epochs_done() const override;
+  bool has_split(const std::string& split) const override;
+  Metrics evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size) const override;
+  std::vector<std::string> vocabulary() const override { return data_.vocab.tokens(); }
+  TaskReport report() const override;
+  BatchLoss loss(ForwardContext& ctx, TransNormerModel& model, const Batch& batch) const override;
+
+  /// The vocabulary and the valid/test streams (the training stream lives in the blocks).
+  const LmData& data() const { return data_; }
+
+ private:
+  const std::vector<int32_t>& split_stream(const std::string& split) const;
+
+  LmData data_;  // train moved into blocks_
+  int64_t seq_len_, batch_size_;
+  uint64_t seed_;
+  LmBlocks blocks_;
+  int64_t epoch_ = 0, position_ = 0;
+  std::vector<int64_t> order_, ids_;
+  NextTokenObjective objective_;
+};
+
+/// The registry's factory: checks the model (arch decoder, head lm) before reading anything,
+/// reads the spec's text through its reader (which must be a TextSource), builds the vocabulary
+/// and checks the training split (has targets, holds at least one block of data.seq_len).
+/// Throws ConfigError / DataError naming the key or file and the fix.
+std::unique_ptr<Task> make_language_modeling(const ExperimentSpec& spec, const std::string& data_root);
+
+}  // namespace tn

@@ -1,0 +1,23 @@
+#include "experiments/tasks/registry.h"
+
+#include "core/error.h"
+#include "experiments/tasks/language_modeling.h"
+
+namespace tn {
+
+const std::vector<TaskEntry>& task_table() {
+  static const std::vector<TaskEntry> table = {
+      {"language_modeling", "causal LM: next-token cross-entropy (loss, ppl, tokens)", &make_language_modeling},
+  };
+  return table;
+}
+
+std::unique_ptr<Task> make_task(const ExperimentSpec& spec, const std::string& data_root) {
+  for (const TaskEntry& entry : task_table())
+    if (entry.name == spec.task) return entry.make(spec, data_root);
+  std::string names;
+  for (const TaskEntry& entry : task_table()) names += (names.empty() ? "" : ", ") + std::string(entry.name);
+  throw ConfigError(spec.path + ": task: unknown task \"" + spec.task + "\"; use one of " + names);
+}
+
+}  // namespace tn

@@ -1,0 +1,93 @@
+#pragma once
+// The Task interface: what the runner (experiments/runner) needs from a kind of experiment, and
+// nothing the runner should know. A task builds its data from the spec, yields training batches
+// from a stream whose place can be saved and restored, computes the loss of a batch, and
+// evaluates a split into named metrics. Language modelling (language_modeling.h) is the first;
+// a new task adds its own files and one entry to experiments/tasks/registry.cpp.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiments/outputs/metrics.h"
+#include "layers/models/transnormer.h"
+
+namespace tn {
+
+/// One training batch of a task, opaque to the runner, reused from step to step (its buffers
+/// keep their memory).
+class Batch {
+ public:
+  virtual ~Batch() = default;
+  /// The number of loss terms (targets) in the batch: the weight of its mean loss when update_freq
+  /// batches make one update.
+  virtual int64_t targets() const = 0;
+};
+
+/// The loss of one batch: `loss` is the tape's scalar (the mean over `count` terms), `sum` the
+/// sum of the per-term losses in nats (for logging), `count` the number of terms.
+struct BatchLoss {
+  Var loss;
+  double sum = 0;
+  int64_t count = 0;
+};
+
+/// What a training step needs: the loss of a batch under the model. Tasks are objectives; so is
+/// the bench's fixed random batch.
+class Objective {
+ public:
+  virtual ~Objective() = default;
+  /// Forward in `ctx`'s mode, recording on its tape. Throws ShapeError for a batch of another
+  /// task.
+  virtual BatchLoss loss(ForwardContext& ctx, TransNormerModel& model, const Batch& batch) const = 0;
+};
+
+/// Task-specific facts for summary.json (RunSummary): where each split came from, and reference
+/// numbers such as the unigram perplexity.
+struct TaskReport {
+  std::map<std::string, std::string> data;
+  std::map<std::string, std::optional<double>> baselines;
+};
+
+class Task : public Objective {
+ public:
+  /// The split names the runner schedules: validation (checkpointed, train.eval_every) and test
+  /// (train.test_every).
+  static constexpr const char* kValid = "valid";
+  static constexpr const char* kTest = "test";
+
+  /// Checks that the model suits the task and fills in what the data decides (vocab_size, when
+  /// `vocab_size_given` is false). Throws ConfigError naming the key and the fix.
+  virtual void configure_model(ModelConfig& model, bool vocab_size_given, const std::string& spec_path) const = 0;
+  /// Token positions in one training batch (batch_size × sequence length), for the memory check.
+  virtual int64_t positions_per_batch() const = 0;
+
+  /// A batch buffer for next_batch.
+  virtual std::unique_ptr<Batch> new_batch() const = 0;
+  /// Fills `batch` (from new_batch) with the next training batch of the stream.
+  virtual void next_batch(Batch& batch) = 0;
+  /// The stream's place, for the train state (JSON, task-defined).
+  virtual nlohmann::json stream_state() const = 0;
+  /// Continues the stream from a saved place. Throws DataError naming `where` when the state is
+  /// malformed or outside this data (an edited file, another run).
+  virtual void restore_stream(const nlohmann::json& state, const std::string& where) = 0;
+  /// Epochs done so far, fractional.
+  virtual double epochs_done() const = 0;
+
+  /// Whether `split` is configured (kValid, kTest).
+  virtual bool has_split(const std::string& split) const = 0;
+  /// Evaluates `split` in eval mode (no dropout, no tape), batching by `batch_size` samples
+  /// (batching does not change the result). Metrics always include "loss" (nats). Throws
+  /// ConfigError for a split that is not configured.
+  virtual Metrics evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size) const = 0;
+
+  /// Stored in the checkpoint's metadata as transnormer.vocab (empty: none).
+  virtual std::vector<std::string> vocabulary() const = 0;
+  /// For summary.json.
+  virtual TaskReport report() const = 0;
+};
+
+}  // namespace tn
