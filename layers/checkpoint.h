@@ -1,5 +1,5 @@
 #pragma once
-// Model checkpoints (design.md "Checkpoint format"): safetensors with the resolved model section in
+// Model checkpoints (names: docs/model.md §12): safetensors with the resolved model section in
 // __metadata__["transnormer.config"] and, for language models, the vocabulary as a JSON list in
 // "transnormer.vocab". Loading is strict: names and shapes must equal the model's exactly.
 #include <memory>

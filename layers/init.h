@@ -1,5 +1,5 @@
 #pragma once
-// Parameter initialisation (reference README choice 13: the ALM init of paper.md §1.8).
+// Parameter initialisation (docs/model.md §13: the official code's language-model init).
 #include "core/rng.h"
 #include "core/tensor.h"
 

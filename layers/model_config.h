@@ -1,6 +1,6 @@
 #pragma once
-// Typed `model:` section of a spec (design.md "Model section"), fully resolved: every default of
-// shared/reference/README.md ("The model section, resolved") filled in. experiments/spec fills it
+// Typed `model:` section of a spec, fully resolved: every default of the PyTorch reference's
+// resolve_config filled in (docs/attention.md lists them per mixer). experiments/spec fills it
 // from YAML; layers/model_config_json converts it to and from the JSON stored in checkpoints
 // (`__metadata__["transnormer.config"]`), key for key the reference's resolved dictionary.
 #include <cstdint>
@@ -10,10 +10,10 @@
 namespace tn {
 
 enum class Arch { Decoder, Encoder };
-/// Token mixers (paper.md §1): vanilla softmax, kernel linear attention, NormAttention (§1.2),
-/// DiagAttention (§1.3), Performer (FAVOR+), cosFormer.
+/// Token mixers (docs/model.md §6–8): vanilla softmax, kernel linear attention, NormAttention,
+/// DiagAttention, Performer (FAVOR+), cosFormer.
 enum class MixerKind { Softmax, Linear, NormAttention, Diag, Performer, Cosformer };
-/// Feature map φ (paper.md §1.2): T1 uses elu, T2 1+elu.
+/// Feature map φ (docs/model.md §6): T1 uses elu, T2 1+elu.
 enum class Kernel { OnePlusElu, Elu, Relu };
 enum class NormKind { None, LayerNorm, RMSNorm, SRMSNorm, BatchNorm };
 enum class Activation { SiLU, GELU, ReLU, Identity };
@@ -21,7 +21,7 @@ enum class ChannelMixerKind { GLU, FFN };
 enum class Positional { Sinusoidal, Learned, None };
 enum class Relative { URPE, RoPE, None };
 /// Output heads: lm (h Eᵀ), mlm (RoBERTa LM head), classification (pooled, one sequence), retrieval
-/// (the dual encoder of LRA retrieval, paper.md §3.3: two sequences through one encoder, mean-pooled,
+/// (the LRA retrieval dual encoder, docs/model.md §10: two sequences through one encoder, mean-pooled,
 /// [a, b, a⊙b, a−b] → Linear(4d, d) + GELU → Linear(d, num_classes)).
 enum class HeadKind { LM, MLM, Classification, Retrieval };
 enum class Pooling { Mean, Cls, Last };

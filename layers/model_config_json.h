@@ -1,7 +1,7 @@
 #pragma once
 // ModelConfig <-> JSON, key for key the reference's resolved `model:` dictionary
-// (shared/reference/transnormer_ref.py resolve_config, MODEL_DEFAULTS, ATTENTION_DEFAULTS;
-// README.md "The model section, resolved"). Checkpoints store this JSON in
+// (the PyTorch reference's resolve_config, MODEL_DEFAULTS, ATTENTION_DEFAULTS; the golden
+// fixtures' case.json holds examples, tests/golden/README.md). Checkpoints store this JSON in
 // `__metadata__["transnormer.config"]`, so a model written by either side loads in the other.
 // Reads through the checked JSON reader of core/config/json_section.h.
 #include <cstdint>

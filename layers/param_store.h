@@ -1,5 +1,5 @@
 #pragma once
-// The model's parameters and buffers, by checkpoint name (design.md "Checkpoint format").
+// The model's parameters and buffers, by checkpoint name (docs/model.md §12).
 // Modules register what they own here at construction and keep the returned Var; checkpoints,
 // optimizers and gradient reports iterate the store in name order.
 #include <map>

@@ -1,6 +1,6 @@
 #pragma once
 // The layer registry: every token mixer and channel mixer is created by name from the resolved
-// model config (design.md "Layers: the registry"), so an ablation is a config change.
+// model config, so an ablation is a config change.
 #include <memory>
 #include <string>
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Downloads WikiText-103 (word level, v1; Merity et al. 2016, CC BY-SA) and extracts
 # wiki.{train,valid,test}.tokens into <data root>/wikitext-103/, then checks valid/test against the
-# sha256 values of shared/data/SHA256SUMS. The data root is the first argument, else
+# sha256 values pinned below (those of the official archive's files). The data root is the first argument, else
 # $TRANSNORMER_DATA, else ./data (the same order as --data-root; see data/README.md).
 #
 #   scripts/fetch_data.sh [DATA_ROOT]

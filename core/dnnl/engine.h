@@ -1,6 +1,6 @@
 #pragma once
 // The one process-wide oneDNN CPU engine and stream (the only global state besides the primitive
-// caches, spec/style.md). oneDNN threads with OpenMP: call set_num_threads() before the first
+// caches). oneDNN threads with OpenMP: call set_num_threads() before the first
 // primitive is created, since a primitive keeps the thread count it was created with.
 #include <oneapi/dnnl/dnnl.hpp>
 

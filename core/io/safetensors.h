@@ -1,6 +1,6 @@
 #pragma once
 // safetensors checkpoints (https://github.com/huggingface/safetensors), read and written by hand
-// exactly as shared/reference/transnormer_ref.py does (README "Checkpoints"):
+// exactly as the PyTorch reference (transnormer_ref.py) does:
 //
 //   [8 bytes] N, little-endian uint64         header length in bytes
 //   [N bytes] JSON header                     {"name": {"dtype", "shape", "data_offsets": [b, e]},

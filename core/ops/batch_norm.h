@@ -1,6 +1,6 @@
 #pragma once
-// BatchNorm over the feature axis of [batch, seq_len, d] ("synbatch" in the LRA configs,
-// paper.md §1.5 and §3.3): statistics over batch×seq_len rows, per feature. Source: PyTorch
+// BatchNorm over the feature axis of [batch, seq_len, d] ("synbatch" in the official LRA configs,
+// docs/model.md §3): statistics over batch×seq_len rows, per feature. Source: PyTorch
 // BatchNorm1d semantics (biased variance to normalise, unbiased variance into running_var,
 // running = (1 − momentum)·running + momentum·batch_stat). On one process SyncBatchNorm is the same.
 //

@@ -4,10 +4,10 @@
 namespace tn {
 
 /// Pointwise functions, computed by oneDNN eltwise primitives (forward and backward).
-/// OnePlusElu is 1 + elu(x) (the T2 kernel φ, paper.md §1.2); Gelu is the exact erf form.
+/// OnePlusElu is 1 + elu(x) (the T2 kernel φ, docs/model.md §6); Gelu is the exact erf form.
 enum class Eltwise { Elu, OnePlusElu, Relu, Silu, Gelu, Tanh, Identity };
 
-/// y = f(x), any shape. ReLU'(0) = 0 (reference README item 13).
+/// y = f(x), any shape. ReLU'(0) = 0, as in PyTorch.
 Var eltwise(Tape& tape, const Var& x, Eltwise kind);
 
 /// Raw forward on n floats (used by kernels and tests): y = f(x).

@@ -3,7 +3,7 @@
 
 namespace tn {
 
-/// SRMSNorm (paper.md §1.6): y = x / (‖x‖₂/√d + eps) over the last axis (width d), eps = 1e-8
+/// SRMSNorm (docs/model.md §3): y = x / (‖x‖₂/√d + eps) over the last axis (width d), eps = 1e-8
 /// outside the root, no parameters. With `weight` [d] non-null it is RMSNorm: y = weight ⊙ (…).
 /// x: [..., d]; returns the same shape. A zero row maps to zero.
 Var rms_norm(Tape& tape, const Var& x, const Var& weight, float eps = 1e-8f);

@@ -1,7 +1,7 @@
 #pragma once
-// Learning-rate schedules with fairseq's exact formulas (design.md "Core"; shared/reference
-// transnormer_ref.py lr_inverse_sqrt, lr_polynomial_decay, lr_cosine_with_warmup, lr_at).
-// Golden values: shared/golden/lr_schedules.json.
+// Learning-rate schedules with fairseq's exact formulas (the PyTorch reference's lr_inverse_sqrt,
+// lr_polynomial_decay, lr_cosine_with_warmup, lr_at).
+// Golden values: tests/golden/lr_schedules.json.
 #include <cstdint>
 
 namespace tn {

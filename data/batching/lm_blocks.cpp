@@ -10,7 +10,7 @@
 namespace tn {
 namespace {
 
-/// One SplitMix64 step (README "Batch order"); all arithmetic mod 2^64.
+/// One SplitMix64 step (Steele, Lea and Flood 2014, as in the reference); all arithmetic mod 2^64.
 uint64_t splitmix64_next(uint64_t& state) {
   state += 0x9E3779B97F4A7C15ull;
   uint64_t z = state;

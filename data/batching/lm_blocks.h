@@ -1,6 +1,6 @@
 #pragma once
-// Language-model blocks and training batches (shared/reference/README.md "Language-model data
-// protocol" step 4 and "Training" step 3-4; reference lm_blocks, epoch_order, collate_blocks).
+// Language-model blocks and training batches (data/README.md "The quickstart's language-model
+// protocol"; the PyTorch reference's lm_blocks, epoch_order, collate_blocks).
 #include <cstdint>
 #include <vector>
 
@@ -26,7 +26,7 @@ struct LmBlocks {
 };
 
 /// Fisher-Yates shuffle driven by SplitMix64, state starts at (seed * 2^32 + epoch) mod 2^64
-/// (README "Batch order"): for i = n-1 down to 1, j = next() mod (i+1), swap entries i and j.
+/// (the reference's epoch_order): for i = n-1 down to 1, j = next() mod (i+1), swap entries i and j.
 /// epoch_order(10,1,0) = [9,7,4,0,3,8,2,5,1,6], epoch 1 = [1,6,3,2,4,5,9,8,0,7].
 /// Throws ShapeError when n_blocks < 0.
 std::vector<int64_t> epoch_order(int64_t n_blocks, uint64_t seed, uint64_t epoch);

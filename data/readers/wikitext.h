@@ -1,6 +1,6 @@
 #pragma once
-// WikiText-style token files under the language-model data protocol (shared/reference/README.md
-// "Language-model data protocol" step 1, reference read_lines / load_lm_splits).
+// WikiText-style token files under the language-model data protocol (data/README.md; the PyTorch
+// reference's read_lines / load_lm_splits).
 #include <string>
 #include <utility>
 #include <vector>

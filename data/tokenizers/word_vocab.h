@@ -1,6 +1,6 @@
 #pragma once
-// Word-level vocabulary of the language-model data protocol (shared/reference/README.md
-// "Language-model data protocol", reference build_vocab / encode_words / words_of_lines).
+// Word-level vocabulary of the language-model data protocol (data/README.md; the PyTorch
+// reference's build_vocab / encode_words / words_of_lines).
 #include <cstdint>
 #include <string>
 #include <string_view>

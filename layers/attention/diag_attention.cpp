@@ -28,7 +28,7 @@ Var DiagAttention::forward(ForwardContext& ctx, const Var& x) {
   Var v = proj_.v.forward(ctx, x);
   const DiagInnerKind inner =
       options_.inner == DiagInner::Relu ? DiagInnerKind::Relu : DiagInnerKind::Softmax;
-  // Attention dropout on A (reference README item 7), training only: a fresh mask key per forward.
+  // Attention dropout on A (nn.Dropout in the reference), training only: a fresh mask key per forward.
   const float p = ctx.training ? attention_dropout_ : 0.0f;
   const uint64_t key = p > 0.0f ? ctx.rng.key() : 0;
   Var o = diag_attention(ctx.tape, q, k, v, n_heads_, block, inner, causal_, ctx.key_valid, p, key);

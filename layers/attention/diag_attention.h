@@ -1,5 +1,5 @@
 #pragma once
-// DiagAttention (paper.md §1.3; reference README item 7): attention only inside non-overlapping
+// DiagAttention (paper §4; docs/model.md §7): attention only inside non-overlapping
 // blocks of block_size positions. q = (x W_q + b_q)/√d_head, relative PE with positions counted
 // from each block's start, A = ReLU(q kᵀ) (T1) or softmax (T2) with future and padded keys masked,
 // heads concatenated, optional norm over d (srmsnorm for T1), then W_o. Cost O(T·block·d).

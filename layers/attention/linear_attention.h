@@ -1,5 +1,5 @@
 #pragma once
-// Kernel linear attention and NormAttention (paper.md §1.1–1.2; reference README item 6):
+// Kernel linear attention and NormAttention (paper §3–4; docs/model.md §6):
 // q = R(φ(x W_q + b_q)), k = R(φ(x W_k + b_k)), v = x W_v + b_v, no 1/√d_head;
 // num_i = Σ_{j(≤i)} (q_i·k_j) v_j, den_i = Σ_{j(≤i)} q_i·k_j;
 // scaling: o = num / max(den, eps) per head (classic linear attention);

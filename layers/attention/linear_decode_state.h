@@ -1,6 +1,6 @@
 #pragma once
-// The recurrent form of causal kernelised attention (paper.md §1.2 step 3; reference README
-// item 6), used to decode one token at a time: per head h,
+// The recurrent form of causal kernelised attention (docs/model.md §6), used to decode one
+// token at a time: per head h,
 //   kv_state_h ← kv_state_h + k_tᵀ v_t   [d_key × d_head]      k_sum_h ← k_sum_h + k_t   [d_key]
 //   num_t = q_t kv_state_h               [d_head]               den_t = q_t · k_sum_h
 // i.e. num_t = Σ_{j≤t} (q_t·k_j) v_j and den_t = Σ_{j≤t} q_t·k_j, the same terms as

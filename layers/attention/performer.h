@@ -1,5 +1,5 @@
 #pragma once
-// Performer / FAVOR+ (Choromanski et al., ICLR 2021; paper.md §1.9; reference README item 8):
+// Performer / FAVOR+ (Choromanski et al., ICLR 2021; docs/model.md §8):
 // φ(x)_r = m^(−1/2)·exp((c x)·w_r − c²‖x‖²/2 − s) + feature_eps with c = d_head^(−1/4) and fixed
 // orthogonal random features w ("<prefix>.features" [H, m, d_head], a buffer saved in checkpoints so
 // a reloaded model reproduces its outputs); o_i = num_i / max(den_i, eps); then W_o. No relative PE.

@@ -1,5 +1,5 @@
 #pragma once
-// The q/k/v/out projections every token mixer shares (all with bias; paper.md §1.2–1.3), registered
+// The q/k/v/out projections every token mixer shares (all with bias), registered
 // as "<prefix>.{q_proj,k_proj,v_proj,out_proj}.{weight,bias}".
 #include <string>
 
@@ -18,7 +18,7 @@ struct AttentionProjections {
   Projection q, k, v, out;
   bool has_out = true;
   /// Xavier-uniform q/k/v with `qkv_gain` (1/√2 for every mixer but diag, which uses 1), out
-  /// Xavier gain 1 with zero bias; q/k/v biases PyTorch-default (reference README choice 13).
+  /// Xavier gain 1 with zero bias; q/k/v biases PyTorch-default (docs/model.md §13).
   AttentionProjections(int64_t d_model, ParamStore& store, const std::string& prefix,
                        double qkv_gain, bool has_out, Rng& rng);
   /// W_o when present, else identity.

@@ -23,7 +23,7 @@ Var SoftmaxAttention::forward(ForwardContext& ctx, const Var& x) {
   q = relative_.apply(ctx, q);
   Var k = relative_.apply(ctx, proj_.k.forward(ctx, x));
   Var v = proj_.v.forward(ctx, x);
-  // Attention dropout on P (reference README item 5), training only: a fresh mask key per forward.
+  // Attention dropout on P (nn.Dropout in the reference), training only: a fresh mask key per forward.
   const float p = ctx.training ? attention_dropout_ : 0.0f;
   const uint64_t key = p > 0.0f ? ctx.rng.key() : 0;
   Var o = softmax_attention(ctx.tape, q, k, v, n_heads_, causal_, ctx.key_valid, p, key);

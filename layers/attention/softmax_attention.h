@@ -1,5 +1,5 @@
 #pragma once
-// Vanilla attention (paper.md §1.9; reference README item 5): softmax(q kᵀ/√d_head + M) v, relative
+// Vanilla attention (Vaswani et al. 2017; docs/model.md §8): softmax(q kᵀ/√d_head + M) v, relative
 // PE on q and k, heads concatenated, then W_o. O(T²) time and memory: the baseline.
 // Decoding (causal only): a KvCache of every k, v row so far, O(t·d) time and memory at token t.
 #include "layers/attention/projections.h"

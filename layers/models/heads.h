@@ -1,5 +1,5 @@
 #pragma once
-// Output heads (reference README item 11; paper.md §1.8):
+// Output heads (docs/model.md §10; RoBERTa's heads, as in the official code):
 //   mlm:            logits = LayerNorm(GELU(dense h)) Eᵀ + bias   (RoBERTa LM head; E tied or lm_head)
 //   classification: pool (mean | cls = position 0 | last) → dropout → dense → tanh → dropout → out_proj
 // The lm head (logits = h Eᵀ) needs no parameters of its own and lives in the model.
@@ -36,7 +36,7 @@ class ClassificationHead {
   Projection dense_, out_proj_;
 };
 
-/// The dual-encoder head of LRA retrieval (paper.md §3.3): a, b = mean-pooled encodings of the two
+/// The dual-encoder head of LRA retrieval (docs/model.md §10): a, b = mean-pooled encodings of the two
 /// documents; logits = out_proj(GELU(dense([a, b, a⊙b, a−b]))). Parameters head.dense [d, 4d],
 /// head.out_proj [classes, d] (with biases).
 class RetrievalHead {

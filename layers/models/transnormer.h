@@ -1,9 +1,9 @@
 #pragma once
-// The model builder (design.md "model builders"): token embedding (× √d_model when embed_scale)
+// The model builder (docs/model.md §1–2): token embedding (× √d_model when embed_scale)
 // + absolute positions → embed_norm → dropout → n_layers blocks → final_norm → head.
-// Block (paper.md §1.5): pre-norm  x = x + drop(mixer(norm1(x))); x = x + drop(cm(norm2(x)));
+// Block (docs/model.md §2): pre-norm  x = x + drop(mixer(norm1(x))); x = x + drop(cm(norm2(x)));
 //                        post-norm x = norm1(x + drop(mixer(x))); x = norm2(x + drop(cm(x))).
-// Parameter names follow design.md's checkpoint format.
+// Parameter names are the checkpoint names of docs/model.md §12.
 // Incremental decoding (start_decode / decode_step): the same computation one token at a time for
 // a decoder LM, each mixer carrying its DecodeState (layers/module.h).
 #include <memory>
@@ -34,7 +34,7 @@ struct ModelDecodeState {
 
 class TransNormerModel {
  public:
-  /// Builds and initialises every parameter from `seed` (reference README choice 13).
+  /// Builds and initialises every parameter from `seed` (docs/model.md §13).
   /// Throws ConfigError for options this build cannot run.
   TransNormerModel(ModelConfig config, uint64_t seed);
   ~TransNormerModel();

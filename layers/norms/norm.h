@@ -1,7 +1,7 @@
 #pragma once
-// Norm over the last axis by kind (paper.md §1.6): srmsnorm (no parameters), rmsnorm (weight),
+// Norm over the last axis by kind (docs/model.md §3): srmsnorm (no parameters), rmsnorm (weight),
 // layernorm (weight, bias; eps 1e-5), batchnorm (weight, bias; statistics over batch×length of the
-// real positions, running statistics for evaluation: LRA's "synbatch", paper.md §3.3), none.
+// real positions, running statistics for evaluation: the official LRA "synbatch"), none.
 // Parameters are registered as "<prefix>.weight" / "<prefix>.bias", batchnorm's running
 // statistics as buffers "<prefix>.running_mean" / "<prefix>.running_var".
 #include <string>

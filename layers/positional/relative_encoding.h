@@ -1,5 +1,5 @@
 #pragma once
-// Relative position encoding applied to q and k inside a token mixer (paper.md §1.7):
+// Relative position encoding applied to q and k inside a token mixer (docs/model.md §4):
 // URPE = fixed Householder reflection + rotary with learned angles ("<prefix>.urpe.theta" [d_head/2],
 // buffer "<prefix>.urpe.householder" [d_head]); RoPE = rotary with fixed angles 10000^(−2m/d_head);
 // none = identity.

@@ -3,7 +3,7 @@
 
 namespace tn {
 
-/// fairseq sinusoidal positions (paper.md §1.7; reference README item 1) for tokens 0..n−1 at
+/// fairseq sinusoidal positions (docs/model.md §1) for tokens 0..n−1 at
 /// positions offset..offset+n−1: half = d/2, freq_i = exp(−i·ln(10000)/(half−1)),
 /// row = [sin(p·freq), cos(p·freq)] (halves concatenated), a zero column when d is odd.
 /// Computed in double, returned as f32 [n, d].

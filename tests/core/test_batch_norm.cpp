@@ -1,4 +1,4 @@
-// BatchNorm over the feature axis (core/ops/batch_norm.h; paper.md §1.5, §3.3; PyTorch BatchNorm1d).
+// BatchNorm over the feature axis (core/ops/batch_norm.h; the LRA "synbatch"; PyTorch BatchNorm1d).
 // Hand-worked values, running-stat update, oneDNN against the float64 naive reference at awkward
 // widths, finite-difference gradients (training and eval), padding invariance, and errors.
 //

@@ -63,7 +63,7 @@ TEST_CASE("lr_schedule: cosine with warmup matches golden") {
   check_against_golden(s, golden, "cosine_with_warmup");
 }
 
-TEST_CASE("lr_schedule: design.md anchors for inverse_sqrt (peak 5e-4, warmup 8000)") {
+TEST_CASE("lr_schedule: fairseq anchors for inverse_sqrt (peak 5e-4, warmup 8000)") {
   LrSchedule s{ScheduleKind::InverseSqrt, 5e-4, 8000, 1e-7, 0, 0.0, 1.0};
   CHECK(s.lr(0) == doctest::Approx(1e-7).epsilon(1e-12));
   CHECK(s.lr(8000) == doctest::Approx(5e-4).epsilon(1e-4));

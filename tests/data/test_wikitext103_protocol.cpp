@@ -1,5 +1,5 @@
-// The quickstart's data protocol on the real WikiText-103 valid/test files
-// (shared/reference/README.md "Quickstart target"); the expected numbers were also recomputed with
+// The quickstart's data protocol on the real WikiText-103 valid/test files (data/README.md "The
+// quickstart's language-model protocol"); the expected numbers were also recomputed with
 // the reference's read_lines / words_of_lines / build_vocab / unigram_ppl.
 #include <doctest/doctest.h>
 

@@ -1,7 +1,7 @@
-// Parity with the PyTorch reference: every decoder fixture in shared/golden reproduces the expected
+// Parity with the PyTorch reference: every fixture in tests/golden reproduces the expected
 // loss (1e-4 relative), logits (1e-3 · max(1,|ref|)) and parameter gradients (per-parameter norms
 // and, where grads.safetensors exists, every element; 1e-3 of the floored scale), with the
-// tolerances of shared/reference/README.md, through the code path of `transnormer forward`.
+// tolerances of tests/golden/README.md, through the code path of `transnormer forward`.
 #include <doctest/doctest.h>
 
 #include <cmath>

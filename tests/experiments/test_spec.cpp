@@ -47,7 +47,8 @@ std::string read_file(const std::string& path) {
   return text.str();
 }
 
-std::string quickstart_text() { return read_file(test::reference_root() + "/quickstart.yaml"); }
+/// The repository's quickstart spec (the same settings as the PyTorch reference's quickstart).
+std::string quickstart_text() { return read_file(test::source_dir() + "/configs/quickstart.yaml"); }
 
 /// The ConfigError message of loading `text` as spec.yaml (with `overrides`); fails the test when
 /// it loads.
@@ -78,7 +79,7 @@ void check_error(const std::string& message, int line, const std::vector<std::st
 
 }  // namespace
 
-TEST_CASE("spec: the reference's quickstart.yaml loads with the reference's resolved values") {
+TEST_CASE("spec: configs/quickstart.yaml loads with the reference quickstart's resolved values") {
   TempDir dir;
   const std::string path = dir.write("quickstart.yaml", quickstart_text());
   const ExperimentSpec spec = load_spec(path);

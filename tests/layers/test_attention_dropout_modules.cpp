@@ -1,5 +1,5 @@
 // Attention dropout through the DiagAttention and SoftmaxAttention modules
-// (model.attention_dropout, reference README items 5 and 7): active in training only, one mask key drawn from ctx.rng per
+// (model.attention_dropout, nn.Dropout on the probabilities as in the reference): active in training only, one mask key drawn from ctx.rng per
 // forward, gradients consistent with the mask (finite differences with the key held fixed).
 #include <doctest/doctest.h>
 

@@ -110,7 +110,7 @@ TEST_CASE("DiagAttention module (relu, softmax), partial last block: FD gradient
   }
 }
 
-// Performer is left out: its stabiliser is a constant for autograd (reference README item 8), so
+// Performer is left out: its stabiliser is a constant for autograd (docs/model.md §8), so
 // plain finite differences, which move the stabiliser too, differentiate another function
 // wherever a denominator is clamped. Its kernel is checked with the stabiliser held fixed
 // (tests/layers/kernels/test_performer_features.cpp) and the module against PyTorch's autograd

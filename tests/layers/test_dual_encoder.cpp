@@ -1,4 +1,4 @@
-// The dual encoder of LRA retrieval (paper.md §3.3): both documents through one encoder, mean
+// The dual encoder of LRA retrieval (docs/model.md §10): both documents through one encoder, mean
 // pooled, [a, b, a⊙b, a−b] → Linear(4d, d) + GELU → Linear(d, 2). Gradients by finite differences
 // through the whole model, the feature layout by hand, and padding invariance per document.
 #include <doctest/doctest.h>

@@ -1,5 +1,5 @@
 #pragma once
-// cosFormer re-weighting: paper.md §1.9, reference README item 9 and choice 7,
+// cosFormer re-weighting (docs/model.md §8; M = the sequence's own length),
 // transnormer_ref.py `CosformerAttention.forward`. The output feeds linear_attention with
 // d_key = 2·d_head; relative PE is never applied.
 //

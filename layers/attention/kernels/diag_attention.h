@@ -1,5 +1,5 @@
 #pragma once
-// Block-diagonal (local) attention, DiagAttention: paper.md §1.3, reference README item 7,
+// Block-diagonal (local) attention, DiagAttention: paper §4, docs/model.md §7,
 // transnormer_ref.py `DiagAttention.forward` (after projections, scaling and relative PE).
 //
 // B batch, T seq_len, H n_heads, D d_head, W block_size. q, k, v, out and gradients: [B, T, H, D];
@@ -11,7 +11,7 @@
 // with period W). Masked: j > i when causal, key_valid[b*T+j] == 0, keys beyond T.
 //   Relu:    A = relu(L), masked entries 0.
 //   Softmax: A = softmax(L with masked = -inf); a row with every key masked gives A = 0, not NaN.
-//   out_i = Σ_j A'_ij v_j, A' = A ⊙ M / (1 − p) (attention dropout, training only; README item 7's
+//   out_i = Σ_j A'_ij v_j, A' = A ⊙ M / (1 − p) (attention dropout, training only; the reference's
 //   nn.Dropout on A). M_ij = 1 iff counter_uniform(dropout_key, idx) >= p (core/rng.h), idx =
 //   ((b·H + h)·T + i)·T + j, the flat index of (b, h, i, j) in a [B, H, T, T] tensor at global
 //   positions i, j: the same mask for any thread count or block size, and the same as

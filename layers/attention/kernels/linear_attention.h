@@ -1,5 +1,5 @@
 #pragma once
-// Kernelised (linear) attention numerator/denominator: paper.md §1.1-1.2, reference README item 6,
+// Kernelised (linear) attention numerator/denominator: docs/model.md §6,
 // transnormer_ref.py `linear_attention_terms`. phi and relative PE are applied by the caller.
 //
 // B batch, T seq_len, H n_heads, K = key_width(dims) (dims.d_key, or d_head when it is 0), D

@@ -1,6 +1,6 @@
 #pragma once
-// Performer (FAVOR+) positive random features: paper.md §1.9, reference README item 8 and choices
-// 1 and 4, transnormer_ref.py `PerformerAttention.feature_map` and `orthogonal_features`. The
+// Performer (FAVOR+) positive random features: docs/model.md §8 (decoder keys: stabiliser 0),
+// transnormer_ref.py `PerformerAttention.feature_map` and `orthogonal_features`. The
 // features feed linear_attention with d_key = m; relative PE is never applied.
 //
 // B batch, T seq_len, H n_heads, D d_head, M = m features. x, dx: [B, T, H, D]; phi, d_phi:
@@ -13,7 +13,7 @@
 //   queries (is_query):       s = max_r (c x)·w_r of the same row;
 //   keys, !causal (encoder):  s = max over r and over every real position t of the (b, h);
 //   keys, causal (decoder):   s = 0 (a sequence-wide max would let later tokens change earlier
-//                             outputs through feature_eps; README choice 1).
+//                             outputs through feature_eps).
 // Padded keys (key_valid 0, encoder only) are left out of the shared max, so padding never changes
 // the features of real keys (bit for bit). A padded key row itself uses its own row max (as a query
 // does), which keeps it finite; the caller zeroes padded key rows before the attention sums.

@@ -1,5 +1,5 @@
 #pragma once
-// URPE / RoPE relative position encoding: paper.md §1.7, reference README item 4,
+// URPE / RoPE relative position encoding: docs/model.md §4,
 // transnormer_ref.py `Urpe`, `Rope`, `rotate_pairs`.
 //
 // B batch, T seq_len, H n_heads, D d_head (must be even). x, y, dx, dy: [B, T, H, D]; theta,

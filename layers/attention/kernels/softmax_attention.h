@@ -1,5 +1,5 @@
 #pragma once
-// Vanilla softmax attention per head: reference README item 5, transnormer_ref.py
+// Vanilla softmax attention per head: docs/model.md §8, transnormer_ref.py
 // `SoftmaxAttention` (after projections, 1/sqrt(D) scaling and relative PE, all done by the
 // caller).
 //
@@ -7,7 +7,7 @@
 // key_valid: [B, T] (1 = real key, 0 = padding) or null; probs: [B, H, T, T].
 //   out = softmax(q kᵀ + mask) v, mask = -inf for j > i (causal) and for key_valid == 0;
 //   a row with no unmasked key gives probs 0 and out 0 (no NaN).
-// Attention dropout (training only; README item 5's nn.Dropout on P): out = (P ⊙ M / (1 − p)) v
+// Attention dropout (training only; the reference's nn.Dropout on P): out = (P ⊙ M / (1 − p)) v
 // with M_ij = 1 iff counter_uniform(dropout_key, ((b·H + h)·T + i)·T + j) >= p (core/rng.h), the
 // flat index of (b, h, i, j) in probs: the same mask for any thread count, and the same as
 // diag_attention's for the same key. Masked entries stay 0. p = 0 (the default) is no dropout, bit

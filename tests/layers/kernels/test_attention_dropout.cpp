@@ -1,4 +1,4 @@
-// Attention dropout in diag_attention and softmax_attention (reference README items 5 and 7:
+// Attention dropout in diag_attention and softmax_attention (as in the PyTorch reference:
 // nn.Dropout on the probabilities before A·V): fast form against the naive form with the same
 // counter-based mask (outputs and gradients), finite differences with a fixed key, the mask's
 // documented index and kept fraction, thread independence, causality, padding, and p = 0 being
