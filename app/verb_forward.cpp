@@ -1,5 +1,5 @@
 // `transnormer forward --checkpoint model.safetensors --input input.json [--output out.json] [--grads]`
-// One forward (and backward) pass in the format of shared/golden's expected.json.
+// One forward (and backward) pass in the format of the golden fixtures' expected.json (tests/golden/README.md).
 #include <nlohmann/json.hpp>
 
 #include <iostream>

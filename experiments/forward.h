@@ -1,6 +1,6 @@
 #pragma once
 // One forward (and optionally backward) pass on given token ids, reported in the format of the
-// golden fixtures' expected.json (shared/reference/README.md "Golden fixtures"). The code path of
+// golden fixtures' expected.json (tests/golden/README.md). The code path of
 // `transnormer forward` and of the golden tests.
 #include <nlohmann/json.hpp>
 #include <string>
