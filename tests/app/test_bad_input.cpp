@@ -118,3 +118,32 @@ TEST_CASE("bad input: bench validates a whole spec like train, and model-only fi
   CHECK(r.code == 2);
   CHECK(r.err.find("1 to 1000") != std::string::npos);  // a readable range, not DBL_MAX
 }
+
+TEST_CASE("bad input: a model or batch that cannot fit is refused before training, with the sizes") {
+  const std::string dir = scratch_dir("bad_memory");
+  write_text(dir + "/good.yaml", kGood);
+  CliResult wide = run_cli("train " + dir + "/good.yaml --set model.d_model=100000000 --out " + dir + "/wide", dir);
+  CHECK(wide.code == 2);
+  CHECK(wide.err.find("the run needs at least") != std::string::npos);
+  CHECK(wide.err.find("GiB of memory") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir + "/wide"));  // refused before the run directory
+  CliResult batch = run_cli("train " + dir + "/good.yaml --set train.batch_size=1000000000 --out " + dir + "/big", dir);
+  CHECK(batch.code == 2);
+  CHECK(batch.err.find("train.batch_size: 1000000000 exceeds the") != std::string::npos);
+  CliResult bench = run_cli("bench " + dir + "/good.yaml --vocab 1000 --set model.d_model=100000000 --probe-size 0", dir);
+  CHECK(bench.code == 2);
+  CHECK(bench.err.find("the run needs at least") != std::string::npos);
+}
+
+TEST_CASE("bad input: token ids outside the checkpoint's vocabulary exit 2, naming the input") {
+  const std::string dir = scratch_dir("bad_ids");
+  // dec_t1's vocabulary is far below 1000000; -100 is allowed only among the targets.
+  write_text(dir + "/tokens.json", "{\"task\": \"lm\", \"batch\": 1, \"seq_len\": 2, \"tokens\": [[1, 1000000]], \"targets\": [[1, 2]]}");
+  CliResult t = run_cli("forward --checkpoint '" + golden_root() + "/dec_t1/model.safetensors' --input " + dir + "/tokens.json", dir);
+  CHECK(t.code == 2);
+  CHECK(t.err.find("tokens.json: \"tokens\" holds 1000000, outside [0, ") != std::string::npos);
+  write_text(dir + "/targets.json", "{\"task\": \"lm\", \"batch\": 1, \"seq_len\": 2, \"tokens\": [[1, 2]], \"targets\": [[-100, -5]]}");
+  CliResult g = run_cli("forward --checkpoint '" + golden_root() + "/dec_t1/model.safetensors' --input " + dir + "/targets.json", dir);
+  CHECK(g.code == 2);
+  CHECK(g.err.find("\"targets\" holds -5") != std::string::npos);
+}
