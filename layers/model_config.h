@@ -11,7 +11,9 @@ namespace tn {
 
 enum class Arch { Decoder, Encoder };
 /// Token mixers (paper.md §1): vanilla softmax, kernel linear attention, NormAttention (§1.2),
-/// DiagAttention (§1.3), Performer (FAVOR+), cosFormer.
+/// DiagAttention (§1.3), Performer (FAVOR+), cosFormer. Each has one entry in the mixer table
+/// (layers/attention/mixer_table.h: name, options, module, FLOPs, decoding); its options struct
+/// below is its member of AttentionOptions.
 enum class MixerKind { Softmax, Linear, NormAttention, Diag, Performer, Cosformer };
 /// Feature map φ (paper.md §1.2): T1 uses elu, T2 1+elu.
 enum class Kernel { OnePlusElu, Elu, Relu };
@@ -32,24 +34,29 @@ struct LinearOptions {
   bool scaling = true;              // normalize: scaling (row-sum denominator) ...
   NormKind norm = NormKind::None;   // ... or a norm over d after the product (when !scaling)
   double eps = 1e-6;                // denominator clamp for scaling
+  bool operator==(const LinearOptions&) const = default;
 };
 struct NormAttentionOptions {
   Kernel kernel = Kernel::Elu;
   NormKind norm = NormKind::SRMSNorm;
+  bool operator==(const NormAttentionOptions&) const = default;
 };
 struct DiagOptions {
   int64_t block_size = 64;
   DiagInner inner = DiagInner::Relu;
   NormKind norm = NormKind::SRMSNorm;
+  bool operator==(const DiagOptions&) const = default;
 };
 struct PerformerOptions {
   int64_t features = 64;
   double eps = 1e-2;
   double feature_eps = 1e-4;
+  bool operator==(const PerformerOptions&) const = default;
 };
 struct CosformerOptions {
   double eps = 1e-4;
   bool out_proj = true;
+  bool operator==(const CosformerOptions&) const = default;
 };
 struct AttentionOptions {
   LinearOptions linear;
@@ -57,6 +64,7 @@ struct AttentionOptions {
   DiagOptions diag;
   PerformerOptions performer;
   CosformerOptions cosformer;
+  bool operator==(const AttentionOptions&) const = default;
 };
 struct ChannelMixerOptions {
   ChannelMixerKind type = ChannelMixerKind::GLU;
@@ -96,6 +104,7 @@ struct ModelConfig {
 };
 
 /// YAML/JSON spellings of the enums, as in the reference ("1+elu", "srmsnorm", "norm_attention").
+/// A mixer's is its mixer-table name ("MixerKind(7)" for a kind without an entry).
 std::string to_string(MixerKind v);
 std::string to_string(Kernel v);
 std::string to_string(NormKind v);
