@@ -5,6 +5,7 @@
 // is split on ASCII whitespace, unknown words become <unk>, an empty prompt starts from <eos>.
 // Prints the new words joined by spaces (<eos> as a newline) on stdout, or with --json one object
 // {"prompt_ids", "ids", "text", "ms_per_token", "tokens_per_s"}; timings go to stderr.
+#include <spdlog/fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -74,10 +75,9 @@ int run_generate(const GenerateArgs& args) {
   if (vocab.size() != config.vocab_size)
     throw DataError(args.checkpoint + ": its vocabulary has " + std::to_string(vocab.size()) +
                     " words but the model's vocab_size is " + std::to_string(config.vocab_size));
-  if (std::find(config.layers.begin(), config.layers.end(), MixerKind::Cosformer) !=
-      config.layers.end())
-    spdlog::warn("cosformer layers have no recurrent form (their re-weighting depends on the whole "
-                 "length): each new token recomputes the whole prefix, so time per token grows");
+  if (const std::vector<std::string> mixers = ckpt.model->prefix_recomputing_mixers(); !mixers.empty())
+    spdlog::warn("{} layers have no incremental form: each new token recomputes the whole prefix, "
+                 "so time per token grows", fmt::join(mixers, ", "));
 
   const std::vector<int32_t> prompt = prompt_ids(vocab, args.prompt);
   std::string text;

@@ -1,44 +1,16 @@
 #include "experiments/bench_flops.h"
 
-#include <algorithm>
+#include "layers/attention/mixer_table.h"
 
 namespace tn {
 
 double mixer_core_flops(const ModelConfig& config, MixerKind kind, int64_t batch, int64_t seq_len,
                         bool causal) {
-  const double bh = static_cast<double>(batch) * static_cast<double>(config.n_heads);
-  const double D = static_cast<double>(config.d_head());
-  const double T = static_cast<double>(seq_len);
-  auto pairs_in_block = [causal](double w) { return causal ? w * (w + 1.0) / 2.0 : w * w; };
-  auto linear_family = [&](double key_width, bool den) { return bh * 4.0 * T * key_width * (D + (den ? 1.0 : 0.0)); };
-  switch (kind) {
-    case MixerKind::Softmax: return bh * 4.0 * pairs_in_block(T) * D;
-    case MixerKind::Diag: {
-      const int64_t W = std::max<int64_t>(config.attention.diag.block_size, 1);
-      double pairs = 0;
-      for (int64_t start = 0; start < seq_len; start += W)
-        pairs += pairs_in_block(static_cast<double>(std::min(W, seq_len - start)));
-      return bh * 4.0 * pairs * D;
-    }
-    case MixerKind::Linear: return linear_family(D, config.attention.linear.scaling);
-    case MixerKind::NormAttention: return linear_family(D, false);
-    case MixerKind::Performer:
-      return linear_family(static_cast<double>(config.attention.performer.features), true);
-    case MixerKind::Cosformer: return linear_family(2.0 * D, true);
-  }
-  return 0.0;
+  return mixer_entry(kind).core_flops(config, batch, seq_len, causal);
 }
 
 double mixer_projection_flops(const ModelConfig& config, MixerKind kind, int64_t batch, int64_t seq_len) {
-  const double N = static_cast<double>(batch) * static_cast<double>(seq_len);
-  const double d = static_cast<double>(config.d_model);
-  double projections = 4.0;
-  if (kind == MixerKind::Cosformer && !config.attention.cosformer.out_proj) projections = 3.0;
-  double flops = projections * 2.0 * N * d * d;
-  if (kind == MixerKind::Performer)  // q and k onto m features per head: [N·H, D] × [D, m]
-    flops += 2.0 * 2.0 * N * static_cast<double>(config.n_heads) *
-             static_cast<double>(config.attention.performer.features) * static_cast<double>(config.d_head());
-  return flops;
+  return mixer_entry(kind).projection_flops(config, batch, seq_len);
 }
 
 ModelFlops model_flops(const ModelConfig& config, int64_t batch, int64_t seq_len) {

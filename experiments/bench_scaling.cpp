@@ -24,6 +24,7 @@
 #include "core/memory_pool.h"
 #include "experiments/bench_flops.h"
 #include "experiments/stats.h"
+#include "layers/attention/mixer_table.h"
 #include "layers/init.h"
 #include "layers/model_config_json.h"
 #include "layers/param_store.h"
@@ -35,8 +36,6 @@ namespace tn {
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
-const MixerKind kAllMixers[] = {MixerKind::Softmax,   MixerKind::Linear,    MixerKind::NormAttention,
-                                MixerKind::Diag,      MixerKind::Performer, MixerKind::Cosformer};
 
 /// A field of /proc/self/status in KiB ("VmRSS", "VmHWM"); -1 when unreadable.
 double proc_status_kib(const std::string& field) {
@@ -194,11 +193,9 @@ std::vector<MixerKind> default_scaling_mixers(const ModelConfig& config) {
 }
 
 MixerKind parse_mixer_kind(const std::string& name) {
+  if (const MixerEntry* entry = find_mixer(name)) return entry->kind;
   std::string choices;
-  for (MixerKind k : kAllMixers) {
-    if (to_string(k) == name) return k;
-    choices += (choices.empty() ? "" : ", ") + to_string(k);
-  }
+  for (const std::string& known : mixer_names()) choices += (choices.empty() ? "" : ", ") + known;
   throw ConfigError("bench --mixers: unknown token mixer `" + name + "`; choose from " + choices);
 }
 

@@ -1,17 +1,12 @@
 #include "layers/model_config.h"
 
+#include "layers/attention/mixer_table.h"
+
 namespace tn {
 
 std::string to_string(MixerKind v) {
-  switch (v) {
-    case MixerKind::Softmax: return "softmax";
-    case MixerKind::Linear: return "linear";
-    case MixerKind::NormAttention: return "norm_attention";
-    case MixerKind::Diag: return "diag";
-    case MixerKind::Performer: return "performer";
-    case MixerKind::Cosformer: return "cosformer";
-  }
-  return "?";
+  if (const MixerEntry* entry = find_mixer(v)) return std::string(entry->name);
+  return "MixerKind(" + std::to_string(static_cast<int>(v)) + ")";
 }
 
 std::string to_string(Kernel v) {

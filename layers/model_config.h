@@ -11,7 +11,9 @@ namespace tn {
 
 enum class Arch { Decoder, Encoder };
 /// Token mixers (docs/model.md §6–8): vanilla softmax, kernel linear attention, NormAttention,
-/// DiagAttention, Performer (FAVOR+), cosFormer.
+/// DiagAttention, Performer (FAVOR+), cosFormer. Each has one entry in the mixer table
+/// (layers/attention/mixer_table.h: name, options, module, FLOPs, decoding); its options struct
+/// below is its member of AttentionOptions.
 enum class MixerKind { Softmax, Linear, NormAttention, Diag, Performer, Cosformer };
 /// Feature map φ (docs/model.md §6): T1 uses elu, T2 1+elu.
 enum class Kernel { OnePlusElu, Elu, Relu };
@@ -105,6 +107,7 @@ struct ModelConfig {
 };
 
 /// YAML/JSON spellings of the enums, as in the reference ("1+elu", "srmsnorm", "norm_attention").
+/// A mixer's is its mixer-table name ("MixerKind(7)" for a kind without an entry).
 std::string to_string(MixerKind v);
 std::string to_string(Kernel v);
 std::string to_string(NormKind v);

@@ -7,30 +7,25 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
-#include <tuple>
+
+#include "layers/attention/mixer_table.h"
+#include "layers/config_names.h"
 
 namespace tn {
 
 using nlohmann::json;
 
 // ---------------------------------------------------------------------------------------------
-// Names: the YAML/JSON spellings of every choice (reference MIXERS, KERNELS, NORMS, ...).
+// Names: the YAML/JSON spellings of the model section's own choices (the mixers' names and
+// options are the mixer table's, layers/attention/mixer_table.h; kernels and norms are in
+// layers/config_names.h).
 // ---------------------------------------------------------------------------------------------
 namespace {
 
 template <class E>
-using Names = std::vector<std::pair<std::string, E>>;
+using Names = NameList<E>;
 
 const Names<Arch> kArchs = {{"decoder", Arch::Decoder}, {"encoder", Arch::Encoder}};
-const Names<MixerKind> kMixers = {{"softmax", MixerKind::Softmax},     {"linear", MixerKind::Linear},
-                                  {"norm_attention", MixerKind::NormAttention}, {"diag", MixerKind::Diag},
-                                  {"performer", MixerKind::Performer}, {"cosformer", MixerKind::Cosformer}};
-const Names<Kernel> kKernels = {{"1+elu", Kernel::OnePlusElu}, {"elu", Kernel::Elu}, {"relu", Kernel::Relu}};
-// batchnorm: accepted for the LRA "synbatch" setting (README.md choice 12); the reference has none.
-const Names<NormKind> kNorms = {{"layernorm", NormKind::LayerNorm}, {"rmsnorm", NormKind::RMSNorm},
-                                {"srmsnorm", NormKind::SRMSNorm},   {"batchnorm", NormKind::BatchNorm},
-                                {"none", NormKind::None}};
-const Names<DiagInner> kDiagInner = {{"relu", DiagInner::Relu}, {"softmax", DiagInner::Softmax}};
 const Names<ChannelMixerKind> kChannelMixers = {{"glu", ChannelMixerKind::GLU}, {"ffn", ChannelMixerKind::FFN}};
 const Names<Activation> kActivations = {{"silu", Activation::SiLU},
                                         {"gelu", Activation::GELU},
@@ -71,15 +66,6 @@ std::string join(const std::vector<std::string>& items, const std::string& sep =
 // ---------------------------------------------------------------------------------------------
 namespace {
 
-/// Reference _norm_name: null/false mean none, true means layernorm, else a name out of kNorms.
-NormKind norm_name(const JsonSection& s, const std::string& key, NormKind fallback) {
-  const json* v = s.find(key);
-  if (!v) return fallback;
-  if (v->is_null() || (v->is_boolean() && !v->get<bool>())) return NormKind::None;
-  if (v->is_boolean()) return NormKind::LayerNorm;
-  return s.choice(key, fallback, kNorms);
-}
-
 std::string divisor_hint(int64_t d_model, int64_t n_heads) {
   std::vector<std::string> divisors;
   for (int64_t h = 1; h <= std::min<int64_t>(d_model, 64); ++h)
@@ -89,54 +75,6 @@ std::string divisor_hint(int64_t d_model, int64_t n_heads) {
   if (below > 0) alternatives = std::to_string(below) + " or " + alternatives;
   return "choose n_heads dividing " + std::to_string(d_model) + " (" + join(divisors) +
          ") or a d_model divisible by " + std::to_string(n_heads) + " (" + alternatives + ")";
-}
-
-LinearOptions resolve_linear(const JsonSection& s, bool strict) {
-  s.check_keys({"kernel", "normalize", "eps"}, strict);
-  LinearOptions o;
-  o.kernel = s.choice("kernel", o.kernel, kKernels);
-  Names<std::pair<bool, NormKind>> normalize = {{"scaling", {true, NormKind::None}}};
-  for (const auto& [name, kind] : kNorms) normalize.push_back({name, {false, kind}});
-  std::tie(o.scaling, o.norm) = s.choice("normalize", std::pair{o.scaling, o.norm}, normalize);
-  o.eps = s.positive("eps", s.number("eps", o.eps), "use a small positive clamp such as 1e-6");
-  return o;
-}
-
-NormAttentionOptions resolve_norm_attention(const JsonSection& s, bool strict) {
-  s.check_keys({"kernel", "norm"}, strict);
-  NormAttentionOptions o;
-  o.kernel = s.choice("kernel", o.kernel, kKernels);
-  o.norm = norm_name(s, "norm", o.norm);
-  return o;
-}
-
-DiagOptions resolve_diag(const JsonSection& s, bool strict) {
-  s.check_keys({"block_size", "inner", "norm"}, strict);
-  DiagOptions o;
-  o.block_size = s.at_least("block_size", s.integer("block_size", o.block_size), 1,
-                            "use a positive block width w such as 64");
-  o.inner = s.choice("inner", o.inner, kDiagInner);
-  o.norm = norm_name(s, "norm", o.norm);
-  return o;
-}
-
-PerformerOptions resolve_performer(const JsonSection& s, bool strict) {
-  s.check_keys({"features", "eps", "feature_eps"}, strict);
-  PerformerOptions o;
-  o.features = s.at_least("features", s.integer("features", o.features), 1,
-                          "use a positive number of random features such as 64");
-  o.eps = s.positive("eps", s.number("eps", o.eps), "use a small positive clamp such as 1e-2");
-  o.feature_eps = s.at_least("feature_eps", s.number("feature_eps", o.feature_eps), 0.0,
-                             "use a small non-negative offset such as 1e-4");
-  return o;
-}
-
-CosformerOptions resolve_cosformer(const JsonSection& s, bool strict) {
-  s.check_keys({"eps", "out_proj"}, strict);
-  CosformerOptions o;
-  o.eps = s.positive("eps", s.number("eps", o.eps), "use a small positive clamp such as 1e-4");
-  o.out_proj = s.boolean("out_proj", o.out_proj);
-  return o;
 }
 
 }  // namespace
@@ -175,7 +113,8 @@ ModelConfig resolve_model_json(const json& model, const ModelJsonOptions& option
            divisor_hint(c.d_model, c.n_heads), {"n_heads"});
   if (c.d_model < 4) s.fail("d_model", "must be >= 4, got " + std::to_string(c.d_model), "use e.g. 512");
 
-  c.token_mixer = s.choice("token_mixer", c.token_mixer, kMixers);
+  const Names<MixerKind> mixers = mixer_choices();
+  c.token_mixer = s.choice("token_mixer", c.token_mixer, mixers);
   if (const json* layers = s.get("layers")) {
     if (!layers->is_array())
       s.fail("layers", "expected a list of mixer names, got " + describe_json(*layers),
@@ -190,7 +129,7 @@ ModelConfig resolve_model_json(const json& model, const ModelJsonOptions& option
     for (size_t i = 0; i < layers->size(); ++i) wrapped["layers[" + std::to_string(i) + "]"] = (*layers)[i];
     const JsonSection entries(wrapped, s.path());
     for (size_t i = 0; i < layers->size(); ++i)
-      c.layers.push_back(entries.choice("layers[" + std::to_string(i) + "]", MixerKind::Softmax, kMixers));
+      c.layers.push_back(entries.choice("layers[" + std::to_string(i) + "]", MixerKind::Softmax, mixers));
   } else {
     if (c.diag_layers < 0 || c.diag_layers > c.n_layers)
       s.fail("diag_layers",
@@ -200,16 +139,7 @@ ModelConfig resolve_model_json(const json& model, const ModelJsonOptions& option
     c.layers.resize(static_cast<size_t>(c.n_layers), c.token_mixer);
   }
 
-  const JsonSection attention = s.section("attention");
-  std::vector<std::string> mixer_names;
-  for (const auto& [name, kind] : kMixers) mixer_names.push_back(name);
-  attention.check_keys(mixer_names, true);  // the reference rejects unknown mixer names too
-  attention.section("softmax").check_keys({}, strict);
-  c.attention.linear = resolve_linear(attention.section("linear"), strict);
-  c.attention.norm_attention = resolve_norm_attention(attention.section("norm_attention"), strict);
-  c.attention.diag = resolve_diag(attention.section("diag"), strict);
-  c.attention.performer = resolve_performer(attention.section("performer"), strict);
-  c.attention.cosformer = resolve_cosformer(attention.section("cosformer"), strict);
+  c.attention = resolve_attention_json(s.section("attention"), strict);
 
   const JsonSection cm = s.section("channel_mixer");
   cm.check_keys({"type", "d_ff", "activation"}, strict);
@@ -221,8 +151,8 @@ ModelConfig resolve_model_json(const json& model, const ModelJsonOptions& option
                                : glu                ? Activation::SiLU
                                                     : Activation::GELU;
 
-  c.norm = norm_name(s, "norm", c.norm);
-  c.embed_norm = norm_name(s, "embed_norm", c.embed_norm);
+  c.norm = read_norm(s, "norm", c.norm);
+  c.embed_norm = read_norm(s, "embed_norm", c.embed_norm);
   c.positional = s.choice("positional", c.positional, kPositionals);
   if (const json* r = s.find("relative"); r && (r->is_null() || (r->is_boolean() && !r->get<bool>())))
     c.relative = Relative::None;
@@ -253,22 +183,6 @@ ModelConfig model_config_from_json(const json& model, const std::string& where) 
 nlohmann::json model_config_to_json(const ModelConfig& c) {
   json layers = json::array();
   for (MixerKind m : c.layers) layers.push_back(to_string(m));
-  const LinearOptions& lin = c.attention.linear;
-  const DiagOptions& diag = c.attention.diag;
-  json attention = {
-      {"softmax", json::object()},
-      {"linear", {{"kernel", to_string(lin.kernel)},
-                  {"normalize", lin.scaling ? std::string("scaling") : to_string(lin.norm)},
-                  {"eps", lin.eps}}},
-      {"norm_attention", {{"kernel", to_string(c.attention.norm_attention.kernel)},
-                          {"norm", to_string(c.attention.norm_attention.norm)}}},
-      {"diag", {{"block_size", diag.block_size}, {"inner", name_of(diag.inner, kDiagInner)},
-                {"norm", to_string(diag.norm)}}},
-      {"performer", {{"features", c.attention.performer.features},
-                     {"eps", c.attention.performer.eps},
-                     {"feature_eps", c.attention.performer.feature_eps}}},
-      {"cosformer", {{"eps", c.attention.cosformer.eps}, {"out_proj", c.attention.cosformer.out_proj}}},
-  };
   return json{
       {"arch", name_of(c.arch, kArchs)},
       {"vocab_size", c.vocab_size},
@@ -279,7 +193,7 @@ nlohmann::json model_config_to_json(const ModelConfig& c) {
       {"token_mixer", to_string(c.token_mixer)},
       {"diag_layers", c.diag_layers},
       {"layers", layers},
-      {"attention", attention},
+      {"attention", attention_to_json(c.attention)},
       {"channel_mixer", {{"type", name_of(c.channel_mixer.type, kChannelMixers)},
                          {"d_ff", c.channel_mixer.d_ff},
                          {"activation", to_string(c.channel_mixer.activation)}}},

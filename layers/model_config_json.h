@@ -3,7 +3,8 @@
 // (the PyTorch reference's resolve_config, MODEL_DEFAULTS, ATTENTION_DEFAULTS; the golden
 // fixtures' case.json holds examples, tests/golden/README.md). Checkpoints store this JSON in
 // `__metadata__["transnormer.config"]`, so a model written by either side loads in the other.
-// Reads through the checked JSON reader of core/config/json_section.h.
+// Reads through the checked JSON reader of core/config/json_section.h. The `attention` section is
+// read and written by the mixer table (layers/attention/mixer_table.h), one entry per mixer.
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>

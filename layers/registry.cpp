@@ -1,11 +1,7 @@
 #include "layers/registry.h"
 
 #include "core/error.h"
-#include "layers/attention/cosformer.h"
-#include "layers/attention/diag_attention.h"
-#include "layers/attention/linear_attention.h"
-#include "layers/attention/performer.h"
-#include "layers/attention/softmax_attention.h"
+#include "layers/attention/mixer_table.h"
 #include "layers/mixers/glu.h"
 
 namespace tn {
@@ -13,25 +9,7 @@ namespace tn {
 std::unique_ptr<TokenMixer> make_token_mixer(const ModelConfig& config, MixerKind kind,
                                              ParamStore& store, const std::string& prefix,
                                              Rng& rng) {
-  switch (kind) {
-    case MixerKind::Softmax: return std::make_unique<SoftmaxAttention>(config, store, prefix, rng);
-    case MixerKind::Linear:
-      return std::make_unique<LinearAttention>(config, config.attention.linear, store, prefix, rng);
-    case MixerKind::NormAttention: {
-      LinearOptions options;
-      options.kernel = config.attention.norm_attention.kernel;
-      options.scaling = false;
-      options.norm = config.attention.norm_attention.norm;
-      return std::make_unique<LinearAttention>(config, options, store, prefix, rng);
-    }
-    case MixerKind::Diag:
-      return std::make_unique<DiagAttention>(config, config.attention.diag, store, prefix, rng);
-    case MixerKind::Performer:
-      return std::make_unique<Performer>(config, config.attention.performer, store, prefix, rng);
-    case MixerKind::Cosformer:
-      return std::make_unique<CosFormer>(config, config.attention.cosformer, store, prefix, rng);
-  }
-  throw ConfigError("model.layers: unknown token mixer");
+  return mixer_entry(kind, "model.layers (" + prefix + ")").make(config, store, prefix, rng);
 }
 
 std::unique_ptr<ChannelMixer> make_channel_mixer(const ModelConfig& config, ParamStore& store,

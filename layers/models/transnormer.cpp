@@ -7,6 +7,7 @@
 #include "core/ops/elementwise.h"
 #include "core/ops/embedding.h"
 #include "core/ops/lm_head_loss.h"
+#include "layers/attention/mixer_table.h"
 #include "layers/init.h"
 #include "layers/positional/sinusoidal.h"
 #include "layers/registry.h"
@@ -133,11 +134,18 @@ int64_t ModelDecodeState::size_bytes() const {
   return total;
 }
 
-bool TransNormerModel::decodes_incrementally() const {
-  for (MixerKind kind : config_.layers)
-    if (kind == MixerKind::Cosformer) return false;
-  return true;
+std::vector<std::string> TransNormerModel::prefix_recomputing_mixers() const {
+  std::vector<std::string> names;
+  for (MixerKind kind : config_.layers) {
+    const std::string name = to_string(kind);
+    if (mixer_entry(kind).decode == DecodeForm::RecomputePrefix &&
+        std::find(names.begin(), names.end(), name) == names.end())
+      names.push_back(name);
+  }
+  return names;
 }
+
+bool TransNormerModel::decodes_incrementally() const { return prefix_recomputing_mixers().empty(); }
 
 ModelDecodeState TransNormerModel::start_decode() const {
   if (!config_.causal())

@@ -7,6 +7,7 @@
 // Incremental decoding (start_decode / decode_step): the same computation one token at a time for
 // a decoder LM, each mixer carrying its DecodeState (layers/module.h).
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/ops/lm_head_loss.h"
@@ -20,8 +21,8 @@ namespace tn {
 
 /// The decoding state of a whole decoder LM for one sequence (batch 1): one DecodeState per layer
 /// and the position of the next token; or, for a model with a layer that has no incremental form
-/// (cosFormer), the token prefix, recomputed whole at each step. Made by
-/// TransNormerModel::start_decode().
+/// (DecodeForm::RecomputePrefix in the mixer table: cosFormer), the token prefix, recomputed whole
+/// at each step. Made by TransNormerModel::start_decode().
 struct ModelDecodeState {
   std::vector<std::unique_ptr<DecodeState>> layers;  // empty when recomputing the prefix
   std::vector<int32_t> prefix;                       // the tokens so far, when recomputing
@@ -70,9 +71,14 @@ class TransNormerModel {
   /// The output matrix [vocab, d]: embed_tokens.weight when tied, else lm_head.weight.
   const Var& output_weight() const;
 
-  /// Whether every layer has an incremental form (all but cosFormer). If not, decode_step
-  /// recomputes the whole prefix: correct, but O(t) per token.
+  /// Whether every layer has an incremental form (its mixer-table entry's decode form is not
+  /// DecodeForm::RecomputePrefix: all but cosFormer). If not, decode_step recomputes the whole
+  /// prefix: correct, but O(t) per token.
   bool decodes_incrementally() const;
+
+  /// The names of this model's mixers without an incremental form (DecodeForm::RecomputePrefix),
+  /// each once, in layer order; empty when decodes_incrementally().
+  std::vector<std::string> prefix_recomputing_mixers() const;
 
   /// Starts decoding one sequence: an empty state per layer (or an empty prefix, see
   /// decodes_incrementally). Throws ConfigError unless the model is a decoder (arch: decoder)

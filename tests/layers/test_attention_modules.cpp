@@ -1,20 +1,21 @@
-// Whole-module checks for the paper's two token mixers (NormAttention, DiagAttention) and the T1
-// decoder: finite-difference gradients through projections, φ, URPE, the attention core, the norm
-// and W_o; causality of the full decoder (a future token never changes a past output).
+// Whole-module checks of the token mixers and the T1 decoder: finite-difference gradients through
+// projections, φ, URPE, the attention core, the norm and W_o for every grad probe of every test
+// variant in the mixer table (layers/attention/mixer_table.h); causality of the full T1 decoder
+// (a future token never changes a past output).
 #include <doctest/doctest.h>
 
 #include <cmath>
 
 #include "core/autograd/grad_check.h"
-#include "layers/attention/cosformer.h"
-#include "layers/attention/diag_attention.h"
-#include "layers/attention/linear_attention.h"
-#include "layers/attention/softmax_attention.h"
 #include "layers/models/transnormer.h"
+#include "tests/layers/mixer_test_cases.h"
 
 using namespace tn;
 
 namespace {
+
+using mixer_test::MixerCase;
+using mixer_test::mixer_cases;
 
 ModelConfig small_config(int64_t d_model, int64_t n_heads) {
   ModelConfig c;
@@ -59,85 +60,25 @@ void check_mixer_grads(TokenMixer& mixer, ParamStore& store, int64_t batch, int6
 
 }  // namespace
 
-TEST_CASE("NormAttention module (T1: elu + srmsnorm, URPE), causal across chunks: FD gradients") {
-  ModelConfig c = small_config(16, 2);
-  ParamStore store;
-  Rng rng(5);
-  LinearOptions options;
-  options.kernel = Kernel::Elu;
-  options.scaling = false;
-  options.norm = NormKind::SRMSNorm;
-  LinearAttention mixer(c, options, store, "m", rng);
-  check_mixer_grads(mixer, store, 1, 70, 16, false);  // 70 > chunk 64: crosses the kv_state hand-off
-  check_mixer_grads(mixer, store, 2, 9, 16, true);
-}
-
-TEST_CASE("NormAttention module (T2: 1+elu), and classic linear attention with scaling: FD gradients") {
-  ModelConfig c = small_config(16, 2);
-  for (bool scaling : {false, true}) {
-    ParamStore store;
-    Rng rng(6);
-    LinearOptions options;
-    options.kernel = Kernel::OnePlusElu;
-    options.scaling = scaling;
-    options.norm = NormKind::SRMSNorm;
-    LinearAttention mixer(c, options, store, "m", rng);
-    INFO("scaling " << scaling);
-    check_mixer_grads(mixer, store, 2, 9, 16);
-  }
-}
-
-// The norm is left out here: with ReLU inside, a row whose every score is negative is exactly zero,
-// and SRMSNorm maps a zero row to 0 but a tiny one to unit RMS, a jump that finite differences
-// cannot cross. The relu + srmsnorm combination is checked against PyTorch's autograd instead
-// (golden dec_diag_relu and dec_t1 in tests/experiments/test_golden.cpp).
-TEST_CASE("DiagAttention module (relu, softmax), partial last block: FD gradients") {
-  for (DiagInner inner : {DiagInner::Relu, DiagInner::Softmax}) {
-    ModelConfig c = small_config(16, 2);
-    ParamStore store;
-    Rng rng(7);
-    DiagOptions options;
-    options.block_size = 8;
-    options.inner = inner;
-    options.norm = NormKind::None;
-    DiagAttention mixer(c, options, store, "m", rng);
-    INFO("inner " << static_cast<int>(inner));
-    // ReLU's kink: with a step of 1e-3 no score of this case crosses zero, except under a change
-    // of theta, which moves every score at once (theta's gradient with period = block_size is
-    // checked in tests/layers/kernels and against PyTorch in the golden cases).
-    const bool relu = inner == DiagInner::Relu;
-    check_mixer_grads(mixer, store, 1, 19, 16, !relu, relu ? 1e-3 : 1e-2);
-  }
-}
-
-// Performer is left out: its stabiliser is a constant for autograd (docs/model.md §8), so
-// plain finite differences, which move the stabiliser too, differentiate another function
-// wherever a denominator is clamped. Its kernel is checked with the stabiliser held fixed
-// (tests/layers/kernels/test_performer_features.cpp) and the module against PyTorch's autograd
-// (golden dec_performer, enc_performer).
-TEST_CASE("softmax and cosformer modules, causal and bidirectional: FD gradients") {
-  for (Arch arch : {Arch::Decoder, Arch::Encoder}) {
-    ModelConfig c = small_config(16, 2);
-    c.arch = arch;
-    c.relative = Relative::RoPE;
-    {
-      ParamStore store;
-      Rng rng(8);
-      SoftmaxAttention mixer(c, store, "m", rng);
-      INFO("softmax");
-      check_mixer_grads(mixer, store, 2, 9, 16);
-    }
-    for (bool out_proj : {true, false}) {
-      ParamStore store;
-      Rng rng(10);
-      CosformerOptions options;
-      options.out_proj = out_proj;
-      CosFormer mixer(c, options, store, "m", rng);
-      INFO("cosformer, out_proj " << out_proj);
-      // relu inside: a short sequence and a step of 1e-3 keep the check off the kink.
-      check_mixer_grads(mixer, store, 1, 9, 16, true, 1e-3);
-    }
-  }
+// Every grad probe of every test variant in the mixer table, in the causal and the bidirectional
+// form. A mixer whose variants have no probes says why in its entry (Performer: its stabiliser).
+TEST_CASE("every mixer module, causal and bidirectional: FD gradients of its variants' probes") {
+  int checked = 0;
+  for (const MixerCase& mc : mixer_cases())
+    for (const GradProbe& probe : mc.variant->grad_probes)
+      for (Arch arch : {Arch::Decoder, Arch::Encoder}) {
+        ModelConfig c = mc.apply(small_config(16, 2));
+        c.arch = arch;
+        ParamStore store;
+        Rng rng(5);  // one seed for all: the FD margins depend on it (ReLU kinks, norm rounding)
+        const std::unique_ptr<TokenMixer> mixer = mc.entry->make(c, store, "m", rng);
+        INFO(mc.name() << std::string(arch == Arch::Encoder ? ", encoder" : ", decoder") << ": batch "
+                       << probe.batch << ", seq_len " << probe.seq_len << ", eps " << probe.eps
+                       << std::string(probe.with_theta ? "" : ", theta held"));
+        check_mixer_grads(*mixer, store, probe.batch, probe.seq_len, c.d_model, probe.with_theta, probe.eps);
+        ++checked;
+      }
+  CHECK(checked > 0);  // the table has probes at all (test_mixer_table.cpp checks every entry's)
 }
 
 TEST_CASE("T1 decoder causality: tokens after t never change outputs at positions <= t") {

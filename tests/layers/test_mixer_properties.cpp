@@ -1,6 +1,7 @@
-// Properties every token mixer must have, checked on whole models built from the registry:
+// Properties every token mixer must have, checked on whole models built from the registry, for
+// every test variant of every entry of the mixer table (layers/attention/mixer_table.h):
 //   causality (decoders): tokens after t never change outputs at positions <= t, at lengths
-//     1, C-1, C, C+1, 3C+5 (C = chunk or block size);
+//     1, C-1, C, C+1, 3C+5 (C = the variant's probe_size: chunk or block size);
 //   padding invariance (encoders and decoders): a right-padded batch gives, at real positions, the
 //     outputs of each sequence alone;
 //   classic linear attention (normalize: scaling) returns V unchanged when all values are equal,
@@ -12,49 +13,14 @@
 
 #include "layers/attention/linear_attention.h"
 #include "layers/models/transnormer.h"
+#include "tests/layers/mixer_test_cases.h"
 
 using namespace tn;
 
 namespace {
 
-struct MixerCase {
-  std::string name;
-  MixerKind kind;
-  int64_t chunk;  // the size causality is probed around
-  void (*setup)(ModelConfig&);
-};
-
-std::vector<MixerCase> mixer_cases() {
-  return {
-      {"softmax", MixerKind::Softmax, 64, [](ModelConfig&) {}},
-      {"linear 1+elu scaling", MixerKind::Linear, 64, [](ModelConfig&) {}},
-      {"linear relu srmsnorm", MixerKind::Linear, 64,
-       [](ModelConfig& c) {
-         c.attention.linear.kernel = Kernel::Relu;
-         c.attention.linear.scaling = false;
-         c.attention.linear.norm = NormKind::SRMSNorm;
-       }},
-      {"norm_attention T1 (elu, srmsnorm)", MixerKind::NormAttention, 64, [](ModelConfig&) {}},
-      {"norm_attention T2 (1+elu, layernorm)", MixerKind::NormAttention, 64,
-       [](ModelConfig& c) {
-         c.attention.norm_attention.kernel = Kernel::OnePlusElu;
-         c.attention.norm_attention.norm = NormKind::LayerNorm;
-       }},
-      {"diag relu srmsnorm, block 16", MixerKind::Diag, 16,
-       [](ModelConfig& c) { c.attention.diag.block_size = 16; }},
-      {"diag softmax, block 16", MixerKind::Diag, 16,
-       [](ModelConfig& c) {
-         c.attention.diag.block_size = 16;
-         c.attention.diag.inner = DiagInner::Softmax;
-         c.attention.diag.norm = NormKind::None;
-       }},
-      {"performer, 12 features", MixerKind::Performer, 64,
-       [](ModelConfig& c) { c.attention.performer.features = 12; }},
-      {"cosformer", MixerKind::Cosformer, 64, [](ModelConfig&) {}},
-      {"cosformer without W_o", MixerKind::Cosformer, 64,
-       [](ModelConfig& c) { c.attention.cosformer.out_proj = false; }},
-  };
-}
+using mixer_test::MixerCase;
+using mixer_test::mixer_cases;
 
 ModelConfig config_for(const MixerCase& mc, Arch arch) {
   ModelConfig c;
@@ -64,7 +30,6 @@ ModelConfig config_for(const MixerCase& mc, Arch arch) {
   c.n_heads = 2;
   c.n_layers = 2;
   c.max_positions = 512;
-  c.layers = {mc.kind, mc.kind};
   c.channel_mixer.d_ff = 32;
   c.dropout = 0.0;
   if (arch == Arch::Encoder) {
@@ -74,8 +39,7 @@ ModelConfig config_for(const MixerCase& mc, Arch arch) {
     c.positional = Positional::Learned;
     c.head = HeadKind::MLM;
   }
-  mc.setup(c);
-  return c;
+  return mc.apply(c);
 }
 
 std::vector<int32_t> random_tokens(int64_t n, Rng& rng) {
@@ -93,7 +57,7 @@ TEST_CASE("every causal mixer: a future token never changes a past output") {
     tape.set_enabled(false);
     Rng rng(2);
     ForwardContext ctx{tape, false, rng, nullptr};
-    const int64_t c = mc.chunk;
+    const int64_t c = mc.variant->probe_size;
     for (int64_t seq_len : {int64_t{1}, c - 1, c, c + 1, 3 * c + 5}) {
       for (int64_t t : {int64_t{0}, seq_len / 2, seq_len - 2}) {
         if (t < 0 || t >= seq_len) continue;
@@ -103,7 +67,7 @@ TEST_CASE("every causal mixer: a future token never changes a past output") {
         const Tensor other = model.forward(ctx, tokens, 1, seq_len)->value;
         bool past_identical = true;
         for (int64_t i = 0; i < (t + 1) * 16; ++i) past_identical &= base.data()[i] == other.data()[i];
-        INFO(mc.name << ": seq_len " << seq_len << ", t " << t);
+        INFO(mc.name() << ": seq_len " << seq_len << ", t " << t);
         CHECK(past_identical);
       }
     }
@@ -140,7 +104,7 @@ TEST_CASE("every mixer, encoder and decoder: padding never changes real position
           worst = std::max(worst, static_cast<double>(std::abs(single.data()[i] -
                                                                together.data()[b * padded * 16 + i])));
       }
-      INFO(mc.name << (arch == Arch::Encoder ? " encoder" : " decoder") << ": max difference " << worst);
+      INFO(mc.name() << (arch == Arch::Encoder ? " encoder" : " decoder") << ": max difference " << worst);
       CHECK(worst < 1e-5);
     }
 }

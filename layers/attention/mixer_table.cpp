@@ -1,0 +1,61 @@
+#include "layers/attention/mixer_table.h"
+
+#include "core/error.h"
+
+namespace tn {
+
+const std::vector<MixerEntry>& mixer_table() {
+  static const std::vector<MixerEntry> table = {
+      softmax_mixer_entry(), linear_mixer_entry(),    norm_attention_mixer_entry(),
+      diag_mixer_entry(),    performer_mixer_entry(), cosformer_mixer_entry(),
+  };
+  return table;
+}
+
+const MixerEntry* find_mixer(std::string_view name) {
+  for (const MixerEntry& entry : mixer_table())
+    if (entry.name == name) return &entry;
+  return nullptr;
+}
+
+const MixerEntry* find_mixer(MixerKind kind) {
+  for (const MixerEntry& entry : mixer_table())
+    if (entry.kind == kind) return &entry;
+  return nullptr;
+}
+
+const MixerEntry& mixer_entry(MixerKind kind, const std::string& where) {
+  if (const MixerEntry* entry = find_mixer(kind)) return *entry;
+  std::string names;
+  for (const std::string& name : mixer_names()) names += (names.empty() ? "" : ", ") + name;
+  throw ConfigError((where.empty() ? "" : where + ": ") + "unknown token mixer " + to_string(kind) +
+                    ": the mixer table has " + names);
+}
+
+std::vector<std::string> mixer_names() {
+  std::vector<std::string> names;
+  for (const MixerEntry& entry : mixer_table()) names.emplace_back(entry.name);
+  return names;
+}
+
+NameList<MixerKind> mixer_choices() {
+  NameList<MixerKind> choices;
+  for (const MixerEntry& entry : mixer_table()) choices.emplace_back(std::string(entry.name), entry.kind);
+  return choices;
+}
+
+AttentionOptions resolve_attention_json(const JsonSection& attention, bool strict_keys) {
+  attention.check_keys(mixer_names(), true);  // the reference rejects unknown mixer names too
+  AttentionOptions options;
+  for (const MixerEntry& entry : mixer_table())
+    entry.resolve(attention.section(std::string(entry.name)), strict_keys, options);
+  return options;
+}
+
+nlohmann::json attention_to_json(const AttentionOptions& options) {
+  nlohmann::json attention = nlohmann::json::object();
+  for (const MixerEntry& entry : mixer_table()) attention[std::string(entry.name)] = entry.to_json(options);
+  return attention;
+}
+
+}  // namespace tn
