@@ -1,6 +1,7 @@
 #pragma once
 // Runs the built `transnormer` binary in a child process and captures exit code, stdout, stderr.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -40,8 +41,9 @@ inline CliResult run_cli(const std::string& args, const std::string& scratch) {
 }
 
 /// A fresh scratch directory under the system temp dir.
+/// A fresh folder for one test: per process, so test runs from two checkouts at once do not share it.
 inline std::string scratch_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("transnormer_test_" + name);
+  const auto dir = std::filesystem::temp_directory_path() / ("transnormer_test_" + name + "_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir.string();
