@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/dnnl/engine.h"
+#include "core/dnnl/matmul.h"
 
 namespace tn {
 namespace {
@@ -66,6 +67,11 @@ MatmulProbeResult probe_matmul(ProbeType type, int64_t m, int64_t n, int64_t k, 
   r.k = k;
   r.reps = std::max(reps, 1);
   const dt in_type = type == ProbeType::F32 ? dt::f32 : dt::bf16;
+  if (type == ProbeType::BF16 && !bf16_matmul_native()) {
+    // The emulation is the f32 kernel: timing it would report the f32 peak as a bf16 one.
+    r.error = "oneDNN has no bf16 matmul for this CPU (bf16 products are emulated in f32); not timed";
+    return r;
+  }
   try {
     auto& eng = cpu_engine();
     const memory::desc a_md({m, k}, in_type, tag::ab);

@@ -4,6 +4,7 @@
 #include <random>
 #include <vector>
 
+#include "core/dnnl/bf16.h"
 #include "core/dnnl/matmul.h"
 
 using namespace tn;
@@ -47,6 +48,33 @@ TEST_CASE("matmul bf16: operands rounded to bfloat16, f32 accumulation (relative
     CHECK(rel < 1e-2);   // bf16 has 8 significant bits
     CHECK(rel > 1e-5);   // and it really ran in bf16, not f32
   }
+}
+
+TEST_CASE("matmul bf16 without a native kernel: exactly the f32 primitive on the rounded operands") {
+  if (bf16_matmul_native()) return;  // AVX-512 BF16: the native kernel's summation order differs
+  std::mt19937 gen(7);
+  std::normal_distribution<float> normal;
+  for (bool ta : {false, true})
+    for (bool acc : {false, true}) {
+      MatmulShape s{2, 9, 11, 40, ta, true, acc, true, true};
+      std::vector<float> a(s.batch * s.m * s.k), b(s.batch * s.k * s.n), c(s.batch * s.m * s.n),
+          bias(s.n);
+      for (auto* v : {&a, &b, &c, &bias})
+        for (float& x : *v) x = normal(gen);
+      std::vector<float> a_r(a.size()), b_r(b.size());
+      std::vector<uint16_t> a16(a.size()), b16(b.size());
+      for (size_t i = 0; i < a.size(); ++i) a_r[i] = from_bf16_bits(a16[i] = to_bf16_bits(a[i]));
+      for (size_t i = 0; i < b.size(); ++i) b_r[i] = from_bf16_bits(b16[i] = to_bf16_bits(b[i]));
+      MatmulShape f32 = s;
+      f32.bf16 = false;
+      std::vector<float> ref = c, from_f32 = c, from_bf16 = c;
+      matmul(f32, a_r.data(), b_r.data(), ref.data(), bias.data());
+      matmul(s, a.data(), b.data(), from_f32.data(), bias.data());            // rounds a and b
+      matmul_bf16(s, a16.data(), b16.data(), from_bf16.data(), bias.data());  // widens them
+      CHECK(from_f32 == ref);
+      CHECK(from_bf16 == ref);
+      CHECK(from_f32 != c);  // it wrote
+    }
 }
 
 TEST_CASE("matmul recording: the shapes of the calls between begin and end, replayable") {
