@@ -14,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/dnnl/engine.h"
+#include "core/parallel.h"
 
 namespace tn {
 namespace {
@@ -167,13 +168,13 @@ F32Staging& f32_staging(int64_t na, int64_t nb) {
 
 /// dst = src widened from bf16 (exact), n values.
 void widen_bf16(const uint16_t* src, float* dst, int64_t n) {
-#pragma omp parallel for simd schedule(static) if (n > 32768)
+#pragma omp parallel for simd schedule(static) if (n > kParallelMinElements)
   for (int64_t i = 0; i < n; ++i) dst[i] = from_bf16_bits(src[i]);
 }
 
 /// dst = src rounded to bf16 (nearest even, as oneDNN's reorder) and widened back, n values.
 void round_through_bf16(const float* src, float* dst, int64_t n) {
-#pragma omp parallel for simd schedule(static) if (n > 32768)
+#pragma omp parallel for simd schedule(static) if (n > kParallelMinElements)
   for (int64_t i = 0; i < n; ++i) dst[i] = from_bf16_bits(to_bf16_bits(src[i]));
 }
 

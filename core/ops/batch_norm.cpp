@@ -10,6 +10,7 @@
 #include "core/autograd/grad_accum.h"
 #include "core/dnnl/engine.h"
 #include "core/error.h"
+#include "core/parallel.h"
 
 namespace tn {
 namespace {
@@ -90,7 +91,7 @@ Layout check_args(const Tensor& x, const Tensor* weight, const Tensor* bias,
 // Copies the real rows of src [rows, d] into dst [N, d].
 void gather_rows(const Layout& l, const float* src, float* dst) {
   const int64_t d = l.d;
-#pragma omp parallel for schedule(static) if (l.n_real * d > 32768)
+#pragma omp parallel for schedule(static) if (l.n_real * d > kParallelMinElements)
   for (int64_t i = 0; i < l.n_real; ++i)
     std::memcpy(dst + i * d, src + l.real_rows[i] * d, sizeof(float) * d);
 }
@@ -98,7 +99,7 @@ void gather_rows(const Layout& l, const float* src, float* dst) {
 // Writes src [N, d] back to the real rows of dst [rows, d] and zeros the padded rows.
 void scatter_rows(const Layout& l, const float* src, float* dst) {
   const int64_t d = l.d;
-#pragma omp parallel for schedule(static) if (l.rows * d > 32768)
+#pragma omp parallel for schedule(static) if (l.rows * d > kParallelMinElements)
   for (int64_t i = 0; i < l.rows; ++i) {
     const int64_t k = l.block_row[i];
     if (k < 0) std::memset(dst + i * d, 0, sizeof(float) * d);

@@ -6,6 +6,7 @@
 
 #include "core/autograd/grad_accum.h"
 #include "core/dnnl/engine.h"
+#include "core/parallel.h"
 
 namespace tn {
 namespace {
@@ -71,7 +72,7 @@ void eltwise_forward(Eltwise kind, const float* x, float* y, int64_t n) {
   p.fwd.execute(cpu_stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
   cpu_stream().wait();
   if (kind == Eltwise::OnePlusElu) {
-#pragma omp parallel for simd schedule(static) if (n > 32768)
+#pragma omp parallel for simd schedule(static) if (n > kParallelMinElements)
     for (int64_t i = 0; i < n; ++i) y[i] += 1.0f;
   }
 }

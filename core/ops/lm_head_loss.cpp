@@ -9,6 +9,7 @@
 #include "core/dnnl/matmul.h"
 #include "core/error.h"
 #include "core/ops/softmax_xent_rows.h"
+#include "core/parallel.h"
 
 namespace tn {
 
@@ -108,7 +109,7 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
         if (s != 1.0f) {
           float* dst = v->grad.data();
           const int64_t n = g.numel();
-#pragma omp parallel for simd schedule(static) if (n > 32768)
+#pragma omp parallel for simd schedule(static) if (n > kParallelMinElements)
           for (int64_t i = 0; i < n; ++i) dst[i] *= s;
         }
         return;
@@ -116,7 +117,7 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
       float* dst = v->grad.data();
       const float* src = g.data();
       const int64_t n = g.numel();
-#pragma omp parallel for simd schedule(static) if (n > 32768)
+#pragma omp parallel for simd schedule(static) if (n > kParallelMinElements)
       for (int64_t i = 0; i < n; ++i) dst[i] += s * src[i];
     };
     deliver(hidden, d_hidden);
