@@ -11,6 +11,8 @@ namespace tn {
 /// A is stored [M,K] row-major, or [K,M] when trans_a; B is [K,N], or [N,K] when trans_b (a
 /// PyTorch [out,in] Linear weight is B with trans_b). C is [M,N]. Batched operands are packed
 /// back to back (stride M*K, K*N, M*N). bias (length N, broadcast over rows) may be null.
+/// Build it with designated initializers, naming every flag that is set:
+/// `MatmulShape{.m = rows, .n = out, .k = in, .trans_b = true}`.
 struct MatmulShape {
   int64_t batch = 1, m = 0, n = 0, k = 0;
   bool trans_a = false, trans_b = false;

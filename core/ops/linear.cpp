@@ -45,8 +45,9 @@ Var linear(Tape& tape, const Var& x, const Var& weight, const Var& bias) {
     // with this op's weight gradient), W converted once for the forward and dx.
     std::shared_ptr<const Bf16Buffer> x16 = tape.bf16_of(x);
     std::shared_ptr<const Bf16Buffer> w16 = Bf16Buffer::copy_of(w.data(), w.numel());
-    matmul_bf16({1, rows, out, in, false, true, false, bias != nullptr, true}, x16->data(),
-                w16->data(), y.data(), bias_ptr);
+    matmul_bf16(
+        {.m = rows, .n = out, .k = in, .trans_b = true, .bias = bias != nullptr, .bf16 = true},
+        x16->data(), w16->data(), y.data(), bias_ptr);
     Var result = make_var(std::move(y));
     if (!record) return result;
     result->requires_grad = true;
@@ -58,21 +59,22 @@ Var linear(Tape& tape, const Var& x, const Var& weight, const Var& bias) {
       if (x->requires_grad) {
         bool acc;
         float* dx = grad_destination(x, acc);
-        matmul_bf16({1, rows, in, out, false, false, acc, false, true}, dy16->data(), w16->data(),
-                    dx);
+        matmul_bf16({.m = rows, .n = in, .k = out, .accumulate = acc, .bf16 = true}, dy16->data(),
+                    w16->data(), dx);
       }
       if (weight->requires_grad) {
         bool acc;
         float* dw = grad_destination(weight, acc);
-        matmul_bf16({1, out, in, rows, true, false, acc, false, true}, dy16->data(), x16->data(),
-                    dw);
+        matmul_bf16(
+            {.m = out, .n = in, .k = rows, .trans_a = true, .accumulate = acc, .bf16 = true},
+            dy16->data(), x16->data(), dw);
       }
       if (bias && bias->requires_grad) bias_grad(dy, rows, out, bias->grad_buf().data());
     });
     return result;
   }
-  matmul({1, rows, out, in, false, true, false, bias != nullptr}, x->value.data(), w.data(),
-         y.data(), bias_ptr);
+  matmul({.m = rows, .n = out, .k = in, .trans_b = true, .bias = bias != nullptr}, x->value.data(),
+         w.data(), y.data(), bias_ptr);
   Var result = make_var(std::move(y));
   if (!record) return result;
   result->requires_grad = true;
@@ -82,12 +84,13 @@ Var linear(Tape& tape, const Var& x, const Var& weight, const Var& bias) {
     if (x->requires_grad) {  // dx (+)= dy W
       bool acc;
       float* dx = grad_destination(x, acc);
-      matmul({1, rows, in, out, false, false, acc, false}, dy, weight->value.data(), dx);
+      matmul({.m = rows, .n = in, .k = out, .accumulate = acc}, dy, weight->value.data(), dx);
     }
     if (weight->requires_grad) {  // dW (+)= dyᵀ x
       bool acc;
       float* dw = grad_destination(weight, acc);
-      matmul({1, out, in, rows, true, false, acc, false}, dy, x->value.data(), dw);
+      matmul({.m = out, .n = in, .k = rows, .trans_a = true, .accumulate = acc}, dy,
+             x->value.data(), dw);
     }
     if (bias && bias->requires_grad) bias_grad(dy, rows, out, bias->grad_buf().data());
   });

@@ -16,7 +16,8 @@ TEST_CASE("matmul: oneDNN equals the naive loop for every transpose, bias and ac
     for (bool tb : {false, true})
       for (bool acc : {false, true})
         for (bool bias : {false, true}) {
-          MatmulShape s{2, 5, 7, 3, ta, tb, acc, bias};
+          MatmulShape s{.batch = 2, .m = 5, .n = 7, .k = 3, .trans_a = ta, .trans_b = tb,
+                        .accumulate = acc, .bias = bias};
           std::vector<float> a(s.batch * s.m * s.k), b(s.batch * s.k * s.n), c(s.batch * s.m * s.n),
               bv(s.n);
           for (auto* v : {&a, &b, &c, &bv})
@@ -32,7 +33,7 @@ TEST_CASE("matmul bf16: operands rounded to bfloat16, f32 accumulation (relative
   std::mt19937 gen(5);
   std::normal_distribution<float> normal;
   for (bool tb : {false, true}) {
-    MatmulShape s{1, 33, 65, 130, false, tb, false, true};
+    MatmulShape s{.m = 33, .n = 65, .k = 130, .trans_b = tb, .bias = true};
     std::vector<float> a(s.m * s.k), b(s.k * s.n), c(s.m * s.n), ref(s.m * s.n), bias(s.n);
     for (auto* v : {&a, &b, &bias})
       for (float& x : *v) x = normal(gen);
@@ -56,7 +57,8 @@ TEST_CASE("matmul bf16 without a native kernel: exactly the f32 primitive on the
   std::normal_distribution<float> normal;
   for (bool ta : {false, true})
     for (bool acc : {false, true}) {
-      MatmulShape s{2, 9, 11, 40, ta, true, acc, true, true};
+      MatmulShape s{.batch = 2, .m = 9, .n = 11, .k = 40, .trans_a = ta, .trans_b = true,
+                    .accumulate = acc, .bias = true, .bf16 = true};
       std::vector<float> a(s.batch * s.m * s.k), b(s.batch * s.k * s.n), c(s.batch * s.m * s.n),
           bias(s.n);
       for (auto* v : {&a, &b, &c, &bias})
@@ -79,14 +81,15 @@ TEST_CASE("matmul bf16 without a native kernel: exactly the f32 primitive on the
 
 TEST_CASE("matmul recording: the shapes of the calls between begin and end, replayable") {
   std::vector<float> a(6 * 4, 1.0f), b(4 * 5, 1.0f), c(6 * 5);
-  matmul({1, 6, 5, 4}, a.data(), b.data(), c.data());  // not recorded
+  matmul({.m = 6, .n = 5, .k = 4}, a.data(), b.data(), c.data());  // not recorded
   matmul_record_begin();
-  matmul({1, 6, 5, 4}, a.data(), b.data(), c.data());
-  matmul({1, 5, 4, 6, true, false, true}, c.data(), a.data(), b.data());
+  matmul({.m = 6, .n = 5, .k = 4}, a.data(), b.data(), c.data());
+  matmul({.m = 5, .n = 4, .k = 6, .trans_a = true, .accumulate = true}, c.data(), a.data(),
+         b.data());
   const std::vector<MatmulShape> shapes = matmul_record_end();
-  matmul({1, 6, 5, 4}, a.data(), b.data(), c.data());  // not recorded
+  matmul({.m = 6, .n = 5, .k = 4}, a.data(), b.data(), c.data());  // not recorded
   REQUIRE(shapes.size() == 2);
-  CHECK(shapes[0] == MatmulShape{1, 6, 5, 4});
+  CHECK(shapes[0] == MatmulShape{.m = 6, .n = 5, .k = 4});
   CHECK(shapes[1].trans_a);
   CHECK(matmul_replay_seconds(shapes) >= 0.0);
 }
