@@ -3,17 +3,17 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <map>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
-#include <tuple>
 #include <unordered_map>
 #include <vector>
 
 #include <spdlog/spdlog.h>
 
 #include "core/dnnl/engine.h"
+#include "core/dnnl/primitive_cache.h"
 #include "core/parallel.h"
 
 namespace tn {
@@ -24,12 +24,12 @@ using dt = memory::data_type;
 
 struct ShapeHash {
   size_t operator()(const MatmulShape& s) const {
-    size_t h = std::hash<int64_t>()(s.batch);
-    auto mix = [&h](int64_t v) { h ^= std::hash<int64_t>()(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
-    mix(s.m);
-    mix(s.n);
-    mix(s.k);
-    mix(s.trans_a | (s.trans_b << 1) | (s.accumulate << 2) | (s.bias << 3) | (s.bf16 << 4));
+    const std::hash<int64_t> hash;
+    size_t h = hash(s.batch);
+    for (int64_t v : {s.m, s.n, s.k,
+                      int64_t{s.trans_a | (s.trans_b << 1) | (s.accumulate << 2) | (s.bias << 3) |
+                              (s.bf16 << 4)}})
+      h = hash_mix(h, hash(v));
     return h;
   }
 };
@@ -134,15 +134,8 @@ void record(const MatmulShape& s) {
 
 /// Looks up (or builds) the primitive for s and runs it on operands of s's types.
 void execute(const MatmulShape& s, const void* a, const void* b, float* c, const float* bias) {
-  static std::mutex mutex;
-  static std::unordered_map<MatmulShape, Cached, ShapeHash> cache;
-  const Cached* entry;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = cache.find(s);
-    if (it == cache.end()) it = cache.emplace(s, build(s)).first;
-    entry = &it->second;
-  }
+  static PrimitiveCache<MatmulShape, Cached, ShapeHash> cache;
+  const std::shared_ptr<const Cached> entry = cache.get(s, [&s] { return build(s); });
   auto& eng = cpu_engine();
   memory a_mem(entry->a_md, eng, const_cast<void*>(a));
   memory b_mem(entry->b_md, eng, const_cast<void*>(b));
