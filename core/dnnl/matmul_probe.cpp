@@ -3,14 +3,16 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <new>
 #include <unordered_map>
 #include <vector>
 
+#include "core/dnnl/bf16.h"
 #include "core/dnnl/engine.h"
 #include "core/dnnl/matmul.h"
+#include "core/math/stats.h"
+#include "core/rng.h"
 
 namespace tn {
 namespace {
@@ -32,26 +34,15 @@ struct AlignedBuffer {
   AlignedBuffer& operator=(const AlignedBuffer&) = delete;
 };
 
-/// bf16 = the upper 16 bits of the f32 (round to nearest even).
-uint16_t to_bf16(float f) {
-  uint32_t bits;
-  static_assert(sizeof(bits) == sizeof(f));
-  std::memcpy(&bits, &f, sizeof(f));
-  bits += 0x7FFFu + ((bits >> 16) & 1u);
-  return static_cast<uint16_t>(bits >> 16);
-}
-
+/// count values uniform in [-1, 1), as f32 or rounded to bf16, from the project's RNG.
 void fill(void* data, dt type, int64_t count, uint64_t seed) {
-  uint64_t state = seed * 0x9E3779B97F4A7C15ULL + 1;
+  Rng rng(seed);
   for (int64_t i = 0; i < count; ++i) {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    const float v = static_cast<float>(static_cast<int64_t>(state % 2001) - 1000) * 1e-3f;
+    const float v = static_cast<float>(2.0 * rng.uniform() - 1.0);
     if (type == dt::f32)
       static_cast<float*>(data)[i] = v;
     else
-      static_cast<uint16_t*>(data)[i] = to_bf16(v);
+      static_cast<uint16_t*>(data)[i] = to_bf16_bits(v);
   }
 }
 
@@ -106,9 +97,8 @@ MatmulProbeResult probe_matmul(ProbeType type, int64_t m, int64_t n, int64_t k, 
       stream.wait();
       times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
-    std::sort(times.begin(), times.end());
-    r.best_s = times.front();
-    r.median_s = times[times.size() / 2];
+    r.best_s = *std::min_element(times.begin(), times.end());
+    r.median_s = median_of(times);
     const double flop = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
     r.gflops = flop / r.best_s / 1e9;
     r.median_gflops = flop / r.median_s / 1e9;
