@@ -83,13 +83,25 @@ TEST_CASE("matmul recording: the shapes of the calls between begin and end, repl
   std::vector<float> a(6 * 4, 1.0f), b(4 * 5, 1.0f), c(6 * 5);
   matmul({.m = 6, .n = 5, .k = 4}, a.data(), b.data(), c.data());  // not recorded
   matmul_record_begin();
-  matmul({.m = 6, .n = 5, .k = 4}, a.data(), b.data(), c.data());
+  matmul({.m = 6, .n = 5, .k = 4}, a.data(), b.data(), c.data());  // c = 4 (4 products of 1s)
   matmul({.m = 5, .n = 4, .k = 6, .trans_a = true, .accumulate = true}, c.data(), a.data(),
-         b.data());
+         b.data());  // b = 1 + 6 · 4 = 25
   const std::vector<MatmulShape> shapes = matmul_record_end();
-  matmul({.m = 6, .n = 5, .k = 4}, a.data(), b.data(), c.data());  // not recorded
+  CHECK(c == std::vector<float>(c.size(), 4.0f));
+  CHECK(b == std::vector<float>(b.size(), 25.0f));
+  matmul({.m = 6, .n = 5, .k = 4}, a.data(), b.data(), c.data());  // not recorded: c = 4 · 25
   REQUIRE(shapes.size() == 2);
   CHECK(shapes[0] == MatmulShape{.m = 6, .n = 5, .k = 4});
-  CHECK(shapes[1].trans_a);
-  CHECK(matmul_replay_seconds(shapes) >= 0.0);
+  CHECK(shapes[1] == MatmulShape{.m = 5, .n = 4, .k = 6, .trans_a = true, .accumulate = true});
+
+  // The replay runs exactly the recorded products (recorded again while it runs), a bf16 one as
+  // bf16 even where it is emulated, on its own scratch: the caller's operands are untouched.
+  std::vector<MatmulShape> replayed = shapes;
+  replayed.push_back({.m = 3, .n = 2, .k = 5, .trans_b = true, .bias = true, .bf16 = true});
+  matmul_record_begin();
+  const double seconds = matmul_replay_seconds(replayed);
+  CHECK(matmul_record_end() == replayed);
+  CHECK(seconds > 0.0);
+  CHECK(c == std::vector<float>(c.size(), 100.0f));
+  CHECK(b == std::vector<float>(b.size(), 25.0f));
 }
