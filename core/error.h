@@ -1,6 +1,6 @@
 #pragma once
 // Typed errors. ConfigError and DataError are the user's to fix (exit code 2); anything else is a
-// runtime failure (exit code 1). Only app/main.cpp maps them to exit codes.
+// runtime failure (exit code 1), IoError included. Only app/main.cpp maps them to exit codes.
 #include <stdexcept>
 #include <string>
 
@@ -13,6 +13,13 @@ struct ConfigError : std::runtime_error {
 
 /// A missing, unreadable or malformed data/checkpoint file: message names the file and the fix.
 struct DataError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// A write that failed (disk full, no such directory, no permission, a failed rename): a runtime
+/// failure, not bad input. Message names the file. Reading a missing or corrupt file is a
+/// DataError.
+struct IoError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 

@@ -10,7 +10,7 @@
 #include "core/memory_pool.h"
 #include "core/system.h"
 #include "experiments/bench_trainer.h"
-#include "experiments/stats.h"
+#include "core/math/stats.h"
 
 namespace tn {
 

@@ -6,7 +6,7 @@
 
 #include "core/error.h"
 #include "experiments/bench_trainer.h"
-#include "experiments/stats.h"
+#include "core/math/stats.h"
 
 namespace tn {
 

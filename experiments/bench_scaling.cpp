@@ -23,7 +23,7 @@
 #include "core/error.h"
 #include "core/memory_pool.h"
 #include "experiments/bench_flops.h"
-#include "experiments/stats.h"
+#include "core/math/stats.h"
 #include "layers/attention/mixer_table.h"
 #include "layers/init.h"
 #include "layers/model_config_json.h"

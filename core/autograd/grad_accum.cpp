@@ -1,5 +1,7 @@
 #include "core/autograd/grad_accum.h"
 
+#include "core/parallel.h"
+
 namespace tn {
 
 GradSink::GradSink(const Var& v) : var_(v) {
@@ -24,7 +26,7 @@ GradSink::~GradSink() {
 }
 
 void add_inplace(float* y, const float* x, int64_t n) {
-#pragma omp parallel for simd schedule(static) if (n > 32768)
+#pragma omp parallel for simd schedule(static) if (n > kParallelMinElements)
   for (int64_t i = 0; i < n; ++i) y[i] += x[i];
 }
 

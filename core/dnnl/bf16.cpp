@@ -1,9 +1,7 @@
 #include "core/dnnl/bf16.h"
 
-#include <map>
-#include <mutex>
-
 #include "core/dnnl/engine.h"
+#include "core/dnnl/primitive_cache.h"
 
 namespace tn {
 
@@ -14,20 +12,13 @@ void to_bf16_flat(const float* src, uint16_t* dst, int64_t n) {
     dnnl::reorder prim;
     memory::desc from, to;
   };
-  static std::mutex mutex;
-  static std::map<int64_t, Entry> cache;
-  Entry* entry;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = cache.find(n);
-    if (it == cache.end()) {
-      memory::desc from({n}, memory::data_type::f32, memory::format_tag::a);
-      memory::desc to({n}, memory::data_type::bf16, memory::format_tag::a);
-      dnnl::reorder::primitive_desc pd(cpu_engine(), from, cpu_engine(), to);
-      it = cache.emplace(n, Entry{dnnl::reorder(pd), from, to}).first;
-    }
-    entry = &it->second;
-  }
+  static PrimitiveCache<int64_t, Entry> cache;
+  const std::shared_ptr<const Entry> entry = cache.get(n, [n] {
+    memory::desc from({n}, memory::data_type::f32, memory::format_tag::a);
+    memory::desc to({n}, memory::data_type::bf16, memory::format_tag::a);
+    dnnl::reorder::primitive_desc pd(cpu_engine(), from, cpu_engine(), to);
+    return Entry{dnnl::reorder(pd), from, to};
+  });
   memory from(entry->from, cpu_engine(), const_cast<float*>(src));
   memory to(entry->to, cpu_engine(), dst);
   entry->prim.execute(cpu_stream(), from, to);

@@ -1,6 +1,7 @@
 #pragma once
 // bfloat16 copies of f32 values, for the `precision: bf16` matrix products (AVX-512 BF16 through
-// oneDNN). Master weights, gradients and everything outside the products stay f32.
+// oneDNN, emulated in f32 on CPUs without it: core/dnnl/matmul.h). Master weights, gradients and
+// everything outside the products stay f32.
 #include <bit>
 #include <cstdint>
 #include <memory>

@@ -3,14 +3,18 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <map>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
-#include <tuple>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "core/dnnl/engine.h"
+#include "core/dnnl/primitive_cache.h"
+#include "core/parallel.h"
 
 namespace tn {
 namespace {
@@ -20,12 +24,12 @@ using dt = memory::data_type;
 
 struct ShapeHash {
   size_t operator()(const MatmulShape& s) const {
-    size_t h = std::hash<int64_t>()(s.batch);
-    auto mix = [&h](int64_t v) { h ^= std::hash<int64_t>()(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
-    mix(s.m);
-    mix(s.n);
-    mix(s.k);
-    mix(s.trans_a | (s.trans_b << 1) | (s.accumulate << 2) | (s.bias << 3) | (s.bf16 << 4));
+    const std::hash<int64_t> hash;
+    size_t h = hash(s.batch);
+    for (int64_t v : {s.m, s.n, s.k,
+                      int64_t{s.trans_a | (s.trans_b << 1) | (s.accumulate << 2) | (s.bias << 3) |
+                              (s.bf16 << 4)}})
+      h = hash_mix(h, hash(v));
     return h;
   }
 };
@@ -120,21 +124,18 @@ void empty_product(const MatmulShape& s, float* c, const float* bias) {
   for (int64_t i = 0; i < s.batch * s.m * s.n; ++i) c[i] = bias ? bias[i % s.n] : 0.0f;
 }
 
+/// Appends s to the recorded shapes while a recording is on (the shape as the caller asked for it:
+/// a bf16 product stays bf16 even where it is emulated).
+void record(const MatmulShape& s) {
+  if (!g_recording) return;
+  std::lock_guard<std::mutex> lock(record_mutex());
+  if (g_recording) recorded().push_back(s);
+}
+
 /// Looks up (or builds) the primitive for s and runs it on operands of s's types.
-void run(const MatmulShape& s, const void* a, const void* b, float* c, const float* bias) {
-  static std::mutex mutex;
-  static std::unordered_map<MatmulShape, Cached, ShapeHash> cache;
-  if (g_recording) {
-    std::lock_guard<std::mutex> lock(record_mutex());
-    if (g_recording) recorded().push_back(s);
-  }
-  const Cached* entry;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = cache.find(s);
-    if (it == cache.end()) it = cache.emplace(s, build(s)).first;
-    entry = &it->second;
-  }
+void execute(const MatmulShape& s, const void* a, const void* b, float* c, const float* bias) {
+  static PrimitiveCache<MatmulShape, Cached, ShapeHash> cache;
+  const std::shared_ptr<const Cached> entry = cache.get(s, [&s] { return build(s); });
   auto& eng = cpu_engine();
   memory a_mem(entry->a_md, eng, const_cast<void*>(a));
   memory b_mem(entry->b_md, eng, const_cast<void*>(b));
@@ -146,28 +147,94 @@ void run(const MatmulShape& s, const void* a, const void* b, float* c, const flo
   cpu_stream().wait();
 }
 
+/// Per-thread f32 copies of the two operands of an emulated bf16 product, grown once and reused
+/// (no allocation per call once the largest shape has run).
+struct F32Staging {
+  std::vector<float> a, b;
+};
+F32Staging& f32_staging(int64_t na, int64_t nb) {
+  thread_local F32Staging staging;
+  if (static_cast<int64_t>(staging.a.size()) < na) staging.a.resize(na);
+  if (static_cast<int64_t>(staging.b.size()) < nb) staging.b.resize(nb);
+  return staging;
+}
+
+/// dst = src widened from bf16 (exact), n values.
+void widen_bf16(const uint16_t* src, float* dst, int64_t n) {
+#pragma omp parallel for simd schedule(static) if (n > kParallelMinElements)
+  for (int64_t i = 0; i < n; ++i) dst[i] = from_bf16_bits(src[i]);
+}
+
+/// dst = src rounded to bf16 (nearest even, as oneDNN's reorder) and widened back, n values.
+void round_through_bf16(const float* src, float* dst, int64_t n) {
+#pragma omp parallel for simd schedule(static) if (n > kParallelMinElements)
+  for (int64_t i = 0; i < n; ++i) dst[i] = from_bf16_bits(to_bf16_bits(src[i]));
+}
+
+/// The emulated bf16 product: s run by the f32 primitive on the staged f32 operands.
+void execute_emulated(MatmulShape s, const float* a32, const float* b32, float* c,
+                      const float* bias) {
+  s.bf16 = false;
+  execute(s, a32, b32, c, bias);
+}
+
 }  // namespace
+
+bool bf16_matmul_native() {
+  static const bool native = [] {
+    std::string impl;
+    try {
+      const memory::desc a_md({16, 16}, dt::bf16, memory::format_tag::ab);
+      const memory::desc c_md({16, 16}, dt::f32, memory::format_tag::ab);
+      dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, a_md, c_md), cpu_engine());
+      impl = pd.impl_info_str();
+    } catch (const dnnl::error&) {
+      impl.clear();
+    }
+    const bool ok = !impl.empty() && impl.find("ref") == std::string::npos;
+    if (!ok)
+      spdlog::warn(
+          "this CPU has no AVX-512 bf16 matmul in oneDNN{}: bf16 products are emulated in f32 (same "
+          "rounding of the operands, no speed-up)",
+          impl.empty() ? "" : " (only the reference kernel " + impl + ")");
+    return ok;
+  }();
+  return native;
+}
 
 void matmul_bf16(const MatmulShape& s, const uint16_t* a, const uint16_t* b, float* c,
                  const float* bias) {
   if (!s.bf16) throw std::invalid_argument("matmul_bf16: shape.bf16 is not set");
   if (s.m == 0 || s.n == 0 || s.batch == 0) return;
   if (s.k == 0) return empty_product(s, c, bias);
-  run(s, a, b, c, bias);
+  record(s);
+  if (bf16_matmul_native()) return execute(s, a, b, c, bias);
+  const int64_t na = s.batch * s.m * s.k, nb = s.batch * s.k * s.n;
+  F32Staging& st = f32_staging(na, nb);
+  widen_bf16(a, st.a.data(), na);
+  widen_bf16(b, st.b.data(), nb);
+  execute_emulated(s, st.a.data(), st.b.data(), c, bias);
 }
 
 void matmul(const MatmulShape& s, const float* a, const float* b, float* c, const float* bias) {
   if (s.m == 0 || s.n == 0 || s.batch == 0) return;
   if (s.k == 0) return empty_product(s, c, bias);
-  if (!s.bf16) return run(s, a, b, c, bias);
+  record(s);
+  if (!s.bf16) return execute(s, a, b, c, bias);
+  const int64_t na = s.batch * s.m * s.k, nb = s.batch * s.k * s.n;
+  if (!bf16_matmul_native()) {
+    F32Staging& st = f32_staging(na, nb);
+    round_through_bf16(a, st.a.data(), na);
+    round_through_bf16(b, st.b.data(), nb);
+    return execute_emulated(s, st.a.data(), st.b.data(), c, bias);
+  }
   // Per-thread staging buffers, grown once and reused; layouts are kept as stored.
   thread_local std::vector<uint16_t> a16, b16;
-  const int64_t na = s.batch * s.m * s.k, nb = s.batch * s.k * s.n;
   if (static_cast<int64_t>(a16.size()) < na) a16.resize(na);
   if (static_cast<int64_t>(b16.size()) < nb) b16.resize(nb);
   to_bf16_flat(a, a16.data(), na);
   to_bf16_flat(b, b16.data(), nb);
-  run(s, a16.data(), b16.data(), c, bias);
+  execute(s, a16.data(), b16.data(), c, bias);
 }
 
 void matmul_naive(const MatmulShape& s, const float* a, const float* b, float* c,

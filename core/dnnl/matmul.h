@@ -11,14 +11,24 @@ namespace tn {
 /// A is stored [M,K] row-major, or [K,M] when trans_a; B is [K,N], or [N,K] when trans_b (a
 /// PyTorch [out,in] Linear weight is B with trans_b). C is [M,N]. Batched operands are packed
 /// back to back (stride M*K, K*N, M*N). bias (length N, broadcast over rows) may be null.
+/// Build it with designated initializers, naming every flag that is set:
+/// `MatmulShape{.m = rows, .n = out, .k = in, .trans_b = true}`.
 struct MatmulShape {
   int64_t batch = 1, m = 0, n = 0, k = 0;
   bool trans_a = false, trans_b = false;
   bool accumulate = false;  // C += product instead of C = product
   bool bias = false;
-  bool bf16 = false;  // A and B in bfloat16 (AVX-512 BF16); accumulation and C stay f32
+  bool bf16 = false;  // A and B in bfloat16 (AVX-512 BF16, else emulated); C and accumulation f32
   bool operator==(const MatmulShape&) const = default;
 };
+
+/// Whether oneDNN has a bf16 matmul kernel on this CPU (AVX-512 BF16 / AMX): decided once, by
+/// creating a small bf16 primitive descriptor (a "ref" implementation counts as none). Where it
+/// has none, every bf16 product is emulated exactly: the bf16 operands are widened to f32 (exact)
+/// and multiplied by the f32 primitive (a product of two bf16 values is exact in f32, and
+/// accumulation is f32 in both), so only the summation order differs from the native kernel; the
+/// first call logs a warning once.
+bool bf16_matmul_native();
 
 /// Runs the cached primitive for `shape` on raw pointers, f32 in and out. With shape.bf16 the
 /// operands are first converted to bf16 (cached oneDNN reorders into per-thread staging buffers);
@@ -39,7 +49,8 @@ void matmul_record_begin();
 std::vector<MatmulShape> matmul_record_end();
 
 /// Runs each shape once on scratch operands (bf16 shapes on bf16 scratch, so no conversion is
-/// timed) and returns the seconds taken: the step's matrix products alone, through the same cached
+/// timed; where bf16 is emulated, the widening to f32 is part of the product and is timed) and
+/// returns the seconds taken: the step's matrix products alone, through the same cached
 /// primitives.
 double matmul_replay_seconds(const std::vector<MatmulShape>& shapes);
 

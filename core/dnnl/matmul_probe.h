@@ -25,7 +25,8 @@ struct MatmulProbeResult {
 /// Builds the primitive, runs `warmup` untimed reps, then `reps` timed reps (inputs filled with
 /// small random values; the first touch of the buffers happens before timing). Uses the OpenMP
 /// thread count in force. A "ref" (reference, unvectorised) implementation is not timed at large
-/// sizes: the result says so in `error` and ok is false.
+/// sizes, nor is bf16 where it is emulated (bf16_matmul_native() false: it would time the f32
+/// kernel): the result says so in `error` and ok is false.
 MatmulProbeResult probe_matmul(ProbeType type, int64_t m, int64_t n, int64_t k, int reps = 5,
                                int warmup = 1);
 

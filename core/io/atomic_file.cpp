@@ -17,7 +17,7 @@ void write_file_atomic(const std::string& path, std::string_view bytes) {
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f)
-    throw DataError("cannot write " + path + ": " + std::strerror(errno) +
+    throw IoError("cannot write " + path + ": " + std::strerror(errno) +
                     " (check that the directory exists and is writable)");
   const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size() &&
                   std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
@@ -25,13 +25,13 @@ void write_file_atomic(const std::string& path, std::string_view bytes) {
   std::fclose(f);
   if (!ok) {
     std::remove(tmp.c_str());
-    throw DataError("cannot write " + path + ": " + std::strerror(err) + " (disk full?)");
+    throw IoError("cannot write " + path + ": " + std::strerror(err) + " (disk full?)");
   }
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
   if (ec) {
     std::remove(tmp.c_str());
-    throw DataError("cannot rename " + tmp + " to " + path + ": " + ec.message());
+    throw IoError("cannot rename " + tmp + " to " + path + ": " + ec.message());
   }
 }
 

@@ -6,7 +6,8 @@
 
 namespace tn {
 
-/// Writes `bytes` to `path` atomically. Throws DataError naming the path on any I/O failure.
+/// Writes `bytes` to `path` atomically (a failed write leaves no temporary file behind). Throws
+/// IoError naming the path on any I/O failure (cannot create, write, flush or rename).
 void write_file_atomic(const std::string& path, std::string_view bytes);
 
 /// Reads a whole file. Throws DataError naming the path when it is missing or unreadable.

@@ -39,8 +39,9 @@ SafetensorsFile load_safetensors(const std::string& path);
 /// to a multiple of 8 bytes, and `__metadata__` (the string map; left out when empty) last. The
 /// output is byte-identical to the reference's save_safetensors for the same tensors and metadata
 /// (metadata keys in sorted order). Written atomically via write_file_atomic.
-/// Throws DataError naming the path on I/O failure or when a name or metadata string is not valid
-/// UTF-8; ShapeError when a tensor is undefined.
+/// Throws IoError naming the path on I/O failure (write_file_atomic), DataError when a name or
+/// metadata string cannot be written (not valid UTF-8, or "__metadata__"); ShapeError when a tensor
+/// is undefined.
 void save_safetensors(const std::string& path, const std::map<std::string, Tensor>& tensors,
                       const std::map<std::string, std::string>& metadata);
 

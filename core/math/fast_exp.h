@@ -1,12 +1,25 @@
 #pragma once
 // Vectorisable exp for softmax-style loops (libm's expf is a scalar call, so loops over it do not
-// vectorise; these are plain arithmetic that GCC turns into AVX-512 code).
+// vectorise; these are plain arithmetic that GCC turns into AVX2 or AVX-512 code).
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 
 namespace tn {
+
+/// cond ? a : b as a bitwise blend of the two values (both are computed). Why not `?:`: GCC's PRE
+/// pass turns a float select whose result is then used, or that picks a computed product, into a
+/// branch holding the product; under the default -ftrapping-math a floating-point operation in a
+/// branch is only if-converted with AVX-512 masks, so on AVX2 the whole loop silently stayed scalar
+/// (and an `omp simd` sum over it ran in order, one lane). The blend is integer arithmetic, which
+/// the vectoriser takes on any x86 vector width.
+inline float select_float(bool cond, float a, float b) {
+  const uint32_t mask = 0u - static_cast<uint32_t>(cond);
+  return std::bit_cast<float>((std::bit_cast<uint32_t>(a) & mask) |
+                              (std::bit_cast<uint32_t>(b) & ~mask));
+}
 
 /// exp(r') for the reduced argument of x = n·ln2 + r' (Cephes expf): r' = x − n·ln2 in two steps
 /// (ln2 split into a high and a low part), then the degree-6 polynomial. |x − n·ln2| <= ln2/2.
@@ -30,10 +43,11 @@ inline float exp_reduced(float x, float n) {
 inline float exp_nonpositive(float x) {
   const float n = std::nearbyint(x * 1.44269504088896341f);
   const float p = exp_reduced(x, n);
-  const int32_t bits = (static_cast<int32_t>(x < -87.33654f ? 0.f : n) + 127) << 23;
+  const bool under = x < -87.33654f;
+  const int32_t bits = (static_cast<int32_t>(select_float(under, 0.f, n)) + 127) << 23;
   float scale;
   std::memcpy(&scale, &bits, sizeof scale);
-  return x < -87.33654f ? 0.f : p * scale;
+  return select_float(under, 0.f, p * scale);
 }
 
 /// exp(x) for any float x in plain arithmetic (vectorisable, unlike libm's scalar expf): the
@@ -41,16 +55,17 @@ inline float exp_nonpositive(float x) {
 /// above ln(FLT_MAX) = 88.72284 give +inf, below -87.33654 give 0 (no denormals); NaN gives NaN.
 /// Max relative error about 2 ulp against std::exp.
 inline float exp_float(float x) {
-  const float xc = x > 88.72283f ? 88.72283f : (x < -87.33654f ? -87.33654f : x);
+  const bool over = x > 88.72283f, under = x < -87.33654f;
+  const float xc = select_float(over, 88.72283f, select_float(under, -87.33654f, x));
   const float n = std::nearbyint(xc * 1.44269504088896341f);
   const float p = exp_reduced(xc, n);
   const bool big = n > 127.f;  // 2^128 = 2·2^127
-  const int32_t bits = (static_cast<int32_t>(big ? 127.f : n) + 127) << 23;
+  const int32_t bits = (static_cast<int32_t>(select_float(big, 127.f, n)) + 127) << 23;
   float scale;
   std::memcpy(&scale, &bits, sizeof scale);
-  const float y = (big ? 2.f * p : p) * scale;
-  return x > 88.72283f ? std::numeric_limits<float>::infinity()
-                       : (x < -87.33654f ? 0.f : (x != x ? x : y));
+  const float y = select_float(big, 2.f * p, p) * scale;
+  return select_float(over, std::numeric_limits<float>::infinity(),
+                      select_float(under, 0.f, select_float(x != x, x, y)));
 }
 
 }  // namespace tn

@@ -3,13 +3,14 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 
 #include "core/autograd/grad_accum.h"
 #include "core/dnnl/engine.h"
+#include "core/dnnl/primitive_cache.h"
 #include "core/error.h"
+#include "core/parallel.h"
 
 namespace tn {
 namespace {
@@ -90,7 +91,7 @@ Layout check_args(const Tensor& x, const Tensor* weight, const Tensor* bias,
 // Copies the real rows of src [rows, d] into dst [N, d].
 void gather_rows(const Layout& l, const float* src, float* dst) {
   const int64_t d = l.d;
-#pragma omp parallel for schedule(static) if (l.n_real * d > 32768)
+#pragma omp parallel for schedule(static) if (l.n_real * d > kParallelMinElements)
   for (int64_t i = 0; i < l.n_real; ++i)
     std::memcpy(dst + i * d, src + l.real_rows[i] * d, sizeof(float) * d);
 }
@@ -98,7 +99,7 @@ void gather_rows(const Layout& l, const float* src, float* dst) {
 // Writes src [N, d] back to the real rows of dst [rows, d] and zeros the padded rows.
 void scatter_rows(const Layout& l, const float* src, float* dst) {
   const int64_t d = l.d;
-#pragma omp parallel for schedule(static) if (l.rows * d > 32768)
+#pragma omp parallel for schedule(static) if (l.rows * d > kParallelMinElements)
   for (int64_t i = 0; i < l.rows; ++i) {
     const int64_t k = l.block_row[i];
     if (k < 0) std::memset(dst + i * d, 0, sizeof(float) * d);
@@ -126,11 +127,9 @@ struct PrimKey {
 struct PrimKeyHash {
   size_t operator()(const PrimKey& k) const {
     size_t h = std::hash<int64_t>()(k.n_real);
-    auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
-    mix(std::hash<int64_t>()(k.d));
-    mix(static_cast<size_t>(k.pass) | (static_cast<size_t>(k.flags) << 4));
-    mix(std::hash<float>()(k.eps));
-    return h;
+    h = hash_mix(h, std::hash<int64_t>()(k.d));
+    h = hash_mix(h, static_cast<size_t>(k.pass) | (static_cast<size_t>(k.flags) << 4));
+    return hash_mix(h, std::hash<float>()(k.eps));
   }
 };
 
@@ -144,7 +143,7 @@ memory::desc block_desc(int64_t n_real, int64_t d) {
   return memory::desc({n_real, d, 1, 1}, memory::data_type::f32, memory::format_tag::nhwc);
 }
 
-std::shared_ptr<const dnnl::primitive> build_primitive(const PrimKey& k) {
+dnnl::primitive build_primitive(const PrimKey& k) {
   auto& eng = cpu_engine();
   const memory::desc md = block_desc(k.n_real, k.d);
   const auto flags = static_cast<normalization_flags>(k.flags);
@@ -155,13 +154,13 @@ std::shared_ptr<const dnnl::primitive> build_primitive(const PrimKey& k) {
     case Pass::ForwardTraining: {
       dnnl::batch_normalization_forward::desc desc(prop_kind::forward_training, md, k.eps, flags);
       dnnl::batch_normalization_forward::primitive_desc pd(desc, eng);
-      return std::make_shared<dnnl::batch_normalization_forward>(pd);
+      return dnnl::batch_normalization_forward(pd);
     }
     case Pass::ForwardInference: {
       dnnl::batch_normalization_forward::desc desc(prop_kind::forward_inference, md, k.eps,
                                                    flags | global);
       dnnl::batch_normalization_forward::primitive_desc pd(desc, eng);
-      return std::make_shared<dnnl::batch_normalization_forward>(pd);
+      return dnnl::batch_normalization_forward(pd);
     }
     case Pass::BackwardBatchStats:
     case Pass::BackwardGlobalStats: {
@@ -171,20 +170,15 @@ std::shared_ptr<const dnnl::primitive> build_primitive(const PrimKey& k) {
       dnnl::batch_normalization_backward::desc desc(
           has_params ? prop_kind::backward : prop_kind::backward_data, md, md, k.eps, f);
       dnnl::batch_normalization_backward::primitive_desc pd(desc, eng, hint);
-      return std::make_shared<dnnl::batch_normalization_backward>(pd);
+      return dnnl::batch_normalization_backward(pd);
     }
   }
   throw ShapeError("[batch_norm] unknown pass");
 }
 
 std::shared_ptr<const dnnl::primitive> get_primitive(const PrimKey& k) {
-  static std::mutex mutex;
-  static std::unordered_map<PrimKey, std::shared_ptr<const dnnl::primitive>, PrimKeyHash> cache;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = cache.find(k);
-  if (it != cache.end()) return it->second;
-  if (cache.size() >= kMaxCached) cache.clear();
-  return cache.emplace(k, build_primitive(k)).first->second;
+  static PrimitiveCache<PrimKey, dnnl::primitive, PrimKeyHash> cache(kMaxCached);
+  return cache.get(k, [&k] { return build_primitive(k); });
 }
 
 memory wrap(const memory::desc& md, const float* p) {

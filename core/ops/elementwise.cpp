@@ -2,6 +2,7 @@
 
 #include "core/autograd/grad_accum.h"
 #include "core/error.h"
+#include "core/parallel.h"
 
 namespace tn {
 namespace {
@@ -18,10 +19,10 @@ void deliver(const Var& v, const float* dy, const float* factor, float alpha, in
   GradSink sink(v);
   float* out = sink.data();
   if (factor) {
-#pragma omp parallel for simd schedule(static) if (n > 32768)
+#pragma omp parallel for simd schedule(static) if (n > kParallelMinElements)
     for (int64_t i = 0; i < n; ++i) out[i] = dy[i] * factor[i] * alpha;
   } else {
-#pragma omp parallel for simd schedule(static) if (n > 32768)
+#pragma omp parallel for simd schedule(static) if (n > kParallelMinElements)
     for (int64_t i = 0; i < n; ++i) out[i] = dy[i] * alpha;
   }
 }
@@ -35,7 +36,7 @@ Var add(Tape& tape, const Var& a, const Var& b) {
   const float* ap = a->value.data();
   const float* bp = b->value.data();
   float* yp = y.data();
-#pragma omp parallel for simd schedule(static) if (n > 32768)
+#pragma omp parallel for simd schedule(static) if (n > kParallelMinElements)
   for (int64_t i = 0; i < n; ++i) yp[i] = ap[i] + bp[i];
   Var result = make_var(std::move(y));
   if (!tape.needs_grad({&a, &b})) return result;
@@ -55,7 +56,7 @@ Var mul(Tape& tape, const Var& a, const Var& b) {
   const float* ap = a->value.data();
   const float* bp = b->value.data();
   float* yp = y.data();
-#pragma omp parallel for simd schedule(static) if (n > 32768)
+#pragma omp parallel for simd schedule(static) if (n > kParallelMinElements)
   for (int64_t i = 0; i < n; ++i) yp[i] = ap[i] * bp[i];
   Var result = make_var(std::move(y));
   if (!tape.needs_grad({&a, &b})) return result;
@@ -73,7 +74,7 @@ Var scale(Tape& tape, const Var& x, float alpha) {
   Tensor y = Tensor::empty(x->value.shape());
   const float* xp = x->value.data();
   float* yp = y.data();
-#pragma omp parallel for simd schedule(static) if (n > 32768)
+#pragma omp parallel for simd schedule(static) if (n > kParallelMinElements)
   for (int64_t i = 0; i < n; ++i) yp[i] = xp[i] * alpha;
   Var result = make_var(std::move(y));
   if (!tape.needs_grad({&x})) return result;
@@ -96,7 +97,7 @@ Var dropout(Tape& tape, const Var& x, float p, bool training, Rng& rng) {
   float* mp = mask.data();
   float* yp = y.data();
   const float* xp = x->value.data();
-#pragma omp parallel for schedule(static) if (n > 32768)
+#pragma omp parallel for schedule(static) if (n > kParallelMinElements)
   for (int64_t i = 0; i < n; ++i) {
     mp[i] = counter_uniform(key, static_cast<uint64_t>(i)) < p ? 0.0f : keep_scale;
     yp[i] = xp[i] * mp[i];

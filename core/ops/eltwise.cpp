@@ -1,11 +1,11 @@
 #include "core/ops/eltwise.h"
 
-#include <map>
-#include <mutex>
-#include <tuple>
+#include <memory>
 
 #include "core/autograd/grad_accum.h"
 #include "core/dnnl/engine.h"
+#include "core/dnnl/primitive_cache.h"
+#include "core/parallel.h"
 
 namespace tn {
 namespace {
@@ -42,43 +42,53 @@ struct Prims {
   dnnl::eltwise_backward bwd;
 };
 
-const Prims& prims_for(Eltwise kind, int64_t n) {
-  static std::mutex mutex;
-  static std::map<std::pair<int, int64_t>, Prims> cache;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto key = std::make_pair(static_cast<int>(kind), n);
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
-  auto& eng = cpu_engine();
-  memory::desc md({n}, memory::data_type::f32, memory::format_tag::a);
-  const algorithm alg = algorithm_of(kind);
-  const float alpha = alpha_of(kind);
-  dnnl::eltwise_forward::desc fd(dnnl::prop_kind::forward_training, alg, md, alpha, 0.0f);
-  dnnl::eltwise_forward::primitive_desc fpd(fd, eng);
-  dnnl::eltwise_backward::desc bd(alg, md, md, alpha, 0.0f);
-  dnnl::eltwise_backward::primitive_desc bpd(bd, eng, fpd);
-  return cache.emplace(key, Prims{md, dnnl::eltwise_forward(fpd), dnnl::eltwise_backward(bpd)})
-      .first->second;
+struct PrimsKey {
+  Eltwise kind;
+  int64_t n;
+  bool operator==(const PrimsKey&) const = default;
+};
+
+struct PrimsKeyHash {
+  size_t operator()(const PrimsKey& k) const {
+    return hash_mix(std::hash<int>()(static_cast<int>(k.kind)), std::hash<int64_t>()(k.n));
+  }
+};
+
+std::shared_ptr<const Prims> prims_for(Eltwise kind, int64_t n) {
+  static PrimitiveCache<PrimsKey, Prims, PrimsKeyHash> cache;
+  return cache.get({kind, n}, [kind, n] {
+    auto& eng = cpu_engine();
+    memory::desc md({n}, memory::data_type::f32, memory::format_tag::a);
+    const algorithm alg = algorithm_of(kind);
+    const float alpha = alpha_of(kind);
+    dnnl::eltwise_forward::desc fd(dnnl::prop_kind::forward_training, alg, md, alpha, 0.0f);
+    dnnl::eltwise_forward::primitive_desc fpd(fd, eng);
+    dnnl::eltwise_backward::desc bd(alg, md, md, alpha, 0.0f);
+    dnnl::eltwise_backward::primitive_desc bpd(bd, eng, fpd);
+    return Prims{md, dnnl::eltwise_forward(fpd), dnnl::eltwise_backward(bpd)};
+  });
 }
 
 }  // namespace
 
 void eltwise_forward(Eltwise kind, const float* x, float* y, int64_t n) {
   if (n == 0) return;
-  const Prims& p = prims_for(kind, n);
+  const std::shared_ptr<const Prims> prims = prims_for(kind, n);
+  const Prims& p = *prims;
   auto& eng = cpu_engine();
   memory src(p.md, eng, const_cast<float*>(x)), dst(p.md, eng, y);
   p.fwd.execute(cpu_stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
   cpu_stream().wait();
   if (kind == Eltwise::OnePlusElu) {
-#pragma omp parallel for simd schedule(static) if (n > 32768)
+#pragma omp parallel for simd schedule(static) if (n > kParallelMinElements)
     for (int64_t i = 0; i < n; ++i) y[i] += 1.0f;
   }
 }
 
 void eltwise_backward(Eltwise kind, const float* x, const float* dy, float* dx, int64_t n) {
   if (n == 0) return;
-  const Prims& p = prims_for(kind, n);
+  const std::shared_ptr<const Prims> prims = prims_for(kind, n);
+  const Prims& p = *prims;
   auto& eng = cpu_engine();
   memory src(p.md, eng, const_cast<float*>(x)), ddst(p.md, eng, const_cast<float*>(dy)),
       dsrc(p.md, eng, dx);

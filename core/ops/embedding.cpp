@@ -4,6 +4,7 @@
 
 #include "core/autograd/grad_accum.h"
 #include "core/error.h"
+#include "core/parallel.h"
 
 namespace tn {
 
@@ -22,7 +23,7 @@ Var embedding(Tape& tape, const Var& table, const std::vector<int32_t>& ids, int
   Tensor y = Tensor::empty({batch, seq_len, d});
   const float* tp = table->value.data();
   float* yp = y.data();
-#pragma omp parallel for schedule(static) if (n * d > 32768)
+#pragma omp parallel for schedule(static) if (n * d > kParallelMinElements)
   for (int64_t i = 0; i < n; ++i) {
     const float* row = tp + static_cast<int64_t>(ids[i]) * d;
     float* out = yp + i * d;
@@ -39,7 +40,7 @@ Var embedding(Tape& tape, const Var& table, const std::vector<int32_t>& ids, int
     const float* dy = result->grad.data();
     // Duplicate ids make rows collide, so split the work over columns, not rows.
     const int64_t rows = static_cast<int64_t>(saved.size());
-#pragma omp parallel for schedule(static) if (rows * d > 32768)
+#pragma omp parallel for schedule(static) if (rows * d > kParallelMinElements)
     for (int64_t j0 = 0; j0 < d; j0 += 16) {
       const int64_t j1 = std::min<int64_t>(d, j0 + 16);
       for (int64_t i = 0; i < rows; ++i) {
@@ -62,7 +63,7 @@ Var add_positions(Tape& tape, const Var& x, const Var& positions) {
   const float* pp = positions->value.data();
   float* yp = y.data();
   const int64_t per_batch = seq_len * d;
-#pragma omp parallel for schedule(static) if (batch * per_batch > 32768)
+#pragma omp parallel for schedule(static) if (batch * per_batch > kParallelMinElements)
   for (int64_t b = 0; b < batch; ++b)
 #pragma omp simd
     for (int64_t i = 0; i < per_batch; ++i) yp[b * per_batch + i] = xp[b * per_batch + i] + pp[i];

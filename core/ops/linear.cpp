@@ -1,6 +1,7 @@
 #include "core/ops/linear.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "core/autograd/grad_accum.h"
 #include "core/dnnl/matmul.h"
@@ -26,6 +27,30 @@ void bias_grad(const float* dy, int64_t rows, int64_t cols, float* db) {
     for (int64_t j = 0; j < width; ++j) db[j0 + j] += acc[j];
   }
 }
+
+/// One operand of the products below: the f32 tensor (read when the product runs), or, on a bf16
+/// tape, its bf16 copy, converted once and shared by every product that reads it.
+struct Operand {
+  const Tensor* f32 = nullptr;
+  std::shared_ptr<const Bf16Buffer> bf16;
+};
+
+/// The operand of t: its bf16 copy from `convert` on a bf16 tape, else t itself.
+template <class Convert>
+Operand operand(bool bf16, const Tensor& t, Convert&& convert) {
+  return bf16 ? Operand{nullptr, convert()} : Operand{&t, nullptr};
+}
+
+/// C (+)= op(A)·op(B) (+ bias) for s, in the operands' precision (both bf16 or both f32).
+void product(MatmulShape s, const Operand& a, const Operand& b, float* c,
+             const float* bias = nullptr) {
+  if (a.bf16) {
+    s.bf16 = true;
+    matmul_bf16(s, a.bf16->data(), b.bf16->data(), c, bias);
+  } else {
+    matmul(s, a.f32->data(), b.f32->data(), c, bias);
+  }
+}
 }  // namespace
 
 Var linear(Tape& tape, const Var& x, const Var& weight, const Var& bias) {
@@ -40,56 +65,33 @@ Var linear(Tape& tape, const Var& x, const Var& weight, const Var& bias) {
   Tensor y = Tensor::empty(out_shape);
   const float* bias_ptr = bias ? bias->value.data() : nullptr;
   const bool record = tape.needs_grad({&x, &weight, &bias});
-  if (tape.bf16()) {
-    // bf16 products: x through the tape's cache (shared with the other products reading it and
-    // with this op's weight gradient), W converted once for the forward and dx.
-    std::shared_ptr<const Bf16Buffer> x16 = tape.bf16_of(x);
-    std::shared_ptr<const Bf16Buffer> w16 = Bf16Buffer::copy_of(w.data(), w.numel());
-    matmul_bf16({1, rows, out, in, false, true, false, bias != nullptr, true}, x16->data(),
-                w16->data(), y.data(), bias_ptr);
-    Var result = make_var(std::move(y));
-    if (!record) return result;
-    result->requires_grad = true;
-    tape.record([x, weight, bias, result, rows, in, out, x16, w16]() {
-      if (!result->has_grad()) return;
-      const float* dy = result->grad.data();
-      // dy is converted once: A of dx = dy W, and (read transposed) of dW += dyᵀ x.
-      auto dy16 = Bf16Buffer::copy_of(dy, rows * out);
-      if (x->requires_grad) {
-        bool acc;
-        float* dx = grad_destination(x, acc);
-        matmul_bf16({1, rows, in, out, false, false, acc, false, true}, dy16->data(), w16->data(),
-                    dx);
-      }
-      if (weight->requires_grad) {
-        bool acc;
-        float* dw = grad_destination(weight, acc);
-        matmul_bf16({1, out, in, rows, true, false, acc, false, true}, dy16->data(), x16->data(),
-                    dw);
-      }
-      if (bias && bias->requires_grad) bias_grad(dy, rows, out, bias->grad_buf().data());
-    });
-    return result;
-  }
-  matmul({1, rows, out, in, false, true, false, bias != nullptr}, x->value.data(), w.data(),
-         y.data(), bias_ptr);
+  // bf16 products: x through the tape's cache (shared with the other products reading it and
+  // with this op's weight gradient), W converted once for the forward and dx.
+  const bool bf16 = tape.bf16();
+  const Operand xa = operand(bf16, x->value, [&] { return tape.bf16_of(x); });
+  const Operand wa = operand(bf16, w, [&] { return Bf16Buffer::copy_of(w.data(), w.numel()); });
+  product({.m = rows, .n = out, .k = in, .trans_b = true, .bias = bias != nullptr}, xa, wa,
+          y.data(), bias_ptr);
   Var result = make_var(std::move(y));
   if (!record) return result;
   result->requires_grad = true;
-  tape.record([x, weight, bias, result, rows, in, out]() {
+  tape.record([x, weight, bias, result, rows, in, out, bf16, xa, wa]() {
     if (!result->has_grad()) return;
-    const float* dy = result->grad.data();
+    const Tensor& dy = result->grad;
+    // In bf16, dy is converted once: A of dx = dy W, and (read transposed) of dW += dyᵀ x.
+    const Operand dya =
+        operand(bf16, dy, [&] { return Bf16Buffer::copy_of(dy.data(), rows * out); });
     if (x->requires_grad) {  // dx (+)= dy W
       bool acc;
       float* dx = grad_destination(x, acc);
-      matmul({1, rows, in, out, false, false, acc, false}, dy, weight->value.data(), dx);
+      product({.m = rows, .n = in, .k = out, .accumulate = acc}, dya, wa, dx);
     }
     if (weight->requires_grad) {  // dW (+)= dyᵀ x
       bool acc;
       float* dw = grad_destination(weight, acc);
-      matmul({1, out, in, rows, true, false, acc, false}, dy, x->value.data(), dw);
+      product({.m = out, .n = in, .k = rows, .trans_a = true, .accumulate = acc}, dya, xa, dw);
     }
-    if (bias && bias->requires_grad) bias_grad(dy, rows, out, bias->grad_buf().data());
+    if (bias && bias->requires_grad) bias_grad(dy.data(), rows, out, bias->grad_buf().data());
   });
   return result;
 }

@@ -9,6 +9,7 @@
 #include "core/dnnl/matmul.h"
 #include "core/error.h"
 #include "core/ops/softmax_xent_rows.h"
+#include "core/parallel.h"
 
 namespace tn {
 
@@ -63,10 +64,12 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
     const int64_t rc = std::min(chunk, rows - r0);
     float* lp = logits.data();
     if (bf16)
-      matmul_bf16({1, rc, vocab, d, false, true, false, bias != nullptr, true},
-                  h16->data() + r0 * d, w16->data(), lp, bp);
+      matmul_bf16(
+          {.m = rc, .n = vocab, .k = d, .trans_b = true, .bias = bias != nullptr, .bf16 = true},
+          h16->data() + r0 * d, w16->data(), lp, bp);
     else
-      matmul({1, rc, vocab, d, false, true, false, bias != nullptr}, hp + r0 * d, wp, lp, bp);
+      matmul({.m = rc, .n = vocab, .k = d, .trans_b = true, .bias = bias != nullptr},
+             hp + r0 * d, wp, lp, bp);
     // g = (softmax − onehot) / n, f32 in place unless only its bf16 copy is needed.
     float* g = record && (!bf16 || bias) ? lp : nullptr;
     uint16_t* gb = record && bf16 ? g16->data() : nullptr;
@@ -80,13 +83,15 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
     }
     // d hidden_c = g W ; d W (+)= gᵀ hidden_c
     if (bf16) {
-      matmul_bf16({1, rc, d, vocab, false, false, false, false, true}, gb, w16->data(),
+      matmul_bf16({.m = rc, .n = d, .k = vocab, .bf16 = true}, gb, w16->data(),
                   d_hidden.data() + r0 * d);
-      matmul_bf16({1, vocab, d, rc, true, false, r0 > 0, false, true}, gb,
-                  h16->data() + r0 * d, d_weight.data());
+      matmul_bf16(
+          {.m = vocab, .n = d, .k = rc, .trans_a = true, .accumulate = r0 > 0, .bf16 = true}, gb,
+          h16->data() + r0 * d, d_weight.data());
     } else {
-      matmul({1, rc, d, vocab, false, false, false, false}, lp, wp, d_hidden.data() + r0 * d);
-      matmul({1, vocab, d, rc, true, false, r0 > 0, false}, lp, hp + r0 * d, d_weight.data());
+      matmul({.m = rc, .n = d, .k = vocab}, lp, wp, d_hidden.data() + r0 * d);
+      matmul({.m = vocab, .n = d, .k = rc, .trans_a = true, .accumulate = r0 > 0}, lp, hp + r0 * d,
+             d_weight.data());
     }
   }
   LmLoss out;
@@ -108,7 +113,7 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
         if (s != 1.0f) {
           float* dst = v->grad.data();
           const int64_t n = g.numel();
-#pragma omp parallel for simd schedule(static) if (n > 32768)
+#pragma omp parallel for simd schedule(static) if (n > kParallelMinElements)
           for (int64_t i = 0; i < n; ++i) dst[i] *= s;
         }
         return;
@@ -116,7 +121,7 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
       float* dst = v->grad.data();
       const float* src = g.data();
       const int64_t n = g.numel();
-#pragma omp parallel for simd schedule(static) if (n > 32768)
+#pragma omp parallel for simd schedule(static) if (n > kParallelMinElements)
       for (int64_t i = 0; i < n; ++i) dst[i] += s * src[i];
     };
     deliver(hidden, d_hidden);
@@ -133,7 +138,8 @@ Tensor lm_logits(const Tensor& hidden, const Tensor& weight, const std::vector<i
   for (size_t i = 0; i < rows.size(); ++i)
     std::memcpy(picked.data() + i * d, hidden.data() + rows[i] * d, sizeof(float) * d);
   Tensor out = Tensor::empty({static_cast<int64_t>(rows.size()), vocab});
-  matmul({1, static_cast<int64_t>(rows.size()), vocab, d, false, true, false, bias != nullptr},
+  matmul({.m = static_cast<int64_t>(rows.size()), .n = vocab, .k = d, .trans_b = true,
+          .bias = bias != nullptr},
          picked.data(), weight.data(), out.data(), bias ? bias->data() : nullptr);
   return out;
 }

@@ -4,6 +4,7 @@
 
 #include "core/autograd/grad_accum.h"
 #include "core/error.h"
+#include "core/parallel.h"
 #include "layers/attention/kernels/cosformer_features.h"
 #include "layers/attention/kernels/linear_attention.h"
 #include "layers/attention/kernels/performer_features.h"
@@ -99,7 +100,7 @@ Var divide_by_denominator(Tape& tape, const Var& num, const Var& den, float eps)
   const float* np = num->value.data();
   const float* dp = den->value.data();
   float* yp = y.data();
-#pragma omp parallel for schedule(static) if (rows * dh > 32768)
+#pragma omp parallel for schedule(static) if (rows * dh > kParallelMinElements)
   for (int64_t r = 0; r < rows; ++r) {
     const float inv = 1.0f / std::max(dp[r], eps);
     for (int64_t j = 0; j < dh; ++j) yp[r * dh + j] = np[r * dh + j] * inv;

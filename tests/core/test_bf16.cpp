@@ -69,7 +69,8 @@ TEST_CASE("matmul_bf16: pre-converted operands in every layout equal f32 product
     for (bool tb : {false, true})
       for (bool acc : {false, true})
         for (bool bias : {false, true}) {
-          MatmulShape s{2, 19, 37, 21, ta, tb, acc, bias, true};
+          MatmulShape s{.batch = 2, .m = 19, .n = 37, .k = 21, .trans_a = ta, .trans_b = tb,
+                        .accumulate = acc, .bias = bias, .bf16 = true};
           const auto a = randn(s.batch * s.m * s.k, gen), b = randn(s.batch * s.k * s.n, gen);
           const auto bv = randn(s.n, gen), c0 = randn(s.batch * s.m * s.n, gen);
           std::vector<float> c = c0, ref = c0;
@@ -83,7 +84,7 @@ TEST_CASE("matmul_bf16: pre-converted operands in every layout equal f32 product
           for (size_t i = 0; i < c.size(); ++i)
             CHECK(c[i] == doctest::Approx(ref[i]).epsilon(1e-5).scale(1.0));
         }
-  MatmulShape not_bf16{1, 2, 2, 2};
+  MatmulShape not_bf16{.m = 2, .n = 2, .k = 2};
   uint16_t x[4] = {};
   float y[4];
   CHECK_THROWS(matmul_bf16(not_bf16, x, x, y));

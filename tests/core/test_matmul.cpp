@@ -4,6 +4,7 @@
 #include <random>
 #include <vector>
 
+#include "core/dnnl/bf16.h"
 #include "core/dnnl/matmul.h"
 
 using namespace tn;
@@ -15,7 +16,8 @@ TEST_CASE("matmul: oneDNN equals the naive loop for every transpose, bias and ac
     for (bool tb : {false, true})
       for (bool acc : {false, true})
         for (bool bias : {false, true}) {
-          MatmulShape s{2, 5, 7, 3, ta, tb, acc, bias};
+          MatmulShape s{.batch = 2, .m = 5, .n = 7, .k = 3, .trans_a = ta, .trans_b = tb,
+                        .accumulate = acc, .bias = bias};
           std::vector<float> a(s.batch * s.m * s.k), b(s.batch * s.k * s.n), c(s.batch * s.m * s.n),
               bv(s.n);
           for (auto* v : {&a, &b, &c, &bv})
@@ -31,7 +33,7 @@ TEST_CASE("matmul bf16: operands rounded to bfloat16, f32 accumulation (relative
   std::mt19937 gen(5);
   std::normal_distribution<float> normal;
   for (bool tb : {false, true}) {
-    MatmulShape s{1, 33, 65, 130, false, tb, false, true};
+    MatmulShape s{.m = 33, .n = 65, .k = 130, .trans_b = tb, .bias = true};
     std::vector<float> a(s.m * s.k), b(s.k * s.n), c(s.m * s.n), ref(s.m * s.n), bias(s.n);
     for (auto* v : {&a, &b, &bias})
       for (float& x : *v) x = normal(gen);
@@ -49,16 +51,57 @@ TEST_CASE("matmul bf16: operands rounded to bfloat16, f32 accumulation (relative
   }
 }
 
+TEST_CASE("matmul bf16 without a native kernel: exactly the f32 primitive on the rounded operands") {
+  if (bf16_matmul_native()) return;  // AVX-512 BF16: the native kernel's summation order differs
+  std::mt19937 gen(7);
+  std::normal_distribution<float> normal;
+  for (bool ta : {false, true})
+    for (bool acc : {false, true}) {
+      MatmulShape s{.batch = 2, .m = 9, .n = 11, .k = 40, .trans_a = ta, .trans_b = true,
+                    .accumulate = acc, .bias = true, .bf16 = true};
+      std::vector<float> a(s.batch * s.m * s.k), b(s.batch * s.k * s.n), c(s.batch * s.m * s.n),
+          bias(s.n);
+      for (auto* v : {&a, &b, &c, &bias})
+        for (float& x : *v) x = normal(gen);
+      std::vector<float> a_r(a.size()), b_r(b.size());
+      std::vector<uint16_t> a16(a.size()), b16(b.size());
+      for (size_t i = 0; i < a.size(); ++i) a_r[i] = from_bf16_bits(a16[i] = to_bf16_bits(a[i]));
+      for (size_t i = 0; i < b.size(); ++i) b_r[i] = from_bf16_bits(b16[i] = to_bf16_bits(b[i]));
+      MatmulShape f32 = s;
+      f32.bf16 = false;
+      std::vector<float> ref = c, from_f32 = c, from_bf16 = c;
+      matmul(f32, a_r.data(), b_r.data(), ref.data(), bias.data());
+      matmul(s, a.data(), b.data(), from_f32.data(), bias.data());            // rounds a and b
+      matmul_bf16(s, a16.data(), b16.data(), from_bf16.data(), bias.data());  // widens them
+      CHECK(from_f32 == ref);
+      CHECK(from_bf16 == ref);
+      CHECK(from_f32 != c);  // it wrote
+    }
+}
+
 TEST_CASE("matmul recording: the shapes of the calls between begin and end, replayable") {
   std::vector<float> a(6 * 4, 1.0f), b(4 * 5, 1.0f), c(6 * 5);
-  matmul({1, 6, 5, 4}, a.data(), b.data(), c.data());  // not recorded
+  matmul({.m = 6, .n = 5, .k = 4}, a.data(), b.data(), c.data());  // not recorded
   matmul_record_begin();
-  matmul({1, 6, 5, 4}, a.data(), b.data(), c.data());
-  matmul({1, 5, 4, 6, true, false, true}, c.data(), a.data(), b.data());
+  matmul({.m = 6, .n = 5, .k = 4}, a.data(), b.data(), c.data());  // c = 4 (4 products of 1s)
+  matmul({.m = 5, .n = 4, .k = 6, .trans_a = true, .accumulate = true}, c.data(), a.data(),
+         b.data());  // b = 1 + 6 · 4 = 25
   const std::vector<MatmulShape> shapes = matmul_record_end();
-  matmul({1, 6, 5, 4}, a.data(), b.data(), c.data());  // not recorded
+  CHECK(c == std::vector<float>(c.size(), 4.0f));
+  CHECK(b == std::vector<float>(b.size(), 25.0f));
+  matmul({.m = 6, .n = 5, .k = 4}, a.data(), b.data(), c.data());  // not recorded: c = 4 · 25
   REQUIRE(shapes.size() == 2);
-  CHECK(shapes[0] == MatmulShape{1, 6, 5, 4});
-  CHECK(shapes[1].trans_a);
-  CHECK(matmul_replay_seconds(shapes) >= 0.0);
+  CHECK(shapes[0] == MatmulShape{.m = 6, .n = 5, .k = 4});
+  CHECK(shapes[1] == MatmulShape{.m = 5, .n = 4, .k = 6, .trans_a = true, .accumulate = true});
+
+  // The replay runs exactly the recorded products (recorded again while it runs), a bf16 one as
+  // bf16 even where it is emulated, on its own scratch: the caller's operands are untouched.
+  std::vector<MatmulShape> replayed = shapes;
+  replayed.push_back({.m = 3, .n = 2, .k = 5, .trans_b = true, .bias = true, .bf16 = true});
+  matmul_record_begin();
+  const double seconds = matmul_replay_seconds(replayed);
+  CHECK(matmul_record_end() == replayed);
+  CHECK(seconds > 0.0);
+  CHECK(c == std::vector<float>(c.size(), 100.0f));
+  CHECK(b == std::vector<float>(b.size(), 25.0f));
 }

@@ -41,6 +41,14 @@ TEST_CASE("softmax_xent_rows: NLL and softmax − onehot equal the double refere
     CHECK(both.sum_nll == doctest::Approx(ref.sum_nll).epsilon(1e-6));
     double worst = 0;
     for (int64_t i = 0; i < rows * cols; ++i) worst = std::max(worst, double(std::abs(work[i] - ref_grad[i])));
+    // Why 1e-6 (u = 2^-24; g_j = p_j − [j = t] with p_j <= 1): exp_nonpositive is within 3 ulp,
+    // rounding x_j − max adds |x_j − max|·u·p_j <= u/e, and 1/sum and e_j·(1/sum) add 2u; the
+    // f32 sum of the e_j dominates at 5000 columns. Its worst case, (m + log2 L)·u relative for L
+    // lanes of m = cols/L terms (3.7e-5 for 8 lanes), is not approached because its rounding
+    // errors mostly cancel: at 5000 columns the worst |Δg| here is 9.2e-7 with 8 lanes (AVX2, and
+    // GCC's 256-bit preference on AVX-512 CPUs) and 4e-7 with 16, about 1.6·√m·u·p. Summed in one
+    // lane (the loop left scalar) it is 4.4e-6: this bound caught that on AVX2, where the exp loop
+    // did not vectorise before fast_exp.h's select_float.
     CHECK(worst < 1e-6);
     int bad_rounding = 0;
     for (int64_t i = 0; i < rows * cols; ++i) bad_rounding += g16[i] != to_bf16_bits(work[i]);

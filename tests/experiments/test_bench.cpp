@@ -14,7 +14,7 @@
 #include "experiments/bench_flops.h"
 #include "experiments/bench_precision.h"
 #include "experiments/bench_trainer.h"
-#include "experiments/stats.h"
+#include "core/math/stats.h"
 #include "experiments/bench_scaling.h"
 #include "layers/model_config_json.h"
 

@@ -1,5 +1,5 @@
 #pragma once
-// Small summaries of repeated timings.
+// Small summaries of repeated measurements (timings of bench and of the matmul probe).
 #include <algorithm>
 #include <vector>
 
