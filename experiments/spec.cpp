@@ -190,7 +190,6 @@ ordered_json ordered_model(const json& model) {
   return out;
 }
 
-ordered_json nullable(const std::string& s) { return s.empty() ? ordered_json(nullptr) : ordered_json(s); }
 
 
 ordered_json schedule_json(const ScheduleSpec& s) {
