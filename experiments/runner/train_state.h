@@ -28,7 +28,7 @@ struct TrainState {
   std::vector<EvalRecord> evals;      // evaluation records so far (summary.json)
 };
 
-/// Writes the optimizer's moments and `state` to `path` atomically. Throws DataError on I/O failure.
+/// Writes the optimizer's moments and `state` to `path` atomically. Throws IoError when the write fails.
 void save_train_state(const std::string& path, const AdamW& optimizer, const TrainState& state);
 
 /// Reads `path` into `optimizer` (moments and step count) and returns the rest. Throws DataError
