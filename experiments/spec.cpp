@@ -128,10 +128,28 @@ TrainSpec resolve_train(const JsonSection& s) {
   return t;
 }
 
+/// `paper:` values: numbers, under dotted names or nested mappings ({test: {ppl: 31.01}}).
+void flatten_paper(const JsonSection& s, const std::string& prefix, std::map<std::string, double>& out) {
+  for (const std::string& key : s.keys()) {
+    const json* v = s.get(key);
+    if (!v) continue;
+    if (v->is_object()) {
+      flatten_paper(s.section(key), prefix + key + ".", out);
+    } else {
+      out[prefix + key] = s.number(key, 0);
+    }
+  }
+}
+
+std::map<std::string, double> resolve_paper(const JsonSection& s) {
+  std::map<std::string, double> out;
+  flatten_paper(s, "", out);
+  return out;
+}
 
 ExperimentSpec resolve_spec(const json& root, const std::string& path) {
   const JsonSection top(root, "");
-  top.check_keys({"task", "model", "data", "train"}, true);
+  top.check_keys({"task", "model", "data", "train", "paper"}, true);
   if (!top.has("model"))
     top.fail("model", "is required", "add a model: section (e.g. d_model, n_layers, n_heads; see quickstart.yaml)");
   ExperimentSpec spec;
@@ -145,6 +163,7 @@ ExperimentSpec resolve_spec(const json& root, const std::string& path) {
   spec.vocab_size_given = model.is_object() && model.contains("vocab_size") && !model["vocab_size"].is_null();
   spec.data = resolve_data_spec(top.section("data"));
   spec.train = resolve_train(top.section("train"));
+  spec.paper = resolve_paper(top.section("paper"));
   const int64_t seq_len = spec.data->tokens_per_sample();
   if (spec.model.positional == Positional::Learned && seq_len > spec.model.max_positions)
     throw ConfigIssue("data.seq_len",
@@ -288,6 +307,11 @@ ordered_json spec_to_json(const ExperimentSpec& spec) {
   root["model"] = ordered_model(model);
   root["data"] = spec.data ? spec.data->to_json() : ordered_json(nullptr);
   root["train"] = train_json(spec.train);
+  if (!spec.paper.empty()) {
+    ordered_json paper = ordered_json::object();
+    for (const auto& [name, value] : spec.paper) paper[name] = value;
+    root["paper"] = paper;
+  }
   return root;
 }
 

@@ -6,6 +6,7 @@
 // `vocab_size` may be left out (filled from the data's vocabulary). The `data:` section belongs to
 // the reader named by data.reader (data/readers/registry.h); the task to experiments/tasks.
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -67,6 +68,10 @@ struct ExperimentSpec {
   bool vocab_size_given = false;  // vocab_size may be left out: filled from the data's vocabulary later (model.vocab_size 0)
   std::shared_ptr<const DataSpec> data;  // the reader's typed section; never null in a resolved spec
   TrainSpec train;
+  /// `paper:` the published values this run is compared with ({"test.ppl": 31.01}); nested
+  /// mappings are flattened to dotted metric names ("split.metric"). Shown beside the measured
+  /// values by `report`; not part of the experiment (same_experiment ignores it).
+  std::map<std::string, double> paper;
 };
 
 /// The same experiment: task, model (with vocab_size_given), data and train sections equal

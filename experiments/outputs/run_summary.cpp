@@ -8,7 +8,7 @@ namespace tn {
 
 namespace {
 // Top-level keys of summary.json that are not baselines or split metrics.
-const std::vector<std::string> kKnown = {"train", "params", "vocab_size", "peak_rss_mb", "data", "evals"};
+const std::vector<std::string> kKnown = {"train", "params", "vocab_size", "peak_rss_mb", "data", "evals", "analysis"};
 
 const nlohmann::json& need(const nlohmann::json& object, const std::string& key) {
   if (!object.is_object() || !object.contains(key))
@@ -54,6 +54,7 @@ nlohmann::json RunSummary::to_json() const {
   nlohmann::json records = nlohmann::json::array();
   for (const EvalRecord& r : evals) records.push_back(r.to_json());
   out["evals"] = records;
+  if (!analysis.is_null()) out["analysis"] = analysis;
   return out;
 }
 
@@ -70,6 +71,10 @@ RunSummary RunSummary::from_json(const nlohmann::json& o) {
   const nlohmann::json& evals = need(o, "evals");
   if (!evals.is_array()) throw std::invalid_argument("summary: \"evals\" is not a list");
   for (const nlohmann::json& r : evals) s.evals.push_back(EvalRecord::from_json(r));
+  if (o.contains("analysis")) {
+    if (!o["analysis"].is_object()) throw std::invalid_argument("summary: \"analysis\" is not an object");
+    s.analysis = o["analysis"];
+  }
   for (const auto& item : o.items()) {
     const std::string& key = item.key();
     if (std::find(kKnown.begin(), kKnown.end(), key) != kKnown.end()) continue;

@@ -4,6 +4,7 @@
 //   "valid", "test": the final metrics of each evaluated split ({loss, ppl, tokens} for LM);
 //   "train": {steps, epochs, tokens, tokens_per_s, wall_s, eval_s, total_s, threads, seed};
 //   "params", "vocab_size", "peak_rss_mb", "data": {split: file}, "evals": [every EvalRecord];
+//   "analysis": the opt-in analyses (absent when none ran);
 //   plus the task's baselines at the top level (LM: unigram_valid_ppl, unigram_test_ppl; null
 //   when the split is missing).
 #include <cstdint>
@@ -44,6 +45,9 @@ struct RunSummary {
   /// Task-specific reference numbers at the top level (LM: unigram_valid_ppl); nullopt = null.
   std::map<std::string, std::optional<double>> baselines;
   std::vector<EvalRecord> evals;  // every evaluation of the run, in order
+  /// Opt-in analyses of the run (train.analysis), null when none ran. "grad_stats":
+  /// {"definition", "layers": [{"layer", "mixer", "mean", "std", "rsd", "n"}], "rsd_mean"}.
+  nlohmann::json analysis;
 
   nlohmann::json to_json() const;
   /// Throws std::invalid_argument naming the first key that is missing or of the wrong type.
