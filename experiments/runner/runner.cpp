@@ -10,6 +10,7 @@
 #include "core/dnnl/engine.h"
 #include "core/error.h"
 #include "core/memory_pool.h"
+#include "core/process/stop_signal.h"
 #include "core/system.h"
 #include "experiments/runner/memory_check.h"
 #include "experiments/runner/resume.h"
@@ -41,14 +42,18 @@ class Run {
   /// Writes the checkpoint and train state of `step` (refusing non-finite weights).
   void save(int64_t step);
   TrainingDiverged diverged(const std::string& what, int64_t step) const;
+  /// Saves `step` and throws TrainingInterrupted for `signal`.
+  [[noreturn]] void stop(int signal, int64_t step);
   RunSummary summarize() const;
 
   const Clock::time_point start_ = Clock::now();
   ExperimentSpec spec_;
+  RunOptions options_;
   std::unique_ptr<Task> task_;
   std::unique_ptr<TransNormerModel> model_;
   std::unique_ptr<RunDir> run_;
   std::unique_ptr<TrainStep> step_;
+  TrainLog log_{0, 0};          // the training log (its open window is saved with each checkpoint)
   TrainState done_;             // totals so far (restored on --resume)
   bool finishing_ = false;      // resumed after the last step: only the final evaluations remain
   int64_t saved_step_ = 0;      // step of the checkpoint on disk, 0 before the first
@@ -56,7 +61,7 @@ class Run {
 };
 
 Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<Task> task)
-    : spec_(spec), task_(std::move(task)) {
+    : spec_(spec), options_(options), task_(std::move(task)) {
   const TrainSpec& train = spec_.train;
   set_num_threads(train.threads);  // before any oneDNN primitive is made
   task_->configure_model(spec_.model, spec_.vocab_size_given, spec_.path);
@@ -122,6 +127,7 @@ void Run::save(int64_t step) {
   // The previous state is kept until the new checkpoint is written, so a run stopped at any
   // point leaves a checkpoint and a train state of the same step for --resume.
   done_.step = step;
+  done_.log_window = log_.window_json();
   done_.stream = task_->stream_state();
   done_.dropout_rng = step_->dropout_rng().state();
   const std::string state_path = run_->file(kTrainStateFile);
@@ -137,7 +143,8 @@ void Run::train_steps() {
   for (int64_t i = 0; i < step_->update_freq(); ++i) batches.push_back(task_->new_batch());
   Tape tape;
   tape.set_bf16(train.precision == Precision::BF16);  // evaluation stays f32 (the master weights)
-  TrainLog log(train.log_every, train.max_steps);
+  log_ = TrainLog(train.log_every, train.max_steps);
+  log_.restore_window(done_.log_window);
   for (int64_t step = done_.step + 1; step <= train.max_steps; ++step) {
     const auto step_start = Clock::now();
     for (auto& b : batches) task_->next_batch(*b);
@@ -146,8 +153,8 @@ void Run::train_steps() {
     const double dt = seconds_since(step_start);
     done_.train_s += dt;
     done_.tokens += r.targets;
-    log.add(r, dt);
-    if (log.due(step)) run_->append_metrics(log.flush(step, task_->epochs_done(), r, done_.train_s));
+    log_.add(r, dt);
+    if (log_.due(step)) run_->append_metrics(log_.flush(step, task_->epochs_done(), r, done_.train_s));
     const bool last = step == train.max_steps;
     if (task_->has_split(Task::kValid) && ((train.eval_every > 0 && step % train.eval_every == 0) || last)) {
       Metrics v = evaluate(Task::kValid, step);
@@ -159,7 +166,17 @@ void Run::train_steps() {
       Metrics t = evaluate(Task::kTest, step);
       if (last) final_[Task::kTest] = t;
     }
+    if (!last && options_.stop_requested) {
+      if (const int signal = options_.stop_requested()) stop(signal, step);
+    }
   }
+}
+
+void Run::stop(int signal, int64_t step) {
+  if (saved_step_ != step) save(step);
+  throw TrainingInterrupted(signal, fmt::format("stopped by {} after step {}: the checkpoint and train state of that "
+                                                "step are in {}; continue with `transnormer train {} --out {} --resume`",
+                                                signal_name(signal), step, run_->path(), spec_.path, run_->path()));
 }
 
 RunSummary Run::summarize() const {

@@ -3,6 +3,7 @@
 // the summary's test loss exactly. Small shapes keep it to a few seconds.
 #include <doctest/doctest.h>
 
+#include <csignal>
 #include <filesystem>
 #include <sstream>
 
@@ -197,4 +198,46 @@ TEST_CASE("cli: --resume continues a run exactly: 15 + 15 steps equal 30 in one 
   CliResult garbage = run_cli("train " + dir + "/tiny.yaml --resume --set train.max_steps=31 --out " + dir + "/parts", dir);
   CHECK(garbage.code == 2);
   CHECK(garbage.err.find("metrics.jsonl:1") != std::string::npos);
+}
+
+TEST_CASE("cli: SIGTERM finishes the step, saves, exits 143; --resume then equals an uninterrupted run") {
+  const std::string dir = scratch_dir("sigterm");
+  const std::string spec = dir + "/tiny.yaml";
+  write_text(spec, tiny_spec(dir));
+  const std::string args = " --set train.max_steps=200 --set train.eval_every=100 --threads 1 --out ";
+  CliResult whole = run_cli("train " + spec + args + dir + "/whole", dir);
+  REQUIRE(whole.code == 0);
+
+  // Stop the run once it has logged step 20 (or more), like a scheduler preempting it.
+  CliChild child = spawn_cli("train " + spec + args + dir + "/parts", dir, "parts");
+  const std::string metrics = dir + "/parts/metrics.jsonl";
+  for (int i = 0; i < 6000 && slurp(metrics).find("\"step\":20,") == std::string::npos; ++i) ::usleep(5000);
+  ::kill(child.pid, SIGTERM);
+  CliResult stopped = wait_cli(child);
+  INFO(stopped.err);
+  REQUIRE(stopped.code == 143);
+  CHECK(stopped.err.find("stopped by SIGTERM after step") != std::string::npos);
+  CHECK(stopped.err.find("--resume") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir + "/parts/summary.json"));  // not finished
+  CHECK(std::filesystem::exists(dir + "/parts/checkpoint.safetensors"));
+
+  CliResult resumed = run_cli("train " + spec + args + dir + "/parts --resume", dir);
+  INFO(resumed.err);
+  REQUIRE(resumed.code == 0);
+  const json a = json::parse(slurp(dir + "/whole/summary.json"));
+  const json b = json::parse(slurp(dir + "/parts/summary.json"));
+  CHECK(a["test"]["loss"].get<double>() == b["test"]["loss"].get<double>());
+  CHECK(a["valid"]["loss"].get<double>() == b["valid"]["loss"].get<double>());
+  CHECK(a["train"]["tokens"] == b["train"]["tokens"]);
+  // Every training-log loss, including the window the stop cut in two, is the same.
+  auto losses = [](const std::string& text) {
+    std::vector<std::pair<int64_t, double>> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+      const json r = json::parse(line);
+      if (!r.contains("split")) out.emplace_back(r["step"].get<int64_t>(), r["loss"].get<double>());
+    }
+    return out;
+  };
+  CHECK(losses(slurp(dir + "/whole/metrics.jsonl")) == losses(slurp(dir + "/parts/metrics.jsonl")));
 }
