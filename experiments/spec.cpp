@@ -284,7 +284,11 @@ bool same_experiment(const ExperimentSpec& a, const ExperimentSpec& b) {
 ExperimentSpec load_spec(const std::string& path, const std::vector<std::string>& overrides) {
   YamlDocument doc = read_yaml_document(path);
   apply_overrides(doc, overrides);
-  return located(doc, [&] { return resolve_spec(doc.root, path); });
+  return resolve_spec_document(doc);
+}
+
+ExperimentSpec resolve_spec_document(const YamlDocument& doc) {
+  return located(doc, [&] { return resolve_spec(doc.root, doc.where.file()); });
 }
 
 bool is_whole_spec(const std::string& path) { return yaml_has_top_level_key(path, {"data", "train"}); }

@@ -76,6 +76,7 @@ Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<
                       "train without --resume to start a new run");
   run_ = std::make_unique<RunDir>(options.out_dir);
   if (options.resume) check_resumable(*run_, spec_);
+  std::filesystem::remove(run_->file(kDivergedFile));  // this session decides anew
   step_ = std::make_unique<TrainStep>(*model_, train);
   if (!options.resume) {  // a new run: no stale state to resume
     std::filesystem::remove(run_->file(kTrainStateFile));
@@ -114,7 +115,7 @@ TrainingDiverged Run::diverged(const std::string& what, int64_t step) const {
       saved_step_ > 0
           ? "the run directory keeps the last good checkpoint, from step " + std::to_string(saved_step_)
           : "no checkpoint was written yet (the first comes with the first evaluation)";
-  return TrainingDiverged(what + " became non-finite at step " + std::to_string(step) + "; " + kept +
+  return TrainingDiverged(step, what + " became non-finite at step " + std::to_string(step) + "; " + kept +
                           ". Lower train.optimizer.lr or set train.clip_norm");
 }
 
@@ -218,7 +219,12 @@ RunSummary Run::execute() {
 
 RunSummary run_training(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<Task> task) {
   Run run(spec, options, std::move(task));
-  return run.execute();
+  try {
+    return run.execute();
+  } catch (const TrainingDiverged& e) {
+    RunDir(options.out_dir).write_diverged(e.step, e.what());
+    throw;
+  }
 }
 
 RunSummary run_training(const ExperimentSpec& spec, const RunOptions& options) {

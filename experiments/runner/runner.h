@@ -25,9 +25,10 @@ struct RunOptions {
 };
 
 /// Raised when the loss, the gradient norm or a weight stops being finite; the run directory
-/// keeps the last good checkpoint.
+/// keeps the last good checkpoint, and records the failure in diverged.json ({"step", "error"}).
 struct TrainingDiverged : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  TrainingDiverged(int64_t step, const std::string& what) : std::runtime_error(what), step(step) {}
+  int64_t step;  // the step whose loss, gradient or update was not finite
 };
 
 /// Raised when RunOptions::stop_requested asked the run to stop: the step in progress finished
