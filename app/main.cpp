@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   add(tn::app::add_bench_verb);
   add(tn::app::add_generate_verb);
   add(tn::app::add_sweep_verb);
+  add(tn::app::add_analyze_verb);
 
   // A first word that is no verb gets its own message (CLI11 would say "A subcommand is required").
   if (argc > 1 && argv[1][0] != '-') {

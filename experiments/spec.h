@@ -58,6 +58,12 @@ struct TrainSpec {
   int64_t update_freq = 1;    // gradient accumulation: batches per update, >= 1 (not in the reference)
   int threads = 0;            // 0: the runtime's default (not in the reference)
   Precision precision = Precision::F32;  // f32 | bf16 (not in the reference)
+  /// train.analysis: opt-in analyses. grad_stats: the attention-score gradient statistics of
+  /// paper §3.1 (experiments/analysis/grad_stats.h) at every logged step.
+  struct Analysis {
+    bool grad_stats = false;
+    bool operator==(const Analysis&) const = default;
+  } analysis;
   bool operator==(const TrainSpec&) const = default;
 };
 

@@ -57,6 +57,11 @@ std::string KeyLocations::locate(const ConfigIssue& issue) const {
   keys.insert(keys.end(), issue.related.begin(), issue.related.end());
   for (const std::string& k : keys)
     if (auto it = at_.find(k); it != at_.end() && it->second.from_override) return it->second.text;
+  // An override below the key (a --set of train.analysis.grad_stats made the unknown train.analysis).
+  for (const auto& [k, location] : at_)
+    if (location.from_override && k.size() > issue.key.size() && k.compare(0, issue.key.size(), issue.key) == 0 &&
+        k[issue.key.size()] == '.')
+      return location.text;
   for (const std::string& k : keys)
     if (auto it = at_.find(k); it != at_.end()) return it->second.text;
   for (std::string k = parent_key(issue.key); !k.empty(); k = parent_key(k))

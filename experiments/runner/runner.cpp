@@ -12,6 +12,7 @@
 #include "core/memory_pool.h"
 #include "core/process/stop_signal.h"
 #include "core/system.h"
+#include "experiments/analysis/grad_stats.h"
 #include "experiments/runner/memory_check.h"
 #include "experiments/runner/resume.h"
 #include "experiments/runner/run_dir.h"
@@ -54,6 +55,7 @@ class Run {
   std::unique_ptr<RunDir> run_;
   std::unique_ptr<TrainStep> step_;
   TrainLog log_{0, 0};          // the training log (its open window is saved with each checkpoint)
+  std::unique_ptr<GradStats> grad_stats_;  // train.analysis.grad_stats, else null
   TrainState done_;             // totals so far (restored on --resume)
   bool finishing_ = false;      // resumed after the last step: only the final evaluations remain
   int64_t saved_step_ = 0;      // step of the checkpoint on disk, 0 before the first
@@ -78,11 +80,17 @@ Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<
   if (options.resume) check_resumable(*run_, spec_);
   std::filesystem::remove(run_->file(kDivergedFile));  // this session decides anew
   step_ = std::make_unique<TrainStep>(*model_, train);
+  if (train.analysis.grad_stats) {
+    std::vector<std::string> mixers;
+    for (MixerKind kind : spec_.model.layers) mixers.emplace_back(to_string(kind));
+    grad_stats_ = std::make_unique<GradStats>(mixers);
+  }
   if (!options.resume) {  // a new run: no stale state to resume
     std::filesystem::remove(run_->file(kTrainStateFile));
     std::filesystem::remove(run_->file(kPreviousTrainStateFile));
   } else {
     done_ = restore_run(*run_, spec_, *model_, *step_, *task_);
+    if (grad_stats_) grad_stats_->restore(done_.analysis);
     saved_step_ = done_.step;
     // A run stopped after its last step but before its final evaluations only evaluates now;
     // the evaluations of that step are redone, in the metrics and in the totals.
@@ -129,6 +137,7 @@ void Run::save(int64_t step) {
   // point leaves a checkpoint and a train state of the same step for --resume.
   done_.step = step;
   done_.log_window = log_.window_json();
+  if (grad_stats_) done_.analysis = grad_stats_->state();
   done_.stream = task_->stream_state();
   done_.dropout_rng = step_->dropout_rng().state();
   const std::string state_path = run_->file(kTrainStateFile);
@@ -149,13 +158,19 @@ void Run::train_steps() {
   for (int64_t step = done_.step + 1; step <= train.max_steps; ++step) {
     const auto step_start = Clock::now();
     for (auto& b : batches) task_->next_batch(*b);
-    const StepResult r = step_->run(*task_, batches, step, tape);
+    GradStats* probe = grad_stats_ && log_.due(step) ? grad_stats_.get() : nullptr;
+    const StepResult r = step_->run(*task_, batches, step, tape, probe);
     if (r.non_finite) throw diverged(r.non_finite, step);
+    const std::vector<double> grad_scores = probe ? probe->end_step() : std::vector<double>{};
     const double dt = seconds_since(step_start);
     done_.train_s += dt;
     done_.tokens += r.targets;
     log_.add(r, dt);
-    if (log_.due(step)) run_->append_metrics(log_.flush(step, task_->epochs_done(), r, done_.train_s));
+    if (log_.due(step)) {
+      TrainRecord record = log_.flush(step, task_->epochs_done(), r, done_.train_s);
+      record.grad_scores = grad_scores;
+      run_->append_metrics(record);
+    }
     const bool last = step == train.max_steps;
     if (task_->has_split(Task::kValid) && ((train.eval_every > 0 && step % train.eval_every == 0) || last)) {
       Metrics v = evaluate(Task::kValid, step);
@@ -199,6 +214,7 @@ RunSummary Run::summarize() const {
   s.data = report.data;
   s.baselines = report.baselines;
   s.evals = done_.evals;
+  if (grad_stats_) s.analysis = {{"grad_stats", grad_stats_->summary()}};
   return s;
 }
 

@@ -10,31 +10,11 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/app/cli_runner.h"
+#include "tests/app/tiny_spec.h"
 
 using namespace tn::test;
 using nlohmann::json;
 
-namespace {
-
-/// A tiny T1 decoder spec on the first lines of the real WikiText-103 files.
-std::string tiny_spec(const std::string& dir, const std::string& extra_train = "") {
-  // Small test split: the first 120 lines of wiki.test.tokens.
-  std::ifstream in(data_root() + "/wikitext-103/wiki.test.tokens");
-  std::ofstream test_file(dir + "/small.test.tokens");
-  std::string line;
-  for (int i = 0; i < 120 && std::getline(in, line); ++i) test_file << line << "\n";
-  return "model:\n"
-         "  arch: decoder\n  d_model: 32\n  n_layers: 2\n  n_heads: 2\n  diag_layers: 1\n"
-         "  attention: {norm_attention: {kernel: elu, norm: srmsnorm}, diag: {block_size: 16, inner: relu, norm: srmsnorm}}\n"
-         "  dropout: 0.1\n"
-         "data:\n  train: wikitext-103/wiki.valid.tokens\n  split_valid_from_train: 0.05\n"
-         "  test: " + dir + "/small.test.tokens\n  seq_len: 32\n"
-         "train:\n  batch_size: 4\n  max_steps: 30\n  seed: 3\n  log_every: 10\n  eval_every: 15\n"
-         "  optimizer: {name: adamw, lr: 3e-3}\n  schedule: {name: inverse_sqrt, warmup_steps: 5}\n" +
-         extra_train;
-}
-
-}  // namespace
 
 TEST_CASE("cli: train writes the run directory, the loss falls, eval reproduces the test loss") {
   const std::string dir = scratch_dir("train");
@@ -240,4 +220,54 @@ TEST_CASE("cli: SIGTERM finishes the step, saves, exits 143; --resume then equal
     return out;
   };
   CHECK(losses(slurp(dir + "/whole/metrics.jsonl")) == losses(slurp(dir + "/parts/metrics.jsonl")));
+}
+
+TEST_CASE("cli: grad_stats leaves training unchanged and logs per-layer score gradients; analyze locality writes l(r)") {
+  const std::string dir = scratch_dir("analysis");
+  const std::string spec = dir + "/tiny.yaml";
+  write_text(spec, tiny_spec(dir));
+  CliResult plain = run_cli("train " + spec + " --threads 1 --out " + dir + "/plain", dir);
+  REQUIRE(plain.code == 0);
+  CliResult with = run_cli("train " + spec + " --set train.analysis.grad_stats=true --threads 1 --out " + dir + "/stats", dir);
+  INFO(with.err);
+  REQUIRE(with.code == 0);
+  const json a = json::parse(slurp(dir + "/plain/summary.json"));
+  const json b = json::parse(slurp(dir + "/stats/summary.json"));
+  CHECK(a["test"]["loss"].get<double>() == b["test"]["loss"].get<double>());  // the analysis only reads
+  CHECK_FALSE(a.contains("analysis"));
+  const json& layers = b["analysis"]["grad_stats"]["layers"];
+  REQUIRE(layers.size() == 2);
+  CHECK(layers[0]["mixer"] == "diag");
+  CHECK(layers[1]["mixer"] == "norm_attention");
+  CHECK(layers[1]["n"] == 3);  // logged at steps 10, 20, 30
+  CHECK(layers[1]["rsd"].get<double>() > 0);
+  std::istringstream lines(slurp(dir + "/stats/metrics.jsonl"));
+  int logged = 0;
+  for (std::string line; std::getline(lines, line);) {
+    const json r = json::parse(line);
+    if (r.contains("split")) continue;
+    REQUIRE(r["grad_scores"].size() == 2);
+    CHECK(r["grad_scores"][0].get<double>() > 0);
+    ++logged;
+  }
+  CHECK(logged == 3);
+
+  CliResult loc = run_cli("analyze locality --checkpoint " + dir + "/stats/checkpoint.safetensors --data " + dir +
+                              "/small.test.tokens --seq-len 32 --samples 3 --r-step 0.25 --out " + dir + "/stats",
+                          dir);
+  INFO(loc.err);
+  REQUIRE(loc.code == 0);
+  const json l = json::parse(slurp(dir + "/stats/locality.json"));
+  CHECK(l["seq_len"] == 32);
+  CHECK(l["r"] == json::array({0.0, 0.25, 0.5, 0.75, 1.0}));
+  REQUIRE(l["layers"].size() == 2);
+  for (const json& layer : l["layers"]) {
+    const std::vector<double> v = layer["l"].get<std::vector<double>>();
+    CHECK(v.back() == doctest::Approx(1.0));  // the whole row
+    for (size_t i = 1; i < v.size(); ++i) CHECK(v[i] >= v[i - 1] - 1e-12);
+  }
+  // The diag layer attends inside blocks of 16: its window of m >= 16 positions holds everything.
+  CHECK(l["layers"][0]["l"][2].get<double>() == doctest::Approx(1.0));
+  CliResult missing = run_cli("analyze locality --checkpoint " + dir + "/nope.safetensors --data x --out " + dir, dir);
+  CHECK(missing.code == 2);
 }
