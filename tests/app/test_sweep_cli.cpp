@@ -30,15 +30,6 @@ void wait_for(const std::string& file, const std::string& text) {
   for (int i = 0; i < 12000 && slurp(file).find(text) == std::string::npos; ++i) ::usleep(5000);
 }
 
-std::vector<std::pair<int64_t, double>> train_losses(const std::string& metrics) {
-  std::vector<std::pair<int64_t, double>> out;
-  std::istringstream in(metrics);
-  for (std::string line; std::getline(in, line);) {
-    const json r = json::parse(line);
-    if (!r.contains("split")) out.emplace_back(r["step"].get<int64_t>(), r["loss"].get<double>());
-  }
-  return out;
-}
 
 }  // namespace
 

@@ -210,16 +210,7 @@ TEST_CASE("cli: SIGTERM finishes the step, saves, exits 143; --resume then equal
   CHECK(a["valid"]["loss"].get<double>() == b["valid"]["loss"].get<double>());
   CHECK(a["train"]["tokens"] == b["train"]["tokens"]);
   // Every training-log loss, including the window the stop cut in two, is the same.
-  auto losses = [](const std::string& text) {
-    std::vector<std::pair<int64_t, double>> out;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) {
-      const json r = json::parse(line);
-      if (!r.contains("split")) out.emplace_back(r["step"].get<int64_t>(), r["loss"].get<double>());
-    }
-    return out;
-  };
-  CHECK(losses(slurp(dir + "/whole/metrics.jsonl")) == losses(slurp(dir + "/parts/metrics.jsonl")));
+  CHECK(train_losses(slurp(dir + "/whole/metrics.jsonl")) == train_losses(slurp(dir + "/parts/metrics.jsonl")));
 }
 
 TEST_CASE("cli: grad_stats leaves training unchanged and logs per-layer score gradients; analyze locality writes l(r)") {

@@ -1,8 +1,13 @@
 #pragma once
 // The CLI tests' tiny experiment: a T1 decoder small enough to train in seconds on the real
 // WikiText-103 files of the tests' data root.
+#include <cstdint>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/test_paths.h"
 
@@ -26,5 +31,16 @@ inline std::string tiny_spec(const std::string& dir, const std::string& extra_tr
          extra_train;
 }
 
+
+/// The (step, loss) of every training-log line of a metrics.jsonl text.
+inline std::vector<std::pair<int64_t, double>> train_losses(const std::string& metrics) {
+  std::vector<std::pair<int64_t, double>> out;
+  std::istringstream in(metrics);
+  for (std::string line; std::getline(in, line);) {
+    const nlohmann::json r = nlohmann::json::parse(line);
+    if (!r.contains("split")) out.emplace_back(r["step"].get<int64_t>(), r["loss"].get<double>());
+  }
+  return out;
+}
 
 }  // namespace tn::test

@@ -11,30 +11,20 @@
 #include "experiments/sweeps/sweep_index.h"
 #include "experiments/sweeps/sweep_runner.h"
 #include "experiments/sweeps/sweep_spec.h"
+#include "tests/temp_dir.h"
 
 using namespace tn;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct SweepDir {
-  fs::path path;
-  SweepDir() {
-    std::string pattern = (fs::temp_directory_path() / "tn_test_sweep_XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path = pattern;
+/// A scratch folder holding a valid base spec, base.yaml.
+struct SweepDir : tn::test::TempDir {
+  SweepDir() : tn::test::TempDir("sweep") {
     write("base.yaml",
           "model: {arch: decoder, d_model: 32, n_layers: 2, n_heads: 2, diag_layers: 1, vocab_size: 100}\n"
           "data: {train: train.tokens, seq_len: 16}\n"
           "train: {max_steps: 10}\n");
-  }
-  ~SweepDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(path / name) << text;
-    return (path / name).string();
   }
 };
 
