@@ -11,6 +11,7 @@
 #include "data/readers/wikitext.h"
 #include "data/tokenizers/word_vocab.h"
 #include "experiments/analysis/locality.h"
+#include "experiments/analysis/locality_plot.h"
 #include "layers/checkpoint.h"
 
 namespace tn::app {
@@ -33,7 +34,10 @@ int run_locality(const LocalityArgs& args) {
   std::filesystem::create_directories(args.out);
   const std::string json_path = (std::filesystem::path(args.out) / "locality.json").string();
   write_file_atomic(json_path, curves.to_json().dump(2) + "\n");
-  spdlog::info("locality of {} layers over {} tokens per sample: {}", curves.layers.size(), args.seq_len, json_path);
+  const std::string svg_path = (std::filesystem::path(args.out) / "locality.svg").string();
+  write_locality_svg(curves, args.checkpoint, svg_path);
+  spdlog::info("locality of {} layers over {} tokens per sample: {} and {}", curves.layers.size(), args.seq_len,
+               json_path, svg_path);
   return 0;
 }
 }  // namespace
