@@ -132,12 +132,17 @@ std::string report_html(const ReportDocument& doc) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Report: " +
                     html_escape(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
   out += "<h1>Report: " + html_escape(title) + "</h1>\n<ul class=\"inputs\">\n";
-  for (const ReportSource& s : doc.inputs.sources) {
-    out += "<li>" + link(relative_link(s.dir, doc.out_dir), s.dir) + ": ";
-    out += s.sweep ? "sweep " + html_escape(s.sweep->name) + " (" + std::to_string(s.sweep->points.size()) + " runs)"
-                   : std::string("run directory");
-    out += "</li>\n";
-  }
+  size_t run_dirs = 0;
+  for (const ReportSource& s : doc.inputs.sources) run_dirs += !s.sweep;
+  for (const ReportSource& s : doc.inputs.sources)
+    if (s.sweep)
+      out += "<li>" + link(relative_link(s.dir, doc.out_dir), s.dir) + ": sweep " + html_escape(s.sweep->name) + " (" +
+             std::to_string(s.sweep->points.size()) + " runs)</li>\n";
+  if (run_dirs > 5)
+    out += "<li>" + std::to_string(run_dirs) + " run directories (see Runs below)</li>\n";
+  else
+    for (const ReportSource& s : doc.inputs.sources)
+      if (!s.sweep) out += "<li>" + link(relative_link(s.dir, doc.out_dir), s.dir) + ": run directory</li>\n";
   out += "</ul>\n<p class=\"note\">Each row pools the seeds of one point: mean ± sample standard deviation over "
          "its done runs, n = how many. Runs that are not done are counted in the state column and do not enter "
          "the statistics.";

@@ -20,15 +20,24 @@ bool run_has_problem(const RunRecord& run) {
 }
 
 namespace {
+constexpr size_t kListedRunDirs = 5;  // more run directories given: the first and last are named
+
 std::string describe_sources(const ReportDocument& doc) {
   std::string out;
+  std::vector<std::string> run_dirs;
   for (const ReportSource& s : doc.inputs.sources) {
-    out += "- `" + s.dir + "`: ";
-    if (s.sweep)
-      out += "sweep " + s.sweep->name + " (" + std::to_string(s.sweep->points.size()) + " runs" +
-             (s.sweep->sweep_file.empty() ? "" : ", from " + s.sweep->sweep_file) + ")\n";
-    else
-      out += "run directory\n";
+    if (!s.sweep) {
+      run_dirs.push_back(s.dir);
+      continue;
+    }
+    out += "- `" + s.dir + "`: sweep " + s.sweep->name + " (" + std::to_string(s.sweep->points.size()) + " runs" +
+           (s.sweep->sweep_file.empty() ? "" : ", from " + s.sweep->sweep_file) + ")\n";
+  }
+  if (run_dirs.size() > kListedRunDirs) {
+    out += "- " + std::to_string(run_dirs.size()) + " run directories: `" + run_dirs.front() + "` ... `" +
+           run_dirs.back() + "`\n";
+  } else {
+    for (const std::string& d : run_dirs) out += "- `" + d + "`: run directory\n";
   }
   return out;
 }

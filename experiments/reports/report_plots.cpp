@@ -85,6 +85,11 @@ std::optional<LinePlot> row_curves(const ReportInputs& in, const ReportTable& t,
   return plot;
 }
 
+std::string band_note(const LinePlot& p) {
+  const bool banded = std::any_of(p.series.begin(), p.series.end(), [](const LineSeries& s) { return !s.lo.empty(); });
+  return banded && p.series.size() <= kMaxBandedSeries ? "; band: min to max" : "";
+}
+
 std::string file_stem(const std::string& name) {
   std::string out;
   for (char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
@@ -275,7 +280,7 @@ std::vector<ReportPlot> make_report_plots(const ReportInputs& in, const ReportTa
     if (p) plots.push_back({"plots/" + file + ".svg", p->title, render_point_plot(*p)});
   };
   if (auto p = row_curves(in, t, [](const RunRecord& run) { return &run.train_loss; })) {
-    p->title = "Training loss (mean over seeds; band: min to max)";
+    p->title = "Training loss (mean over seeds" + band_note(*p) + ")";
     p->x_label = "step";
     p->y_label = "training loss";
     p->log_y = wants_log(*p);
@@ -293,7 +298,7 @@ std::vector<ReportPlot> make_report_plots(const ReportInputs& in, const ReportTa
       return it == run.evals.end() ? nullptr : &it->second;
     };
     if (auto p = row_curves(in, t, curve)) {
-      p->title = curve_metric + " during training (mean over seeds; band: min to max)";
+      p->title = curve_metric + " during training (mean over seeds" + band_note(*p) + ")";
       p->x_label = "step";
       p->y_label = curve_metric;
       p->log_y = wants_log(*p);

@@ -18,9 +18,12 @@ namespace {
 // right, and below it room for vertical category labels. Text widths are those of PLplot's
 // default font at the sizes used here, as measured on its SVG output.
 constexpr double kPlotW = 700, kPlotH = 380, kLeft = 80, kTop = 45, kBottom = 58, kRight = 25;
-constexpr double kCharW = 8.0;        // width of a tick-label character, generously
-constexpr double kLegendCharW = 8.2;  // the same, generously, for legend labels
-constexpr double kLabelHeight = 12.3; // height of an axis-label character (plmtex's unit)
+// PLplot's svg device scales text with the page's width + height; text_size() undoes that, so
+// text has the same size on every page: 15 pixels for tick and legend labels.
+constexpr double kTextReference = 1483;  // width + height of the page the sizes below were measured on
+constexpr double kCharW = 8.0;           // width of a tick-label character, generously
+constexpr double kLegendCharW = 9.0;     // the same for legend labels (digits are wide)
+constexpr double kLabelHeight = 12.3;    // plmtex's unit (a character height) at axis-label size
 constexpr double kLegendRow = 17;   // height of one legend entry
 constexpr double kLegendSample = 40;  // length of the line sample in front of a legend label
 constexpr size_t kLegendChars = 32, kCategoryChars = 28;  // longer labels are cut
@@ -135,6 +138,8 @@ struct Frame {
     x_label_offset = 30 + px;
     height = kTop + kPlotH + kBottom + std::max(0.0, px - 6);
   }
+  /// Sets the character size to `scale` (0.75: tick labels) whatever the page size.
+  void text_size(double scale) const { plschr(0, scale * kTextReference / (width + height)); }
   // Normalised page coordinates of the plot area.
   double x0() const { return kLeft / width; }
   double x1() const { return (kLeft + kPlotW) / width; }
@@ -170,7 +175,6 @@ class SvgStream {
     }
     plinit();
     pladv(0);
-    plschr(0, 0.75);
   }
   SvgStream(const SvgStream&) = delete;
   SvgStream& operator=(const SvgStream&) = delete;
@@ -205,6 +209,7 @@ class SvgStream {
 /// plot area's viewport and window current.
 void draw_axes(const Frame& f, const std::string& title, const std::string& x_label, const std::string& y_label,
                bool log_x, bool log_y, bool numeric_x) {
+  f.text_size(0.75);
   plvpor(f.x0(), f.x1(), f.y0(), f.y1());
   plwind(f.x.lo, f.x.hi, f.y.lo, f.y.hi);
   const std::string xl = log_x ? "l" : "", yl = log_y ? "l" : "";
@@ -214,12 +219,12 @@ void draw_axes(const Frame& f, const std::string& title, const std::string& x_la
   plbox((numeric_x ? "g" + xl : std::string()).c_str(), 0, 0, ("g" + yl).c_str(), 0, 0);
   plcol0(kInk);
   plbox(((numeric_x ? "bcnst" : "bc") + xl).c_str(), 0, 0, ("bcnstv" + yl).c_str(), 0, 0);
-  plschr(0, 0.85);
+  f.text_size(0.85);
   plmtex("b", f.x_label_offset / kLabelHeight, 0.5, 0.5, escaped(x_label).c_str());
   plmtex("l", 4.6, 0.5, 0.5, escaped(y_label).c_str());
-  plschr(0, 1.05);
+  f.text_size(1.05);
   plmtex("t", 1.3, 0.5, 0.5, escaped(shortened(title, 90)).c_str());
-  plschr(0, 0.75);
+  f.text_size(0.75);
 }
 
 void draw_no_data(const Frame& f) {
@@ -303,6 +308,9 @@ std::string render_line_plot(const LinePlot& plot) {
   std::vector<LegendEntry> entries;
   size_t colored = 0;
   std::vector<size_t> index;  // colour index of each series
+  const bool bands = std::count_if(plot.series.begin(), plot.series.end(), [](const LineSeries& s) {
+                       return !s.reference;
+                     }) <= static_cast<long>(kMaxBandedSeries);
   for (const LineSeries& s : plot.series) {
     const size_t k = s.reference ? 0 : colored++;
     index.push_back(k);
@@ -313,7 +321,7 @@ std::string render_line_plot(const LinePlot& plot) {
       if (!std::isfinite(y) || !std::isfinite(s.x[i])) continue;
       f.x.add(s.x[i]);
       f.y.add(y);
-      if (!s.lo.empty()) f.y.add(scaled(s.lo[i], plot.log_y)), f.y.add(scaled(s.hi[i], plot.log_y));
+      if (bands && !s.lo.empty()) f.y.add(scaled(s.lo[i], plot.log_y)), f.y.add(scaled(s.hi[i], plot.log_y));
     }
   }
   const bool no_data = f.x.empty();
@@ -329,7 +337,7 @@ std::string render_line_plot(const LinePlot& plot) {
     std::vector<double> y(s.y.size()), lo(s.lo.size()), hi(s.hi.size());
     for (size_t i = 0; i < y.size(); ++i) y[i] = scaled(s.y[i], plot.log_y);
     for (size_t i = 0; i < lo.size(); ++i) lo[i] = scaled(s.lo[i], plot.log_y), hi[i] = scaled(s.hi[i], plot.log_y);
-    if (!lo.empty() && !s.reference) {
+    if (bands && !lo.empty() && !s.reference) {
       plcol0(band_of(k));
       for (auto [a, b] : finite_runs(s.x, lo)) {
         std::vector<PLFLT> px, py;

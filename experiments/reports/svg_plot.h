@@ -2,13 +2,18 @@
 // SVG plots for `report`, drawn with PLplot's svg device. The only PLplot user of the code base:
 // each call opens its own PLplot stream, renders into memory and ends the stream, so the caller
 // never sees PLplot's global state, and nothing is printed.
+#include <cstddef>
 #include <string>
 #include <vector>
 
 namespace tn {
 
+/// Bands are drawn only on plots of at most this many curves (more would hide each other).
+constexpr size_t kMaxBandedSeries = 6;
+
 /// One curve of a line plot: y(x), optionally with a band lo(x)..hi(x) drawn translucent behind
-/// it. x, y (and lo, hi when given) have the same length; non-finite points break the curve.
+/// it (see kMaxBandedSeries). x, y (and lo, hi
+/// when given) have the same length; non-finite points break the curve.
 struct LineSeries {
   std::string label;
   std::vector<double> x, y;
