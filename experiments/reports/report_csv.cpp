@@ -8,7 +8,10 @@ namespace tn {
 namespace {
 std::string line(const std::vector<std::string>& fields) {
   std::string out;
-  for (size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + csv_field(fields[i]);
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i) out += ',';
+    out += csv_field(fields[i]);
+  }
   return out + "\n";
 }
 
@@ -54,8 +57,12 @@ std::string report_csv(const ReportDocument& doc) {
     std::string dirs, problems;
     for (size_t r : row.runs) {
       const RunRecord& run = doc.inputs.runs[r];
-      dirs += (dirs.empty() ? "" : ";") + relative_link(run.dir, doc.out_dir);
-      for (const std::string& p : run.problems) problems += (problems.empty() ? "" : "; ") + run_name(run) + ": " + p;
+      if (!dirs.empty()) dirs += ';';
+      dirs += relative_link(run.dir, doc.out_dir);
+      for (const std::string& p : run.problems) {
+        if (!problems.empty()) problems += "; ";
+        problems += run_name(run) + ": " + p;
+      }
     }
     cells.push_back(dirs);
     cells.push_back(problems);

@@ -92,7 +92,8 @@ std::string points_table(const ReportDocument& doc) {
     out += "<td class=\"text\">";
     for (size_t i = 0; i < row.runs.size(); ++i) {
       const RunRecord& run = doc.inputs.runs[row.runs[i]];
-      out += (i ? " " : "") + link(relative_link(run.dir, doc.out_dir), run_name(run));
+      if (i) out += ' ';
+      out += link(relative_link(run.dir, doc.out_dir), run_name(run));
     }
     out += "</td></tr>\n";
   }

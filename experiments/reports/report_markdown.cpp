@@ -95,8 +95,8 @@ std::string report_markdown(const ReportDocument& doc) {
     std::string links;
     for (size_t r : row.runs) {
       const RunRecord& run = doc.inputs.runs[r];
-      links += (links.empty() ? "" : " ") + std::string("[") + run_name(run) + "](" +
-               relative_link(run.dir, doc.out_dir) + ")";
+      if (!links.empty()) links += ' ';
+      links.append("[").append(run_name(run)).append("](").append(relative_link(run.dir, doc.out_dir)).append(")");
     }
     cells.push_back(links);
     out += row_line(cells);
@@ -109,7 +109,10 @@ std::string report_markdown(const ReportDocument& doc) {
       if (!run_has_problem(run)) continue;
       problems += "- **" + md_cell(row.label) + "**, " + run_name(run) + " (" + run.state + "): ";
       if (run.problems.empty()) problems += "no error was recorded";
-      for (size_t i = 0; i < run.problems.size(); ++i) problems += (i ? "; " : "") + md_cell(run.problems[i]);
+      for (size_t i = 0; i < run.problems.size(); ++i) {
+        if (i) problems += "; ";
+        problems += md_cell(run.problems[i]);
+      }
       problems += "\n";
     }
   if (!problems.empty()) out += "\n## Problems\n\n" + problems;
