@@ -22,9 +22,10 @@ ReportResult write_report(const ReportOptions& options) {
 
   ReportResult result;
   result.out_dir = !options.out_dir.empty() ? options.out_dir : options.dirs.size() == 1 ? options.dirs[0] : "report";
+  const fs::path folder = plots.empty() ? fs::path(result.out_dir) : fs::path(result.out_dir) / "plots";
   std::error_code ec;
-  fs::create_directories(fs::path(result.out_dir) / "plots", ec);
-  if (ec) throw IoError("cannot create " + (fs::path(result.out_dir) / "plots").string() + ": " + ec.message());
+  fs::create_directories(folder, ec);
+  if (ec) throw IoError("cannot create " + folder.string() + ": " + ec.message());
   const ReportDocument doc{inputs, table, plots, result.out_dir};
   auto write = [&](const std::string& name, const std::string& text) {
     const std::string path = (fs::path(result.out_dir) / name).string();

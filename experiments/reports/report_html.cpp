@@ -43,6 +43,7 @@ std::string inline_svg(const std::string& svg, size_t index) {
   s = replace_all(s, "id=\"", "id=\"" + prefix);
   s = replace_all(s, "url(#", "url(#" + prefix);
   const size_t end = s.find('>');
+  if (end == std::string::npos) return s;
   std::string head = s.substr(0, end);
   head = std::regex_replace(head, std::regex("\\s(width|height)=\"[^\"]*\""), "");
   return head + s.substr(end);

@@ -10,7 +10,7 @@
 using namespace tn::test;
 namespace fs = std::filesystem;
 
-TEST_CASE("report CLI: a sweep folder gives md, csv, json, html and plots; bad DIRs exit 2") {
+TEST_CASE("report CLI: a sweep folder gives md, csv, json, html and plots, and bad DIRs exit 2") {
   const std::string dir = scratch_dir("report_cli");
   const fs::path sweep = fs::path(dir) / "sweep";
   write_standard_sweep(sweep);

@@ -61,7 +61,7 @@ bool well_formed_svg(const std::string& svg) {
 }
 }  // namespace
 
-TEST_CASE("report: a sweep's seeds pooled exactly; failed points shown; paper values beside") {
+TEST_CASE("report: a sweep's seeds pooled exactly, failed points shown, paper values beside") {
   TempDir tmp("report_sweep");
   const fs::path sweep = tmp.path / "sweep";
   write_standard_sweep(sweep);
@@ -223,7 +223,7 @@ TEST_CASE("report: locality curves and a run directory reported on its own") {
   CHECK(j["rows"][0]["metrics"]["valid.ppl"]["mean"] == 11.0);
 }
 
-TEST_CASE("svg plots: well-formed for empty, log-scale and category plots; streams are not leaked") {
+TEST_CASE("svg plots: well-formed for empty, log-scale and category plots, and no stream is leaked") {
   LinePlot empty;
   empty.title = "nothing # here <&>";
   CHECK(well_formed_svg(render_line_plot(empty)));
