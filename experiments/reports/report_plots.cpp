@@ -124,8 +124,12 @@ RowAxis row_axis(const ReportTable& t, bool use_by) {
   std::vector<double> numbers;
   for (const ReportRow& row : t.rows) {
     std::string g;
-    for (size_t i = 0; i < t.keys.size(); ++i)
-      if (i != k && !row.values[i].empty()) g += (g.empty() ? "" : " ") + t.short_keys[i] + "=" + row.values[i];
+    for (size_t i = 0; i < t.keys.size(); ++i) {
+      if (i == k || row.values[i].empty()) continue;
+      if (std::find(t.label_keys.begin(), t.label_keys.end(), t.keys[i]) == t.label_keys.end()) continue;
+      if (!g.empty()) g += ' ';
+      g += t.short_keys[i] + "=" + row.values[i];
+    }
     a.group.push_back(g);
     if (std::find(a.groups.begin(), a.groups.end(), g) == a.groups.end()) a.groups.push_back(g);
     if (t.by_numeric) {

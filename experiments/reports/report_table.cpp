@@ -228,6 +228,41 @@ std::string resolve_by(const ReportTable& t, const std::string& axis) {
                     "; the keys are " + join(t.keys));
 }
 
+/// Whether the values of keys a and b pair one-to-one over the rows, and the pairing repeats
+/// (fewer distinct values than rows): b is a relabelling of a, such as a resolved
+/// model.channel_mixer.d_ff beside model.d_model.
+bool relabels(const ReportTable& t, size_t a, size_t b) {
+  std::map<std::string, std::string> ab, ba;
+  for (const ReportRow& row : t.rows) {
+    const auto [i, fresh_a] = ab.emplace(row.values[a], row.values[b]);
+    const auto [j, fresh_b] = ba.emplace(row.values[b], row.values[a]);
+    if (i->second != row.values[b] || j->second != row.values[a]) return false;
+  }
+  return ab.size() < t.rows.size();
+}
+
+/// The keys that name the rows: all of them for sweeps; for plain runs, without keys that only
+/// relabel another key (tried deepest path first; never the --by key).
+std::vector<std::string> label_keys(const ReportTable& t, bool drop_relabels) {
+  std::vector<size_t> keep(t.keys.size());
+  for (size_t i = 0; i < keep.size(); ++i) keep[i] = i;
+  if (drop_relabels) {
+    std::vector<size_t> order = keep;
+    auto depth = [&](size_t i) { return std::count(t.keys[i].begin(), t.keys[i].end(), '.'); };
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return depth(a) != depth(b) ? depth(a) > depth(b) : a > b;
+    });
+    for (size_t k : order) {
+      if (t.keys[k] == t.by) continue;
+      if (std::any_of(keep.begin(), keep.end(), [&](size_t j) { return j != k && relabels(t, j, k); }))
+        keep.erase(std::find(keep.begin(), keep.end(), k));
+    }
+  }
+  std::vector<std::string> out;
+  for (size_t i : keep) out.push_back(t.keys[i]);
+  return out;
+}
+
 void order_rows(ReportTable& t) {
   const size_t k = std::find(t.keys.begin(), t.keys.end(), t.by) - t.keys.begin();
   t.by_numeric = true;
@@ -265,13 +300,18 @@ ReportTable build_table(const ReportInputs& in, const TableOptions& options) {
     if (fresh) {
       ReportRow row;
       row.values = values;
-      for (size_t i = 0; i < t.keys.size(); ++i)
-        if (!values[i].empty()) row.label += (row.label.empty() ? "" : " ") + t.short_keys[i] + "=" + values[i];
       t.rows.push_back(std::move(row));
     }
     t.rows[it->second].runs.push_back(r);
   }
+  if (!options.by.empty()) t.by = resolve_by(t, options.by);
+  t.label_keys = label_keys(t, !sweeps_only);
   for (ReportRow& row : t.rows) {
+    for (size_t i = 0; i < t.keys.size(); ++i) {
+      if (row.values[i].empty() || !contains(t.label_keys, t.keys[i])) continue;
+      if (!row.label.empty()) row.label += ' ';
+      row.label += t.short_keys[i] + "=" + row.values[i];
+    }
     if (row.label.empty()) {
       const RunRecord& first = in.runs[row.runs.front()];
       const ReportSource& source = in.sources[first.source];
@@ -285,8 +325,7 @@ ReportTable build_table(const ReportInputs& in, const TableOptions& options) {
   for (const std::string& m : t.metrics)
     if (std::any_of(t.rows.begin(), t.rows.end(), [&](const ReportRow& row) { return row.paper.count(m) > 0; }))
       t.paper_metrics.push_back(m);
-  if (!options.by.empty()) {
-    t.by = resolve_by(t, options.by);
+  if (!t.by.empty()) {
     order_rows(t);
   }
   return t;

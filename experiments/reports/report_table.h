@@ -14,7 +14,7 @@
 namespace tn {
 
 struct ReportRow {
-  std::string label;                // "normalize=scaling" (short key names), see ReportTable::keys
+  std::string label;                // "normalize=scaling": short names of ReportTable::label_keys
   std::vector<std::string> values;  // one per ReportTable::keys ("" when the run does not set it)
   std::vector<size_t> runs;         // indices into ReportInputs::runs, in input order
   size_t done = 0;                  // runs that enter the statistics
@@ -28,6 +28,10 @@ struct ReportRow {
 struct ReportTable {
   std::vector<std::string> keys;        // the varying keys, full paths ("sweep" for the sweep's name)
   std::vector<std::string> short_keys;  // their last path component, or more where that is ambiguous
+  /// The keys row labels name: every key for sweeps; for plain runs, without a key that only
+  /// relabels another (its values pair one-to-one with the other's, and the pairs repeat: a
+  /// resolved model.channel_mixer.d_ff beside model.d_model). Its column stays.
+  std::vector<std::string> label_keys;
   std::vector<std::string> metrics;     // the chosen "split.metric" names, in column order
   std::vector<std::string> available;   // every metric name the runs hold
   std::vector<std::string> paper_metrics;  // chosen metrics with a paper value in some row

@@ -26,7 +26,7 @@ constexpr double kLegendCharW = 9.0;     // the same for legend labels (digits a
 constexpr double kLabelHeight = 12.3;    // plmtex's unit (a character height) at axis-label size
 constexpr double kLegendRow = 17;   // height of one legend entry
 constexpr double kLegendSample = 40;  // length of the line sample in front of a legend label
-constexpr size_t kLegendChars = 32, kCategoryChars = 28;  // longer labels are cut
+constexpr size_t kLegendChars = 44, kCategoryChars = 28;  // longer labels are cut
 constexpr size_t kLegendColumns = 2;
 
 // cmap0: background, ink, grid, reference, then the series colours (matplotlib's tab10) opaque

@@ -174,6 +174,28 @@ TEST_CASE("report: plain run directories group by the config keys that differ") 
   CHECK_FALSE(contains(md, "test.ppl"));
 }
 
+TEST_CASE("report: a key that only relabels another keeps its column but leaves the label") {
+  TempDir tmp("report_relabel");
+  std::vector<std::string> dirs;
+  for (int d_model : {32, 64})
+    for (const char* mixer : {"linear", "softmax"}) {
+      FakeRun r;  // d_ff follows d_model, as a resolved config has it
+      r.yaml_model = "{d_model: " + std::to_string(d_model) + ", token_mixer: " + mixer +
+                     ", channel_mixer: {d_ff: " + std::to_string(d_model * 8 / 3) + "}}";
+      r.valid_ppl = 10;
+      const fs::path dir = tmp.path / (std::to_string(d_model) + mixer);
+      write_fake_run(dir, r);
+      dirs.push_back(dir.string());
+    }
+  const std::string out = (tmp.path / "out").string();
+  write_report({dirs, out, {}, ""});
+  const json j = json::parse(read_file(out + "/report.json"));
+  CHECK(j["keys"] == json{"model.channel_mixer.d_ff", "model.d_model", "model.token_mixer"});
+  REQUIRE(j["rows"].size() == 4);
+  CHECK(j["rows"][0]["label"] == "d_model=32 token_mixer=linear");
+  CHECK(j["rows"][0]["keys"]["model.channel_mixer.d_ff"] == "85");
+}
+
 TEST_CASE("report: unknown metrics and axes are refused, naming what there is") {
   TempDir tmp("report_refuse");
   const fs::path sweep = tmp.path / "sweep";
