@@ -25,7 +25,11 @@ std::vector<const RunRecord*> curve_runs(const ReportInputs& in, const ReportRow
     if (in.runs[r].done()) done.push_back(&in.runs[r]);
   }
   if (!done.empty()) return done;
-  suffix = " (" + row.state + ")";
+  std::vector<std::string> states;
+  for (const RunRecord* run : all)
+    if (std::find(states.begin(), states.end(), run->state) == states.end()) states.push_back(run->state);
+  for (size_t i = 0; i < states.size(); ++i) suffix += (i ? "/" : " (") + states[i];
+  suffix += ")";
   return all;
 }
 
