@@ -31,8 +31,8 @@ std::string format_value(double v) {
 std::string format_stat(const PooledStat& s) {
   if (s.n == 0) return "";
   if (s.n == 1 || !std::isfinite(s.std) || !std::isfinite(s.mean)) return format_value(s.mean);
-  int decimals = 0;
-  if (s.std > 0) decimals = std::clamp(1 - static_cast<int>(std::floor(std::log10(s.std))), 0, 8);
+  if (s.std == 0) return format_value(s.mean) + " ± 0";
+  const int decimals = std::clamp(1 - static_cast<int>(std::floor(std::log10(s.std))), 0, 8);
   return printf_text("%.*f", s.mean, decimals) + " ± " + printf_text("%.*f", s.std, decimals);
 }
 

@@ -9,8 +9,8 @@ namespace tn {
 
 /// A value for reading: 5 significant digits, integers as integers, "nan"/"inf" as such.
 std::string format_value(double v);
-/// "12.0 ± 2.0": the mean to the precision of two significant digits of the std; the mean alone
-/// (format_value) when n == 1; "" when n == 0.
+/// "12.0 ± 2.0": the mean to the precision of two significant digits of the std ("3.4012 ± 0"
+/// when the std is 0); the mean alone (format_value) when n == 1; "" when n == 0.
 std::string format_stat(const PooledStat& s);
 /// A parameter count: "3.03M", "45.1k", "512".
 std::string format_count(double v);

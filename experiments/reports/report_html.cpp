@@ -23,7 +23,7 @@ tr.notdone td { background: #fff4f4; }
 td.state-done { color: #1a7f37; } td.state-other { color: #b42318; }
 ul.problems li { font-size: 0.9em; margin: 0.2em 0; }
 figure { margin: 1.5em 0; } figcaption { font-size: 0.9em; color: #555; }
-figure svg { width: 100%; height: auto; max-width: 1100px; display: block; }
+figure svg { max-width: 100%; height: auto; display: block; }
 a { color: #0b5cad; text-decoration: none; } a:hover { text-decoration: underline; }
 )";
 
@@ -36,7 +36,8 @@ std::string replace_all(const std::string& text, const std::string& from, const 
 }
 
 /// The SVG document as an inline element: no XML prolog or doctype, ids made unique to this plot
-/// (PLplot names its clip paths the same in every file), sized by CSS from its viewBox.
+/// (PLplot names its clip paths the same in every file), its size in pixels rather than points so
+/// that every plot shows its text at the same size (CSS shrinks it to the page when narrower).
 std::string inline_svg(const std::string& svg, size_t index) {
   std::string s = svg.substr(std::min(svg.size(), svg.find("<svg")));
   const std::string prefix = "plot" + std::to_string(index) + "-";
@@ -45,7 +46,7 @@ std::string inline_svg(const std::string& svg, size_t index) {
   const size_t end = s.find('>');
   if (end == std::string::npos) return s;
   std::string head = s.substr(0, end);
-  head = std::regex_replace(head, std::regex("\\s(width|height)=\"[^\"]*\""), "");
+  head = std::regex_replace(head, std::regex("(width|height)=\"([0-9.]+)pt\""), "$1=\"$2\"");
   return head + s.substr(end);
 }
 

@@ -266,6 +266,7 @@ TEST_CASE("report formatting: mean ± std to the std's precision, exact CSV numb
   CHECK(format_stat(pool({10, 12, 14})) == "12.0 ± 2.0");
   CHECK(format_stat(pool({261.1, 261.6, 262.5})) == "261.73 ± 0.71");
   CHECK(format_stat(pool({5})) == "5");
+  CHECK(format_stat(pool({3.4012, 3.4012})) == "3.4012 ± 0");
   CHECK(format_stat(pool({})) == "");
   CHECK(exact_number(0.1) == "0.1");
   CHECK(exact_number(12) == "12");
