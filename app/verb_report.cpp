@@ -13,7 +13,8 @@ Action add_report_verb(CLI::App& app) {
       ->required();
   sub->add_option("--out", args->out_dir, "folder for the report (default: the DIR when one is given, else ./report)");
   sub->add_option("--metrics", args->metrics, "split.metric names, comma-separated (default: every final metric but counts)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->allow_extra_args(false);
   sub->add_option("--by", args->by, "order rows by this key and plot the final metrics over it");
   return [args]() {
     write_report(*args);

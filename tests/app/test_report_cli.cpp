@@ -14,7 +14,7 @@ TEST_CASE("report CLI: a sweep folder gives md, csv, json, html and plots, and b
   const std::string dir = scratch_dir("report_cli");
   const fs::path sweep = fs::path(dir) / "sweep";
   write_standard_sweep(sweep);
-  CliResult r = run_cli("report '" + sweep.string() + "' --metrics valid.ppl,test.ppl --by normalize", dir);
+  CliResult r = run_cli("report --metrics valid.ppl,test.ppl '" + sweep.string() + "' --by normalize", dir);
   INFO(r.err);
   CHECK(r.code == 0);
   for (const char* file : {"report.md", "report.csv", "report.json", "report.html", "plots/train_loss.svg",
@@ -23,6 +23,7 @@ TEST_CASE("report CLI: a sweep folder gives md, csv, json, html and plots, and b
     CHECK(fs::is_regular_file(sweep / file));
   }
   CHECK(slurp((sweep / "report.md").string()).find("failed (2 of 3 seeds)") != std::string::npos);
+  CHECK(slurp((sweep / "report.md").string()).find("| valid.ppl | n | test.ppl | n | test.ppl (paper) |") != std::string::npos);
 
   const std::string out = dir + "/elsewhere";
   CHECK(run_cli("report '" + sweep.string() + "' '" + (sweep / "normalize-scaling_seed-1").string() + "' --out '" + out + "'", dir).code == 0);
