@@ -90,6 +90,19 @@ void read_metrics(RunRecord& run, const std::string& file) {
   }
 }
 
+/// diverged.json, which the runner leaves beside the last good checkpoint: {"step", "error"}.
+void read_diverged(RunRecord& run, const std::string& file) {
+  run.state = "diverged";
+  try {
+    const json j = json::parse(read_file(file));
+    const std::string error = j.value("error", std::string());
+    run.problems.push_back("diverged" + (j.contains("step") ? " at step " + j["step"].dump() : std::string()) +
+                           (error.empty() ? "" : ": " + error));
+  } catch (const std::exception& e) {
+    note(run, file + ": " + e.what());
+  }
+}
+
 void read_locality(RunRecord& run, const std::string& file) {
   try {
     const json j = json::parse(read_file(file));
@@ -121,6 +134,7 @@ RunRecord read_run_dir(const std::string& dir) {
   auto has = [&](const char* name) { return fs::is_regular_file(root / name); };
   if (has("config.yaml")) read_config(run, (root / "config.yaml").string());
   if (has("summary.json")) read_summary(run, (root / "summary.json").string());
+  if (!run.summary && has("diverged.json")) read_diverged(run, (root / "diverged.json").string());
   if (has("metrics.jsonl")) read_metrics(run, (root / "metrics.jsonl").string());
   if (has("locality.json")) read_locality(run, (root / "locality.json").string());
   if (run.summary) {

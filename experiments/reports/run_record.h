@@ -26,8 +26,9 @@ struct LocalityCurve {
 
 struct RunRecord {
   std::string dir;  // the run directory, as given or as the sweep folder joined with its "dir"
-  /// done | failed | diverged | pending | running (from a sweep) | incomplete (no summary.json
-  /// yet, or a sweep point reported done without one) | unreadable (summary.json is malformed).
+  /// done | failed | diverged (from a sweep, or a diverged.json without summary.json) | pending |
+  /// running (from a sweep) | incomplete (no summary.json yet, or a sweep point reported done
+  /// without one) | unreadable (summary.json is malformed).
   /// Only done runs enter the pooled statistics.
   std::string state;
   std::vector<std::string> problems;  // the sweep's error, files that could not be read
@@ -56,9 +57,10 @@ struct RunRecord {
   std::optional<double> final_metric(const std::string& name) const;
 };
 
-/// Reads whatever run directory `dir` holds (config.yaml, summary.json, metrics.jsonl,
-/// locality.json; a missing directory gives an empty record). state is "done" when summary.json
-/// reads, "incomplete" when it is absent, "unreadable" when it is malformed. Never throws for a
+/// Reads whatever run directory `dir` holds (config.yaml, summary.json, diverged.json,
+/// metrics.jsonl, locality.json; a missing directory gives an empty record). state is "done" when
+/// summary.json reads, "unreadable" when it is malformed, "diverged" when it is absent and the
+/// runner left a diverged.json ({"step", "error"}), else "incomplete". Never throws for a
 /// file of the run: each one that cannot be read adds a line to `problems` naming it and the
 /// reason (and a warning on the log).
 RunRecord read_run_dir(const std::string& dir);

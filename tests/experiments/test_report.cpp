@@ -245,6 +245,28 @@ TEST_CASE("report: locality curves and a run directory reported on its own") {
   CHECK(j["rows"][0]["metrics"]["valid.ppl"]["mean"] == 11.0);
 }
 
+TEST_CASE("report: a run directory with diverged.json is shown as diverged, out of the statistics") {
+  TempDir tmp("report_diverged");
+  std::vector<std::string> dirs;
+  for (uint64_t seed : {1, 2}) {
+    FakeRun r;
+    r.seed = seed;
+    if (seed == 1) r.valid_ppl = 10;
+    const fs::path dir = tmp.path / ("seed" + std::to_string(seed));
+    write_fake_run(dir, r);
+    if (seed == 2) write_fake_file(dir / "diverged.json", R"({"step": 7, "error": "the loss became non-finite at step 7"})");
+    dirs.push_back(dir.string());
+  }
+  const std::string out = (tmp.path / "out").string();
+  write_report({dirs, out, {"valid.ppl"}, ""});
+  const json j = json::parse(read_file(out + "/report.json"));
+  REQUIRE(j["rows"].size() == 1);
+  CHECK(j["rows"][0]["state"] == "diverged (1 of 2 seeds)");
+  CHECK(j["rows"][0]["metrics"]["valid.ppl"]["n"] == 1);
+  CHECK(j["rows"][0]["runs"][1]["problems"][0] == "diverged at step 7: the loss became non-finite at step 7");
+  CHECK(contains(read_file(out + "/report.md"), "(diverged): diverged at step 7"));
+}
+
 TEST_CASE("svg plots: well-formed for empty, log-scale and category plots, and no stream is leaked") {
   LinePlot empty;
   empty.title = "nothing # here <&>";
