@@ -1,5 +1,6 @@
 #include "experiments/reports/report_inputs.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/error.h"
@@ -20,7 +21,12 @@ RunRecord read_point(const fs::path& folder, const SweepPoint& point, size_t sou
   run.overrides = point.overrides;
   run.sweep_wall_s = point.wall_s;
   run.source = source;
-  if (!point.error.empty()) run.problems.insert(run.problems.begin(), point.error);
+  // The sweep's error line, unless a problem read from the run directory already says it (the
+  // message of diverged.json, with its step).
+  if (!point.error.empty() && std::none_of(run.problems.begin(), run.problems.end(), [&](const std::string& p) {
+        return p.find(point.error) != std::string::npos;
+      }))
+    run.problems.insert(run.problems.begin(), point.error);
   const bool readable = run.state != "unreadable";
   if (point.state == "done") {
     if (!run.summary && readable) {

@@ -72,7 +72,7 @@ Identity sweep_identity(const ReportInputs& in) {
     std::map<std::string, std::string> v;
     if (several) v["sweep"] = in.sources[run.source].sweep->name;
     for (const auto& item : run.overrides.items()) {
-      if (item.key() == kSeed) continue;
+      if (item.key() == kSeed || item.key().rfind("paper.", 0) == 0) continue;  // paper: not the experiment
       add_unique(id.keys, item.key());
       v[item.key()] = leaf_text(item.value());
     }
@@ -116,6 +116,22 @@ Identity config_identity(const ReportInputs& in) {
       for (const std::string& key : id.keys)
         if (!id.value[r].count(key)) id.value[r][key] = "?";
   return id;
+}
+
+/// A sweep point that does not override a key shows the value its runs' config.yaml has (the
+/// base's); the label keeps naming only the point's own overrides.
+void fill_from_configs(const ReportInputs& in, const ReportTable& t, ReportRow& row) {
+  for (size_t i = 0; i < t.keys.size(); ++i) {
+    if (!row.values[i].empty()) continue;
+    for (size_t r : row.runs) {
+      const auto& flat = in.runs[r].flat_config;
+      const auto it = std::find_if(flat.begin(), flat.end(), [&](const auto& kv) { return kv.first == t.keys[i]; });
+      if (it != flat.end()) {
+        row.values[i] = leaf_text(it->second);
+        break;
+      }
+    }
+  }
 }
 
 /// "split.metric" names in report order: valid, test, then other splits alphabetically; within
@@ -312,6 +328,7 @@ ReportTable build_table(const ReportInputs& in, const TableOptions& options) {
       if (!row.label.empty()) row.label += ' ';
       row.label += t.short_keys[i] + "=" + row.values[i];
     }
+    if (sweeps_only) fill_from_configs(in, t, row);
     if (row.label.empty()) {
       const RunRecord& first = in.runs[row.runs.front()];
       const ReportSource& source = in.sources[first.source];

@@ -79,19 +79,23 @@ struct FakePoint {
   uint64_t seed = 1;
   std::string state = "done";
   std::string error;
+  nlohmann::json extra = nlohmann::json::object();  // more overrides (e.g. paper values, as sweep files set them)
 };
 
 /// Writes sweep.json for `points` (their run directories are written separately).
 inline void write_fake_sweep(const std::filesystem::path& folder, const std::vector<FakePoint>& points) {
   nlohmann::json list = nlohmann::json::array();
-  for (const FakePoint& p : points)
+  for (const FakePoint& p : points) {
+    nlohmann::json overrides = {{"model.attention.linear.normalize", p.normalize}, {"train.seed", p.seed}};
+    overrides.update(p.extra);
     list.push_back({{"name", "normalize=" + p.normalize + " seed=" + std::to_string(p.seed)},
                     {"dir", p.dir},
-                    {"overrides", {{"model.attention.linear.normalize", p.normalize}, {"train.seed", p.seed}}},
+                    {"overrides", overrides},
                     {"state", p.state},
                     {"exit_code", p.state == "done" ? nlohmann::json(0) : p.state == "failed" ? nlohmann::json(1) : nlohmann::json()},
                     {"wall_s", p.state == "done" ? nlohmann::json(3.0) : nlohmann::json()},
                     {"error", p.error}});
+  }
   const nlohmann::json sweep = {{"name", "scaling_vs_norm"},
                                 {"sweep_file", "configs/ablations/scaling_vs_norm.yaml"},
                                 {"base", "configs/quickstart.yaml"},
@@ -102,13 +106,14 @@ inline void write_fake_sweep(const std::filesystem::path& folder, const std::vec
 }
 
 /// The standard made-up sweep: normalize=scaling with seeds 1..3 at valid.ppl 10, 12, 14
-/// (mean 12, std 2; test.ppl 30, paper 31.01), normalize=srmsnorm with seed 1 done at 20 and
+/// (mean 12, std 2; test.ppl 30, paper 31.01 in config.yaml and as an override, as sweep files
+/// set it), normalize=srmsnorm with seed 1 done at 20 and
 /// seeds 2 and 3 failed without summary.json.
 inline void write_standard_sweep(const std::filesystem::path& folder) {
   std::vector<FakePoint> points;
   const double ppl[3] = {10, 12, 14};
   for (uint64_t seed = 1; seed <= 3; ++seed) {
-    FakePoint p{"normalize-scaling_seed-" + std::to_string(seed), "scaling", seed, "done", ""};
+    FakePoint p{"normalize-scaling_seed-" + std::to_string(seed), "scaling", seed, "done", "", {{"paper.test.ppl", 31.01}}};
     FakeRun r;
     r.yaml_model = "{d_model: 32, token_mixer: linear, attention: {linear: {normalize: scaling}}}";
     r.seed = seed;
@@ -119,7 +124,7 @@ inline void write_standard_sweep(const std::filesystem::path& folder) {
     points.push_back(p);
   }
   for (uint64_t seed = 1; seed <= 3; ++seed) {
-    FakePoint p{"normalize-srmsnorm_seed-" + std::to_string(seed), "srmsnorm", seed, "done", ""};
+    FakePoint p{"normalize-srmsnorm_seed-" + std::to_string(seed), "srmsnorm", seed, "done", "", nlohmann::json::object()};
     FakeRun r;
     r.yaml_model = "{d_model: 32, token_mixer: linear, attention: {linear: {normalize: srmsnorm}}}";
     r.seed = seed;

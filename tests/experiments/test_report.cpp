@@ -72,7 +72,7 @@ TEST_CASE("report: a sweep's seeds pooled exactly, failed points shown, paper va
   CHECK(result.done == 4);
 
   const json j = json::parse(read_file((sweep / "report.json").string()));
-  CHECK(j["keys"] == json{"model.attention.linear.normalize"});
+  CHECK(j["keys"] == json{"model.attention.linear.normalize"});  // paper.test.ppl overrides are not a key
   CHECK(j["metrics"] == json{"valid.loss", "valid.ppl", "test.loss", "test.ppl"});  // counts left out
   REQUIRE(j["rows"].size() == 2);
   const json& scaling = j["rows"][0];
