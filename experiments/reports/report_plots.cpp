@@ -238,7 +238,7 @@ std::optional<LinePlot> locality_plot(const ReportInputs& in, const ReportTable&
 /// Per-layer RSD of the gradient statistics (summary analysis.grad_stats.layers[].rsd).
 std::optional<PointPlot> grad_rsd_plot(const ReportInputs& in, const ReportTable& t) {
   const RowAxis axis = row_axis(t, false);
-  std::map<int64_t, std::string> layer_names;
+  std::map<int64_t, std::vector<std::string>> layer_mixers;  // the mixers seen at each layer index
   std::vector<std::map<int64_t, std::vector<double>>> per_row(t.rows.size());
   for (size_t r = 0; r < t.rows.size(); ++r) {
     for (size_t i : t.rows[r].runs) {
@@ -249,22 +249,23 @@ std::optional<PointPlot> grad_rsd_plot(const ReportInputs& in, const ReportTable
       for (const json& layer : gs["layers"]) {
         if (!layer.is_object() || !layer.contains("rsd") || !layer["rsd"].is_number()) continue;
         const int64_t index = layer.value("layer", int64_t{0});
-        if (!layer_names.count(index))
-          layer_names[index] = "layer " + std::to_string(index) +
-                               (layer.contains("mixer") && layer["mixer"].is_string() ? " (" + layer["mixer"].get<std::string>() + ")" : "");
+        std::vector<std::string>& mixers = layer_mixers[index];
+        const std::string mixer = layer.contains("mixer") && layer["mixer"].is_string() ? layer["mixer"].get<std::string>() : "";
+        if (std::find(mixers.begin(), mixers.end(), mixer) == mixers.end()) mixers.push_back(mixer);
         per_row[r][index].push_back(layer["rsd"].get<double>());
       }
     }
   }
-  if (layer_names.empty()) return std::nullopt;
+  if (layer_mixers.empty()) return std::nullopt;
   PointPlot p;
   p.title = "Gradient RSD per layer (mean ± std over seeds)";
   p.x_label = axis.label;
   p.y_label = "RSD";
   p.categories = axis.categories;
-  for (const auto& [index, name] : layer_names) {
-    PointSeries s;
-    s.label = name;
+  for (const auto& [index, mixers] : layer_mixers) {
+    PointSeries s;  // named by its mixer when every point has the same one there
+    s.label = "layer " + std::to_string(index) +
+              (mixers.size() == 1 && !mixers[0].empty() ? " (" + mixers[0] + ")" : "");
     for (size_t r = 0; r < t.rows.size(); ++r) {
       const auto it = per_row[r].find(index);
       if (it == per_row[r].end()) continue;
