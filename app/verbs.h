@@ -16,5 +16,6 @@ Action add_bench_verb(CLI::App& app);
 Action add_generate_verb(CLI::App& app);
 Action add_sweep_verb(CLI::App& app);
 Action add_analyze_verb(CLI::App& app);
+Action add_report_verb(CLI::App& app);
 
 }  // namespace tn::app

@@ -1,0 +1,25 @@
+// `transnormer report DIR... [--out DIR] [--metrics test.ppl,valid.ppl] [--by AXIS]`
+// Tables and plots of sweep folders and run directories (experiments/reports/report.h):
+// report.md, report.csv, report.json, report.html and plots/*.svg. Logs go to stderr.
+#include "app/verbs.h"
+#include "experiments/reports/report.h"
+
+namespace tn::app {
+
+Action add_report_verb(CLI::App& app) {
+  auto args = std::make_shared<ReportOptions>();
+  CLI::App* sub = app.add_subcommand("report", "Tables and plots of sweeps and run directories, seeds pooled");
+  sub->add_option("dirs", args->dirs, "sweep folders (with sweep.json) or run directories (with config.yaml)")
+      ->required();
+  sub->add_option("--out", args->out_dir, "folder for the report (default: the DIR when one is given, else ./report)");
+  sub->add_option("--metrics", args->metrics, "split.metric names, comma-separated (default: every final metric but counts)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  sub->add_option("--by", args->by, "order rows by this key and plot the final metrics over it");
+  return [args]() {
+    write_report(*args);
+    return 0;
+  };
+}
+
+}  // namespace tn::app

@@ -1,0 +1,29 @@
+#pragma once
+// `transnormer report DIR...`: the table and plots of sweeps and run directories, whatever the
+// task: metrics are the names their summary.json and metrics.jsonl hold. docs/architecture.md
+// "Reports" describes the inputs, the grouping and the outputs.
+#include <string>
+#include <vector>
+
+namespace tn {
+
+struct ReportOptions {
+  std::vector<std::string> dirs;     // sweep folders (sweep.json) or run directories (config.yaml)
+  std::string out_dir;               // "" : the DIR itself when one is given, else ./report
+  std::vector<std::string> metrics;  // "split.metric"; empty: every final non-count metric
+  std::string by;                    // order rows by this varying key, and plot finals over it
+};
+
+struct ReportResult {
+  std::string out_dir;
+  std::vector<std::string> files;  // every file written, report.md first
+  size_t rows = 0, runs = 0, done = 0;
+};
+
+/// Reads the DIRs, pools their runs into rows and writes report.md, report.csv, report.json,
+/// report.html and plots/*.svg into the output folder (created), each atomically. Throws
+/// DataError for a DIR that is neither a sweep folder nor a run directory, ConfigError for an
+/// unknown metric or --by key, IoError when a file cannot be written.
+ReportResult write_report(const ReportOptions& options);
+
+}  // namespace tn

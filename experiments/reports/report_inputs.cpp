@@ -1,0 +1,69 @@
+#include "experiments/reports/report_inputs.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "core/error.h"
+
+namespace tn {
+
+namespace {
+namespace fs = std::filesystem;
+
+constexpr const char* kExpected =
+    "expected a sweep folder (with sweep.json, written by `transnormer sweep`) or a run directory "
+    "(with config.yaml, written by `transnormer train`)";
+
+/// The run of one sweep point: its directory's files, then the sweep's word on its state.
+RunRecord read_point(const fs::path& folder, const SweepPoint& point, size_t source) {
+  RunRecord run = read_run_dir((folder / point.dir).string());
+  run.point = point.name;
+  run.overrides = point.overrides;
+  run.sweep_wall_s = point.wall_s;
+  run.source = source;
+  // The sweep's error line, unless a problem read from the run directory already says it (the
+  // message of diverged.json, with its step).
+  if (!point.error.empty() && std::none_of(run.problems.begin(), run.problems.end(), [&](const std::string& p) {
+        return p.find(point.error) != std::string::npos;
+      }))
+    run.problems.insert(run.problems.begin(), point.error);
+  const bool readable = run.state != "unreadable";
+  if (point.state == "done") {
+    if (!run.summary && readable) {
+      run.state = "incomplete";
+      run.problems.push_back(run.dir + ": the sweep reports it done, but it has no summary.json");
+    }
+  } else {
+    run.state = point.state;
+  }
+  if (!run.seed && point.overrides.contains("train.seed") && point.overrides["train.seed"].is_number_integer() &&
+      point.overrides["train.seed"].get<int64_t>() >= 0)
+    run.seed = point.overrides["train.seed"].get<uint64_t>();
+  return run;
+}
+}  // namespace
+
+ReportInputs read_report_inputs(const std::vector<std::string>& dirs) {
+  if (dirs.empty()) throw ConfigError(std::string("report needs at least one DIR: ") + kExpected);
+  ReportInputs inputs;
+  for (size_t i = 0; i < dirs.size(); ++i) {
+    const fs::path dir(dirs[i]);
+    if (!fs::is_directory(dir))
+      throw DataError(dirs[i] + ": " + (fs::exists(dir) ? "not a directory" : "no such directory") + "; " + kExpected);
+    ReportSource source{dirs[i], std::nullopt};
+    if (fs::is_regular_file(dir / "sweep.json")) {
+      source.sweep = read_sweep_file(dirs[i]);
+      for (const SweepPoint& point : source.sweep->points) inputs.runs.push_back(read_point(dir, point, i));
+    } else if (fs::is_regular_file(dir / "config.yaml")) {
+      RunRecord run = read_run_dir(dirs[i]);
+      run.source = i;
+      inputs.runs.push_back(std::move(run));
+    } else {
+      throw DataError(dirs[i] + ": neither sweep.json nor config.yaml is there; " + kExpected);
+    }
+    inputs.sources.push_back(std::move(source));
+  }
+  return inputs;
+}
+
+}  // namespace tn

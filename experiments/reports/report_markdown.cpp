@@ -1,0 +1,127 @@
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "experiments/reports/report_format.h"
+#include "experiments/reports/report_writers.h"
+
+namespace tn {
+
+std::string run_name(const RunRecord& run) {
+  if (run.seed) return "seed " + std::to_string(*run.seed);
+  std::string dir = run.dir;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return std::filesystem::path(dir).filename().string();
+}
+
+bool run_has_problem(const RunRecord& run) {
+  if (!run.problems.empty()) return true;
+  return run.state == "failed" || run.state == "diverged" || run.state == "incomplete" || run.state == "unreadable";
+}
+
+namespace {
+constexpr size_t kListedRunDirs = 5;  // more run directories given: the first and last are named
+
+std::string describe_sources(const ReportDocument& doc) {
+  std::string out;
+  std::vector<std::string> run_dirs;
+  for (const ReportSource& s : doc.inputs.sources) {
+    if (!s.sweep) {
+      run_dirs.push_back(s.dir);
+      continue;
+    }
+    out += "- `" + s.dir + "`: sweep " + s.sweep->name + " (" + std::to_string(s.sweep->points.size()) + " runs" +
+           (s.sweep->sweep_file.empty() ? "" : ", from " + s.sweep->sweep_file) + ")\n";
+  }
+  if (run_dirs.size() > kListedRunDirs) {
+    out += "- " + std::to_string(run_dirs.size()) + " run directories: `" + run_dirs.front() + "` ... `" +
+           run_dirs.back() + "`\n";
+  } else {
+    for (const std::string& d : run_dirs) out += "- `" + d + "`: run directory\n";
+  }
+  return out;
+}
+
+std::string row_line(const std::vector<std::string>& cells) {
+  std::string out = "|";
+  for (const std::string& c : cells) out += " " + c + " |";
+  return out + "\n";
+}
+}  // namespace
+
+std::string report_markdown(const ReportDocument& doc) {
+  const ReportTable& t = doc.table;
+  std::string title = doc.inputs.sources.size() == 1 && doc.inputs.sources[0].sweep ? doc.inputs.sources[0].sweep->name
+                                                                                   : "runs";
+  std::string out = "# Report: " + title + "\n\n";
+  out += describe_sources(doc) + "\n";
+  out += "Each row pools the seeds of one point: mean ± sample standard deviation over its done runs, n = "
+         "how many. Runs that are not done (failed, diverged, pending, running, incomplete) are counted in "
+         "the state column and do not enter the statistics.";
+  if (!t.by.empty()) out += " Rows are ordered by " + t.by + ".";
+  out += "\n\n";
+
+  std::vector<std::string> head = {"point", "state"};
+  for (const std::string& k : t.short_keys) head.push_back(md_cell(k));
+  for (const std::string& m : t.metrics) {
+    head.push_back(m);
+    head.push_back("n");
+    if (std::find(t.paper_metrics.begin(), t.paper_metrics.end(), m) != t.paper_metrics.end()) head.push_back(m + " (paper)");
+  }
+  head.insert(head.end(), {"params", "tokens/s", "wall (s)"});
+  for (const std::string& a : t.analysis) head.push_back(a);
+  head.push_back("runs");
+  out += row_line(head);
+  out += row_line(std::vector<std::string>(head.size(), "---"));
+  for (const ReportRow& row : t.rows) {
+    std::vector<std::string> cells = {md_cell(row.label), md_cell(row.state)};
+    for (const std::string& v : row.values) cells.push_back(md_cell(v));
+    for (const std::string& m : t.metrics) {
+      const PooledStat& s = row.metrics.at(m);
+      cells.push_back(format_stat(s));
+      cells.push_back(std::to_string(s.n));
+      if (std::find(t.paper_metrics.begin(), t.paper_metrics.end(), m) != t.paper_metrics.end()) {
+        const auto it = row.paper.find(m);
+        cells.push_back(it == row.paper.end() ? "" : format_value(it->second));
+      }
+    }
+    cells.push_back(row.params.has_mean() ? format_count(row.params.mean) : "");
+    cells.push_back(row.tokens_per_s.has_mean() ? format_value(std::round(row.tokens_per_s.mean)) : "");
+    cells.push_back(row.wall_s.has_mean() ? format_value(std::round(row.wall_s.mean * 10) / 10) : "");
+    for (const std::string& a : t.analysis) {
+      const auto it = row.analysis.find(a);
+      cells.push_back(it == row.analysis.end() ? "" : format_stat(it->second));
+    }
+    std::string links;
+    for (size_t r : row.runs) {
+      const RunRecord& run = doc.inputs.runs[r];
+      if (!links.empty()) links += ' ';
+      links.append("[").append(run_name(run)).append("](").append(relative_link(run.dir, doc.out_dir)).append(")");
+    }
+    cells.push_back(links);
+    out += row_line(cells);
+  }
+
+  std::string problems;
+  for (const ReportRow& row : t.rows)
+    for (size_t r : row.runs) {
+      const RunRecord& run = doc.inputs.runs[r];
+      if (!run_has_problem(run)) continue;
+      problems += "- **" + md_cell(row.label) + "**, " + run_name(run) + " (" + run.state + "): ";
+      if (run.problems.empty()) problems += "no error was recorded";
+      for (size_t i = 0; i < run.problems.size(); ++i) {
+        if (i) problems += "; ";
+        problems += md_cell(run.problems[i]);
+      }
+      problems += "\n";
+    }
+  if (!problems.empty()) out += "\n## Problems\n\n" + problems;
+
+  if (!doc.plots.empty()) {
+    out += "\n## Plots\n\n";
+    for (const ReportPlot& p : doc.plots) out += "![" + p.title + "](" + p.file + ")\n\n";
+  }
+  return out;
+}
+
+}  // namespace tn

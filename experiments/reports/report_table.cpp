@@ -1,0 +1,351 @@
+#include "experiments/reports/report_table.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "core/error.h"
+#include "experiments/reports/flat_json.h"
+
+namespace tn {
+
+namespace {
+using nlohmann::json;
+
+constexpr const char* kSeed = "train.seed";
+const std::set<std::string> kNotCompared = {kSeed, "train.threads"};
+
+template <class T>
+bool contains(const std::vector<T>& v, const T& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+template <class T>
+void add_unique(std::vector<T>& v, const T& x) {
+  if (!contains(v, x)) v.push_back(x);
+}
+
+std::vector<std::string> split_path(const std::string& key) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t dot; (dot = key.find('.', start)) != std::string::npos; start = dot + 1) parts.push_back(key.substr(start, dot - start));
+  parts.push_back(key.substr(start));
+  return parts;
+}
+
+/// The last path component of each key; where two keys share it, as many more components as
+/// make them distinct.
+std::vector<std::string> short_names(const std::vector<std::string>& keys) {
+  std::vector<std::string> out(keys.size());
+  std::vector<bool> named(keys.size(), false);
+  for (size_t depth = 1; !std::all_of(named.begin(), named.end(), [](bool b) { return b; }); ++depth) {
+    std::map<std::string, int> uses;
+    std::vector<std::string> suffix(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      const std::vector<std::string> parts = split_path(keys[i]);
+      const size_t take = std::min(depth, parts.size());
+      for (size_t p = parts.size() - take; p < parts.size(); ++p)
+        suffix[i] += (suffix[i].empty() ? "" : ".") + parts[p];
+      ++uses[suffix[i]];
+    }
+    for (size_t i = 0; i < keys.size(); ++i)
+      if (!named[i] && (uses[suffix[i]] == 1 || suffix[i] == keys[i])) out[i] = suffix[i], named[i] = true;
+  }
+  return out;
+}
+
+/// Every run's value of every key it has; sweep points carry their overrides (and the sweep's
+/// `set`), plain runs their flattened config.
+struct Identity {
+  std::vector<std::string> keys;                          // the varying keys, in order
+  std::vector<std::map<std::string, std::string>> value;  // per run
+};
+
+Identity sweep_identity(const ReportInputs& in) {
+  Identity id;
+  const bool several = in.sources.size() > 1;
+  if (several) id.keys.push_back("sweep");
+  for (const ReportSource& s : in.sources)
+    for (const std::string& axis : s.sweep->axes)
+      if (axis != kSeed) add_unique(id.keys, axis);
+  for (const RunRecord& run : in.runs) {
+    std::map<std::string, std::string> v;
+    if (several) v["sweep"] = in.sources[run.source].sweep->name;
+    for (const auto& item : run.overrides.items()) {
+      if (item.key() == kSeed || item.key().rfind("paper.", 0) == 0) continue;  // paper: not the experiment
+      add_unique(id.keys, item.key());
+      v[item.key()] = leaf_text(item.value());
+    }
+    id.value.push_back(std::move(v));
+  }
+  return id;
+}
+
+Identity config_identity(const ReportInputs& in) {
+  Identity id;
+  std::vector<std::string> order;
+  std::vector<bool> has_config;
+  for (const RunRecord& run : in.runs) {
+    std::map<std::string, std::string> v;
+    for (const auto& [key, value] : run.flat_config) {
+      if (kNotCompared.count(key)) continue;
+      add_unique(order, key);
+      v[key] = leaf_text(value);
+    }
+    has_config.push_back(!run.flat_config.empty());
+    if (run.flat_config.empty() && run.overrides.is_object()) {  // a sweep point that wrote no config
+      const SweepFile& sweep = *in.sources[run.source].sweep;
+      for (const auto& item : sweep.set.items()) v[item.key()] = leaf_text(item.value());
+      for (const auto& item : run.overrides.items())
+        if (item.key() != kSeed) v[item.key()] = leaf_text(item.value());
+    }
+    id.value.push_back(std::move(v));
+  }
+  for (const std::string& key : order) {
+    std::set<std::string> seen;
+    for (size_t r = 0; r < in.runs.size(); ++r) {
+      if (!has_config[r]) continue;
+      const auto it = id.value[r].find(key);
+      seen.insert(it == id.value[r].end() ? std::string("\x01") : it->second);
+    }
+    if (seen.size() > 1) id.keys.push_back(key);
+  }
+  // Runs without a config know only their overrides: other keys are unknown ("?").
+  for (size_t r = 0; r < in.runs.size(); ++r)
+    if (!has_config[r])
+      for (const std::string& key : id.keys)
+        if (!id.value[r].count(key)) id.value[r][key] = "?";
+  return id;
+}
+
+/// A sweep point that does not override a key shows the value its runs' config.yaml has (the
+/// base's); the label keeps naming only the point's own overrides.
+void fill_from_configs(const ReportInputs& in, const ReportTable& t, ReportRow& row) {
+  for (size_t i = 0; i < t.keys.size(); ++i) {
+    if (!row.values[i].empty()) continue;
+    for (size_t r : row.runs) {
+      const auto& flat = in.runs[r].flat_config;
+      const auto it = std::find_if(flat.begin(), flat.end(), [&](const auto& kv) { return kv.first == t.keys[i]; });
+      if (it != flat.end()) {
+        row.values[i] = leaf_text(it->second);
+        break;
+      }
+    }
+  }
+}
+
+/// "split.metric" names in report order: valid, test, then other splits alphabetically; within
+/// a split in the order first seen.
+std::vector<std::string> ordered_metrics(std::vector<std::string> names) {
+  auto rank = [](const std::string& name) {
+    const std::string split = name.substr(0, name.find('.'));
+    return split == "valid" ? 0 : split == "test" ? 1 : 2;
+  };
+  std::stable_sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) {
+    const int ra = rank(a), rb = rank(b);
+    if (ra != rb) return ra < rb;
+    if (ra == 2) return a.substr(0, a.find('.')) < b.substr(0, b.find('.'));
+    return false;
+  });
+  return names;
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+void choose_metrics(const ReportInputs& in, const TableOptions& options, ReportTable& t) {
+  std::vector<std::string> finals, counts, evals;
+  for (const RunRecord& run : in.runs) {
+    if (run.summary)
+      for (const auto& [split, metrics] : run.summary->final)
+        for (const std::string& m : metrics.names()) add_unique(finals, split + "." + m);
+    for (const auto& [name, curve] : run.evals) add_unique(evals, name);
+    for (const std::string& c : run.count_metrics) add_unique(counts, c);
+  }
+  t.available = finals;
+  for (const std::string& e : evals) add_unique(t.available, e);
+  t.available = ordered_metrics(t.available);
+  if (options.metrics.empty()) {
+    for (const std::string& m : ordered_metrics(finals.empty() ? evals : finals))
+      if (!contains(counts, m)) t.metrics.push_back(m);
+    return;
+  }
+  for (const std::string& m : options.metrics) {
+    if (!contains(t.available, m))
+      throw ConfigError("--metrics: the runs have no metric \"" + m + "\"; " +
+                        (t.available.empty() ? std::string("they hold none yet (no summary.json, no evaluation in metrics.jsonl)")
+                                             : "the available names are " + join(t.available)));
+    add_unique(t.metrics, m);
+  }
+}
+
+std::string row_state(const ReportInputs& in, const ReportRow& row) {
+  std::vector<std::string> states;
+  std::map<std::string, size_t> count;
+  for (size_t r : row.runs) {
+    const std::string s = in.runs[r].done() ? "done" : in.runs[r].state;
+    add_unique(states, s);
+    ++count[s];
+  }
+  if (count["done"] == row.runs.size()) return "done";
+  const size_t n = row.runs.size();
+  std::string out;
+  for (const std::string& s : states) {
+    if (s == "done") continue;
+    out += (out.empty() ? "" : ", ") + s + " (" + std::to_string(count[s]) + " of " + std::to_string(n) +
+           (n == 1 ? " seed)" : " seeds)");
+  }
+  return out;
+}
+
+void pool_row(const ReportInputs& in, ReportTable& t, ReportRow& row) {
+  std::map<std::string, std::vector<double>> metric, analysis;
+  std::vector<double> params, speed, wall;
+  for (size_t r : row.runs) {
+    const RunRecord& run = in.runs[r];
+    for (const auto& [name, value] : run.paper)
+      if (!row.paper.count(name)) row.paper[name] = value;
+    if (!run.done()) continue;
+    ++row.done;
+    for (const std::string& m : t.metrics)
+      if (auto v = run.final_metric(m)) metric[m].push_back(*v);
+    for (const auto& [name, value] : run.analysis) {
+      add_unique(t.analysis, name);
+      analysis[name].push_back(value);
+    }
+    params.push_back(static_cast<double>(run.summary->params));
+    speed.push_back(run.summary->train.tokens_per_s);
+    wall.push_back(run.sweep_wall_s ? *run.sweep_wall_s : run.summary->train.total_s);
+  }
+  for (const std::string& m : t.metrics) row.metrics[m] = pool(metric[m]);
+  for (const auto& [name, values] : analysis) row.analysis[name] = pool(values);
+  row.params = pool(params);
+  row.tokens_per_s = pool(speed);
+  row.wall_s = pool(wall);
+  row.state = row_state(in, row);
+}
+
+/// The full key `axis` names: itself, a short name, or the one key ending in ".axis".
+std::string resolve_by(const ReportTable& t, const std::string& axis) {
+  for (size_t i = 0; i < t.keys.size(); ++i)
+    if (t.keys[i] == axis || t.short_keys[i] == axis) return t.keys[i];
+  std::vector<std::string> matches;
+  for (const std::string& k : t.keys)
+    if (k.size() > axis.size() && k.compare(k.size() - axis.size(), axis.size(), axis) == 0 &&
+        k[k.size() - axis.size() - 1] == '.')
+      matches.push_back(k);
+  if (matches.size() == 1) return matches[0];
+  if (t.keys.empty())
+    throw ConfigError("--by " + axis + ": the runs differ in no key but the seed, so there is no axis to order by");
+  throw ConfigError("--by " + axis + ": " + (matches.empty() ? "not a key the runs differ in" : "ambiguous") +
+                    "; the keys are " + join(t.keys));
+}
+
+/// Whether the values of keys a and b pair one-to-one over the rows, and the pairing repeats
+/// (fewer distinct values than rows): b is a relabelling of a, such as a resolved
+/// model.channel_mixer.d_ff beside model.d_model.
+bool relabels(const ReportTable& t, size_t a, size_t b) {
+  std::map<std::string, std::string> ab, ba;
+  for (const ReportRow& row : t.rows) {
+    const auto [i, fresh_a] = ab.emplace(row.values[a], row.values[b]);
+    const auto [j, fresh_b] = ba.emplace(row.values[b], row.values[a]);
+    if (i->second != row.values[b] || j->second != row.values[a]) return false;
+  }
+  return ab.size() < t.rows.size();
+}
+
+/// The keys that name the rows: all of them for sweeps; for plain runs, without keys that only
+/// relabel another key (tried deepest path first; never the --by key).
+std::vector<std::string> label_keys(const ReportTable& t, bool drop_relabels) {
+  std::vector<size_t> keep(t.keys.size());
+  for (size_t i = 0; i < keep.size(); ++i) keep[i] = i;
+  if (drop_relabels) {
+    std::vector<size_t> order = keep;
+    auto depth = [&](size_t i) { return std::count(t.keys[i].begin(), t.keys[i].end(), '.'); };
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return depth(a) != depth(b) ? depth(a) > depth(b) : a > b;
+    });
+    for (size_t k : order) {
+      if (t.keys[k] == t.by) continue;
+      if (std::any_of(keep.begin(), keep.end(), [&](size_t j) { return j != k && relabels(t, j, k); }))
+        keep.erase(std::find(keep.begin(), keep.end(), k));
+    }
+  }
+  std::vector<std::string> out;
+  for (size_t i : keep) out.push_back(t.keys[i]);
+  return out;
+}
+
+void order_rows(ReportTable& t) {
+  const size_t k = std::find(t.keys.begin(), t.keys.end(), t.by) - t.keys.begin();
+  t.by_numeric = true;
+  for (const ReportRow& row : t.rows) {
+    double v;
+    if (!parse_number(row.values[k], v)) t.by_numeric = false;
+  }
+  std::stable_sort(t.rows.begin(), t.rows.end(), [&](const ReportRow& a, const ReportRow& b) {
+    if (t.by_numeric) {
+      double x = 0, y = 0;
+      parse_number(a.values[k], x);
+      parse_number(b.values[k], y);
+      return x < y;
+    }
+    return a.values[k] < b.values[k];
+  });
+}
+}  // namespace
+
+ReportTable build_table(const ReportInputs& in, const TableOptions& options) {
+  ReportTable t;
+  const bool sweeps_only = std::all_of(in.sources.begin(), in.sources.end(), [](const ReportSource& s) { return s.sweep.has_value(); });
+  const Identity id = sweeps_only ? sweep_identity(in) : config_identity(in);
+  t.keys = id.keys;
+  t.short_keys = short_names(t.keys);
+  choose_metrics(in, options, t);
+  std::map<std::vector<std::string>, size_t> row_of;
+  for (size_t r = 0; r < in.runs.size(); ++r) {
+    std::vector<std::string> values;
+    for (const std::string& key : t.keys) {
+      const auto it = id.value[r].find(key);
+      values.push_back(it == id.value[r].end() ? "" : it->second);
+    }
+    auto [it, fresh] = row_of.emplace(values, t.rows.size());
+    if (fresh) {
+      ReportRow row;
+      row.values = values;
+      t.rows.push_back(std::move(row));
+    }
+    t.rows[it->second].runs.push_back(r);
+  }
+  if (!options.by.empty()) t.by = resolve_by(t, options.by);
+  t.label_keys = label_keys(t, !sweeps_only);
+  for (ReportRow& row : t.rows) {
+    for (size_t i = 0; i < t.keys.size(); ++i) {
+      if (row.values[i].empty() || !contains(t.label_keys, t.keys[i])) continue;
+      if (!row.label.empty()) row.label += ' ';
+      row.label += t.short_keys[i] + "=" + row.values[i];
+    }
+    if (sweeps_only) fill_from_configs(in, t, row);
+    if (row.label.empty()) {
+      const RunRecord& first = in.runs[row.runs.front()];
+      const ReportSource& source = in.sources[first.source];
+      std::string dir = first.dir;
+      while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+      row.label = source.sweep ? source.sweep->name : std::filesystem::path(dir).filename().string();
+      if (row.label.empty()) row.label = "all runs";
+    }
+    pool_row(in, t, row);
+  }
+  for (const std::string& m : t.metrics)
+    if (std::any_of(t.rows.begin(), t.rows.end(), [&](const ReportRow& row) { return row.paper.count(m) > 0; }))
+      t.paper_metrics.push_back(m);
+  if (!t.by.empty()) {
+    order_rows(t);
+  }
+  return t;
+}
+
+}  // namespace tn

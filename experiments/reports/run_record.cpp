@@ -1,0 +1,149 @@
+#include "experiments/reports/run_record.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "core/io/atomic_file.h"
+#include "experiments/outputs/metrics.h"
+#include "experiments/reports/flat_json.h"
+#include "experiments/spec_yaml.h"
+
+namespace tn {
+
+namespace {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+void note(RunRecord& run, const std::string& problem) {
+  spdlog::warn("report: {}", problem);
+  run.problems.push_back(problem);
+}
+
+void read_config(RunRecord& run, const std::string& file) {
+  try {
+    run.config = read_yaml_document(file).root;
+  } catch (const std::exception& e) {
+    note(run, e.what());
+    return;
+  }
+  for (auto& [key, value] : flatten_json(run.config)) {
+    if (key.rfind("paper.", 0) == 0) {
+      if (value.is_number()) run.paper[key.substr(6)] = value.get<double>();
+      continue;
+    }
+    run.flat_config.emplace_back(key, std::move(value));
+  }
+}
+
+void read_summary(RunRecord& run, const std::string& file) {
+  try {
+    const json j = json::parse(read_file(file));
+    run.summary = RunSummary::from_json(j);
+  } catch (const std::exception& e) {
+    run.state = "unreadable";
+    note(run, file + ": " + e.what());
+    return;
+  }
+  run.state = "done";
+  for (const auto& [split, metrics] : run.summary->final) {
+    const json values = metrics.to_json();
+    for (const auto& item : values.items())
+      if (item.value().is_number_integer()) run.count_metrics.push_back(split + "." + item.key());
+  }
+  for (const auto& [key, value] : flatten_json(run.summary->analysis, "analysis"))
+    if (value.is_number() && !value.is_boolean()) run.analysis.emplace_back(key, value.get<double>());
+}
+
+void read_metrics(RunRecord& run, const std::string& file) {
+  std::ifstream in(file);
+  if (!in) {
+    note(run, file + ": cannot be read");
+    return;
+  }
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    try {
+      auto [train, eval] = parse_metrics_line(json::parse(line));
+      if (train) {
+        run.train_loss.step.push_back(static_cast<double>(train->step));
+        run.train_loss.value.push_back(train->loss);
+      } else {
+        const json values = eval->metrics.to_json();
+        for (const std::string& name : eval->metrics.names()) {
+          const std::string full = eval->split + "." + name;
+          if (values[name].is_number_integer() &&
+              std::find(run.count_metrics.begin(), run.count_metrics.end(), full) == run.count_metrics.end())
+            run.count_metrics.push_back(full);
+          StepCurve& c = run.evals[full];
+          c.step.push_back(static_cast<double>(eval->step));
+          c.value.push_back(eval->metrics.at(name));
+        }
+      }
+    } catch (const std::exception& e) {
+      note(run, file + ":" + std::to_string(number) + ": " + e.what() + "; the rest of the file is skipped");
+      return;
+    }
+  }
+}
+
+/// diverged.json, which the runner leaves beside the last good checkpoint: {"step", "error"}.
+void read_diverged(RunRecord& run, const std::string& file) {
+  run.state = "diverged";
+  try {
+    const json j = json::parse(read_file(file));
+    const std::string error = j.value("error", std::string());
+    run.problems.push_back("diverged" + (j.contains("step") ? " at step " + j["step"].dump() : std::string()) +
+                           (error.empty() ? "" : ": " + error));
+  } catch (const std::exception& e) {
+    note(run, file + ": " + e.what());
+  }
+}
+
+void read_locality(RunRecord& run, const std::string& file) {
+  try {
+    const json j = json::parse(read_file(file));
+    LocalityCurve c;
+    c.r = j.at("r").get<std::vector<double>>();
+    c.l = j.at("mean").get<std::vector<double>>();
+    if (c.r.size() != c.l.size()) throw std::invalid_argument("\"r\" and \"mean\" differ in length");
+    run.locality = std::move(c);
+  } catch (const std::exception& e) {
+    note(run, file + ": " + e.what() + " (expected {\"r\": [...], \"mean\": [...], ...})");
+  }
+}
+}  // namespace
+
+std::optional<double> RunRecord::final_metric(const std::string& name) const {
+  if (!summary) return std::nullopt;
+  const size_t dot = name.find('.');
+  if (dot == std::string::npos) return std::nullopt;
+  const auto split = summary->final.find(name.substr(0, dot));
+  if (split == summary->final.end()) return std::nullopt;
+  return split->second.find(name.substr(dot + 1));
+}
+
+RunRecord read_run_dir(const std::string& dir) {
+  RunRecord run;
+  run.dir = dir;
+  run.state = "incomplete";
+  const fs::path root(dir);
+  auto has = [&](const char* name) { return fs::is_regular_file(root / name); };
+  if (has("config.yaml")) read_config(run, (root / "config.yaml").string());
+  if (has("summary.json")) read_summary(run, (root / "summary.json").string());
+  if (!run.summary && has("diverged.json")) read_diverged(run, (root / "diverged.json").string());
+  if (has("metrics.jsonl")) read_metrics(run, (root / "metrics.jsonl").string());
+  if (has("locality.json")) read_locality(run, (root / "locality.json").string());
+  if (run.summary) {
+    run.seed = run.summary->train.seed;
+  } else if (run.config.is_object() && run.config.contains("train") && run.config["train"].is_object() &&
+             run.config["train"].contains("seed") && run.config["train"]["seed"].is_number_integer() && run.config["train"]["seed"].get<int64_t>() >= 0) {
+    run.seed = run.config["train"]["seed"].get<uint64_t>();
+  }
+  return run;
+}
+
+}  // namespace tn

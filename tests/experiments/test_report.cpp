@@ -1,0 +1,300 @@
+// `report`: run directories and a sweep folder made up by hand with known values. The pooled
+// statistics in report.md, report.csv and report.json are exactly those values; failed runs are
+// shown, not dropped; plain run directories group by the keys they differ in; unknown metrics
+// and axes are refused; the SVG plots are well-formed; paper values sit beside measured ones.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/io/atomic_file.h"
+#include "experiments/reports/report.h"
+#include "experiments/reports/report_format.h"
+#include "experiments/reports/svg_plot.h"
+#include "tests/core/temp_dir.h"
+#include "tests/experiments/report_fixture.h"
+
+using namespace tn;
+using namespace tn::test;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+/// The CSV as rows of fields (no quoted fields in these fixtures but the problems column).
+std::vector<std::map<std::string, std::string>> read_csv(const std::string& path) {
+  std::istringstream in(read_file(path));
+  std::string line;
+  std::getline(in, line);
+  auto split = [](const std::string& l) {
+    std::vector<std::string> out;
+    std::string field;
+    bool quoted = false;
+    for (char c : l) {
+      if (c == '"') quoted = !quoted;
+      else if (c == ',' && !quoted) out.push_back(field), field.clear();
+      else field += c;
+    }
+    out.push_back(field);
+    return out;
+  };
+  const std::vector<std::string> head = split(line);
+  std::vector<std::map<std::string, std::string>> rows;
+  while (std::getline(in, line)) {
+    const std::vector<std::string> fields = split(line);
+    REQUIRE(fields.size() == head.size());
+    std::map<std::string, std::string> row;
+    for (size_t i = 0; i < head.size(); ++i) row[head[i]] = fields[i];
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+bool well_formed_svg(const std::string& svg) {
+  const bool starts = svg.rfind("<?xml", 0) == 0 || svg.rfind("<svg", 0) == 0;
+  const size_t end = svg.find_last_not_of(" \n");
+  return starts && end != std::string::npos && svg.compare(end - 5, 6, "</svg>") == 0;
+}
+}  // namespace
+
+TEST_CASE("report: a sweep's seeds pooled exactly, failed points shown, paper values beside") {
+  TempDir tmp("report_sweep");
+  const fs::path sweep = tmp.path / "sweep";
+  write_standard_sweep(sweep);
+  const ReportResult result = write_report({{sweep.string()}, "", {}, ""});
+  CHECK(result.out_dir == sweep.string());
+  CHECK(result.rows == 2);
+  CHECK(result.runs == 6);
+  CHECK(result.done == 4);
+
+  const json j = json::parse(read_file((sweep / "report.json").string()));
+  CHECK(j["keys"] == json{"model.attention.linear.normalize"});  // paper.test.ppl overrides are not a key
+  CHECK(j["metrics"] == json{"valid.loss", "valid.ppl", "test.loss", "test.ppl"});  // counts left out
+  REQUIRE(j["rows"].size() == 2);
+  const json& scaling = j["rows"][0];
+  CHECK(scaling["label"] == "normalize=scaling");
+  CHECK(scaling["state"] == "done");
+  CHECK(scaling["metrics"]["valid.ppl"]["mean"].get<double>() == doctest::Approx(12).epsilon(1e-15));
+  CHECK(scaling["metrics"]["valid.ppl"]["std"].get<double>() == doctest::Approx(2).epsilon(1e-15));
+  CHECK(scaling["metrics"]["valid.ppl"]["n"] == 3);
+  CHECK(scaling["metrics"]["test.ppl"]["paper"] == 31.01);
+  CHECK(scaling["metrics"]["valid.ppl"]["paper"].is_null());
+  CHECK(scaling["wall_s"]["mean"] == 3.0);  // the sweep's wall_s, not train.total_s
+  CHECK(scaling["analysis"]["analysis.grad_stats.rsd_mean"]["mean"].get<double>() == doctest::Approx(0.2));
+  REQUIRE(scaling["runs"].size() == 3);
+  CHECK(scaling["runs"][1]["dir"] == "normalize-scaling_seed-2");
+  CHECK(scaling["runs"][1]["seed"] == 2);
+  CHECK(scaling["runs"][1]["final"]["valid"]["ppl"] == 12.0);
+  const json& srms = j["rows"][1];
+  CHECK(srms["state"] == "failed (2 of 3 seeds)");
+  CHECK(srms["runs_done"] == 1);
+  CHECK(srms["metrics"]["valid.ppl"]["mean"] == 20.0);
+  CHECK(srms["metrics"]["valid.ppl"]["std"].is_null());
+  CHECK(srms["metrics"]["valid.ppl"]["n"] == 1);
+  CHECK(srms["runs"][1]["state"] == "failed");
+  CHECK(srms["runs"][1]["problems"][0] == "exit code 1: out of memory (made up)");
+  CHECK(srms["runs"][2]["final"].empty());
+
+  const std::string md = read_file((sweep / "report.md").string());
+  CHECK(contains(md, "| normalize=scaling | done | scaling | "));
+  CHECK(contains(md, "| 12.0 ± 2.0 | 3 |"));
+  CHECK(contains(md, "| 30 ± 0 | 3 | 31.01 |"));  // test.ppl, its n, the paper value beside it
+  CHECK(contains(md, "| normalize=srmsnorm | failed (2 of 3 seeds) |"));
+  CHECK(contains(md, "| 20 | 1 |"));
+  CHECK(contains(md, "out of memory (made up)"));
+  CHECK(contains(md, "[seed 2](normalize-scaling_seed-2)"));
+  CHECK(contains(md, "![Training loss"));
+
+  const auto csv = read_csv((sweep / "report.csv").string());
+  REQUIRE(csv.size() == 2);
+  CHECK(csv[0].at("point") == "normalize=scaling");
+  CHECK(csv[0].at("model.attention.linear.normalize") == "scaling");
+  CHECK(csv[0].at("valid.ppl.mean") == "12");
+  CHECK(csv[0].at("valid.ppl.std") == "2");
+  CHECK(csv[0].at("valid.ppl.n") == "3");
+  CHECK(csv[0].at("test.ppl.paper") == "31.01");
+  CHECK(csv[0].at("params") == "12345");
+  CHECK(csv[1].at("state") == "failed (2 of 3 seeds)");
+  CHECK(csv[1].at("valid.ppl.std") == "");
+  CHECK(csv[1].at("done") == "1");
+  CHECK(contains(csv[1].at("problems"), "out of memory"));
+
+  const std::string html = read_file((sweep / "report.html").string());
+  CHECK(contains(html, "<style>"));
+  CHECK(contains(html, "<svg"));
+  CHECK_FALSE(contains(html, "<?xml"));
+  CHECK_FALSE(contains(html, "<script"));
+  CHECK(contains(html, "href=\"normalize-scaling_seed-1\""));
+  CHECK(contains(html, "12.0 ± 2.0"));
+  for (const std::string name : {"train_loss", "valid_loss_curve", "final_valid_ppl", "grad_rsd"}) {
+    INFO(name);
+    const fs::path svg = sweep / "plots" / (name + ".svg");
+    REQUIRE(fs::exists(svg));
+    CHECK(well_formed_svg(read_file(svg.string())));
+  }
+  for (const auto& entry : fs::recursive_directory_iterator(sweep))  // atomic writes leave no temporaries
+    CHECK_FALSE(contains(entry.path().filename().string(), ".tmp."));
+}
+
+TEST_CASE("report: plain run directories group by the config keys that differ") {
+  TempDir tmp("report_plain");
+  std::vector<std::string> dirs;
+  int n = 0;
+  for (int d_model : {64, 32})
+    for (uint64_t seed : {1, 2}) {
+      FakeRun r;
+      r.yaml_model = "{d_model: " + std::to_string(d_model) + ", token_mixer: linear}";
+      r.seed = seed;
+      r.threads = 1 + n % 2;  // threads and seed differ but do not split rows
+      r.valid_ppl = d_model == 32 ? 10.0 + 2 * static_cast<double>(seed) : 5.0;
+      const fs::path dir = tmp.path / ("run" + std::to_string(n++));
+      write_fake_run(dir, r);
+      dirs.push_back(dir.string());
+    }
+  const std::string out = (tmp.path / "out").string();
+  write_report({dirs, out, {"valid.ppl"}, "d_model"});
+  const json j = json::parse(read_file(out + "/report.json"));
+  CHECK(j["keys"] == json{"model.d_model"});
+  CHECK(j["by"] == "model.d_model");
+  REQUIRE(j["rows"].size() == 2);
+  CHECK(j["rows"][0]["label"] == "d_model=32");  // --by: numeric order
+  CHECK(j["rows"][0]["metrics"]["valid.ppl"]["mean"] == 13.0);
+  CHECK(j["rows"][0]["metrics"]["valid.ppl"]["std"].get<double>() == doctest::Approx(std::sqrt(2.0)));
+  CHECK(j["rows"][1]["label"] == "d_model=64");
+  CHECK(j["rows"][1]["runs"][0]["dir"] == "../run0");
+  CHECK(j["metrics"] == json{"valid.ppl"});
+  CHECK(fs::exists(out + "/report.md"));
+  CHECK(fs::exists(out + "/plots/final_valid_ppl.svg"));
+  const std::string md = read_file(out + "/report.md");
+  CHECK(contains(md, "| point | state | d_model | valid.ppl | n |"));
+  CHECK_FALSE(contains(md, "test.ppl"));
+}
+
+TEST_CASE("report: a key that only relabels another keeps its column but leaves the label") {
+  TempDir tmp("report_relabel");
+  std::vector<std::string> dirs;
+  for (int d_model : {32, 64})
+    for (const char* mixer : {"linear", "softmax"}) {
+      FakeRun r;  // d_ff follows d_model, as a resolved config has it
+      r.yaml_model = "{d_model: " + std::to_string(d_model) + ", token_mixer: " + mixer +
+                     ", channel_mixer: {d_ff: " + std::to_string(d_model * 8 / 3) + "}}";
+      r.valid_ppl = 10;
+      const fs::path dir = tmp.path / (std::to_string(d_model) + mixer);
+      write_fake_run(dir, r);
+      dirs.push_back(dir.string());
+    }
+  const std::string out = (tmp.path / "out").string();
+  write_report({dirs, out, {}, ""});
+  const json j = json::parse(read_file(out + "/report.json"));
+  CHECK(j["keys"] == json{"model.channel_mixer.d_ff", "model.d_model", "model.token_mixer"});
+  REQUIRE(j["rows"].size() == 4);
+  CHECK(j["rows"][0]["label"] == "d_model=32 token_mixer=linear");
+  CHECK(j["rows"][0]["keys"]["model.channel_mixer.d_ff"] == "85");
+}
+
+TEST_CASE("report: unknown metrics and axes are refused, naming what there is") {
+  TempDir tmp("report_refuse");
+  const fs::path sweep = tmp.path / "sweep";
+  write_standard_sweep(sweep);
+  try {
+    write_report({{sweep.string()}, "", {"valid.ppl", "valid.accuracy"}, ""});
+    FAIL("an unknown metric was accepted");
+  } catch (const ConfigError& e) {
+    CHECK(contains(e.what(), "valid.accuracy"));
+    CHECK(contains(e.what(), "valid.ppl, valid.tokens, test.loss"));
+  }
+  CHECK_THROWS_AS(write_report({{sweep.string()}, "", {}, "d_model"}), ConfigError);
+  CHECK_NOTHROW(write_report({{sweep.string()}, (tmp.path / "by").string(), {}, "normalize"}));
+  // A DIR that is neither a sweep folder nor a run directory, and one that does not exist.
+  fs::create_directories(tmp.path / "empty");
+  try {
+    write_report({{(tmp.path / "empty").string()}, "", {}, ""});
+    FAIL("an empty folder was accepted");
+  } catch (const DataError& e) {
+    CHECK(contains(e.what(), "empty"));
+    CHECK(contains(e.what(), "sweep.json"));
+    CHECK(contains(e.what(), "config.yaml"));
+  }
+  CHECK_THROWS_AS(write_report({{(tmp.path / "missing").string()}, "", {}, ""}), DataError);
+  write_fake_file(tmp.path / "bad" / "sweep.json", "{\"name\": \"x\"}");
+  CHECK_THROWS_WITH_AS(write_report({{(tmp.path / "bad").string()}, "", {}, ""}),
+                       doctest::Contains("missing \"axes\""), DataError);
+}
+
+TEST_CASE("report: locality curves and a run directory reported on its own") {
+  TempDir tmp("report_locality");
+  const fs::path run = tmp.path / "run";
+  FakeRun r;
+  r.valid_ppl = 11;
+  write_fake_run(run, r);
+  write_fake_file(run / "locality.json",
+                  R"({"seq_len": 16, "r": [0.25, 0.5, 0.75, 1.0],
+                      "layers": [{"layer": 0, "mixer": "diag", "l": [0.6, 0.8, 0.9, 1.0]}],
+                      "mean": [0.6, 0.8, 0.9, 1.0]})");
+  const ReportResult result = write_report({{run.string()}, "", {}, ""});
+  CHECK(result.out_dir == run.string());
+  const std::string svg = read_file((run / "plots" / "locality.svg").string());
+  CHECK(well_formed_svg(svg));
+  const json j = json::parse(read_file((run / "report.json").string()));
+  CHECK(j["rows"][0]["label"] == "run");
+  CHECK(j["rows"][0]["runs"][0]["dir"] == ".");
+  CHECK(j["rows"][0]["metrics"]["valid.ppl"]["mean"] == 11.0);
+}
+
+TEST_CASE("report: a run directory with diverged.json is shown as diverged, out of the statistics") {
+  TempDir tmp("report_diverged");
+  std::vector<std::string> dirs;
+  for (uint64_t seed : {1, 2}) {
+    FakeRun r;
+    r.seed = seed;
+    if (seed == 1) r.valid_ppl = 10;
+    const fs::path dir = tmp.path / ("seed" + std::to_string(seed));
+    write_fake_run(dir, r);
+    if (seed == 2) write_fake_file(dir / "diverged.json", R"({"step": 7, "error": "the loss became non-finite at step 7"})");
+    dirs.push_back(dir.string());
+  }
+  const std::string out = (tmp.path / "out").string();
+  write_report({dirs, out, {"valid.ppl"}, ""});
+  const json j = json::parse(read_file(out + "/report.json"));
+  REQUIRE(j["rows"].size() == 1);
+  CHECK(j["rows"][0]["state"] == "diverged (1 of 2 seeds)");
+  CHECK(j["rows"][0]["metrics"]["valid.ppl"]["n"] == 1);
+  CHECK(j["rows"][0]["runs"][1]["problems"][0] == "diverged at step 7: the loss became non-finite at step 7");
+  CHECK(contains(read_file(out + "/report.md"), "(diverged): diverged at step 7"));
+}
+
+TEST_CASE("svg plots: well-formed for empty, log-scale and category plots, and no stream is leaked") {
+  LinePlot empty;
+  empty.title = "nothing # here <&>";
+  CHECK(well_formed_svg(render_line_plot(empty)));
+  LinePlot curve;
+  curve.log_y = true;
+  curve.series.push_back({"a", {1, 2, 3}, {1000, 100, std::nan("")}, {900, 90, 1}, {1100, 110, 1}, false});
+  curve.series.push_back({"uniform", {0, 3}, {0, 3}, {}, {}, true});
+  PointPlot points;
+  points.categories = {"x", "a much longer category label than the slot"};
+  points.series.push_back({"s", {0, 1}, {1, 2}, {0.1, std::nan("")}});
+  for (int i = 0; i < 40; ++i) {  // PLplot has a fixed number of streams: each call must free its own
+    REQUIRE(well_formed_svg(render_line_plot(curve)));
+    REQUIRE(well_formed_svg(render_point_plot(points)));
+  }
+}
+
+TEST_CASE("report formatting: mean ± std to the std's precision, exact CSV numbers, relative links") {
+  CHECK(format_stat(pool({10, 12, 14})) == "12.0 ± 2.0");
+  CHECK(format_stat(pool({261.1, 261.6, 262.5})) == "261.73 ± 0.71");
+  CHECK(format_stat(pool({5})) == "5");
+  CHECK(format_stat(pool({3.4012, 3.4012})) == "3.4012 ± 0");
+  CHECK(format_stat(pool({})) == "");
+  CHECK(exact_number(0.1) == "0.1");
+  CHECK(exact_number(12) == "12");
+  CHECK(csv_field("a,b") == "\"a,b\"");
+  CHECK(csv_field("say \"x\"") == "\"say \"\"x\"\"\"");
+  CHECK(md_cell("a|b") == "a\\|b");
+  CHECK(relative_link("/r/sweep/p1", "/r/sweep") == "p1");
+  CHECK(relative_link("/r/a", "/r/report") == "../a");
+}
