@@ -63,7 +63,9 @@ double mean_abs_score_grad(const ScoreTap& t) {
           if (!allowed(t, b, seq, i, j)) continue;
           double d = 0;
           switch (t.form) {
-            case ScoreTap::Form::Ratio: d = (gv[j] - go) / z; break;                         // ∂(Σ s v / Σ s)/∂s_ij
+            case ScoreTap::Form::Ratio:  // ∂(Σ s v / max(Σ s, eps))/∂s_ij; a clamped denominator is a constant
+              d = z > t.eps ? (gv[j] - go) / z : gv[j] / t.eps;
+              break;
             case ScoreTap::Form::Direct: d = (t.relu && s[j] <= 0) ? 0.0 : gv[j]; break;     // ∂(Σ a(s) v)/∂s_ij
             case ScoreTap::Form::Softmax: d = std::exp(s[j] - max_s) / softmax_z * (gv[j] - go); break;
           }

@@ -1,5 +1,7 @@
 #include "experiments/outputs/metrics.h"
 
+#include <limits>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -120,7 +122,8 @@ TrainRecord TrainRecord::from_json(const nlohmann::json& object) {
                 number("grad_norm"),         number("tokens_per_s"), number("train_s"), {}};
   if (object.contains("grad_scores")) {
     if (!object["grad_scores"].is_array()) throw std::invalid_argument("\"grad_scores\" is not a list");
-    r.grad_scores = object["grad_scores"].get<std::vector<double>>();
+    for (const nlohmann::json& g : object["grad_scores"])  // a non-finite value is written as null
+      r.grad_scores.push_back(g.is_number() ? g.get<double>() : std::numeric_limits<double>::quiet_NaN());
   }
   return r;
 }

@@ -15,10 +15,10 @@ constexpr const char* kExpected =
     "(with config.yaml, written by `transnormer train`)";
 
 /// The run of one sweep point: its directory's files, then the sweep's word on its state.
-RunRecord read_point(const fs::path& folder, const SweepPoint& point, size_t source) {
+RunRecord read_point(const fs::path& folder, const PointRecord& point, size_t source) {
   RunRecord run = read_run_dir((folder / point.dir).string());
   run.point = point.name;
-  run.overrides = point.overrides;
+  run.overrides = nlohmann::json::parse(point.overrides.dump());
   run.sweep_wall_s = point.wall_s;
   run.source = source;
   // The sweep's error line, unless a problem read from the run directory already says it (the
@@ -28,17 +28,17 @@ RunRecord read_point(const fs::path& folder, const SweepPoint& point, size_t sou
       }))
     run.problems.insert(run.problems.begin(), point.error);
   const bool readable = run.state != "unreadable";
-  if (point.state == "done") {
+  if (point.state == PointState::Done) {
     if (!run.summary && readable) {
       run.state = "incomplete";
       run.problems.push_back(run.dir + ": the sweep reports it done, but it has no summary.json");
     }
   } else {
-    run.state = point.state;
+    run.state = to_string(point.state);
   }
-  if (!run.seed && point.overrides.contains("train.seed") && point.overrides["train.seed"].is_number_integer() &&
-      point.overrides["train.seed"].get<int64_t>() >= 0)
-    run.seed = point.overrides["train.seed"].get<uint64_t>();
+  if (!run.seed && run.overrides.contains("train.seed") && run.overrides["train.seed"].is_number_integer() &&
+      run.overrides["train.seed"].get<int64_t>() >= 0)
+    run.seed = run.overrides["train.seed"].get<uint64_t>();
   return run;
 }
 }  // namespace
@@ -52,8 +52,8 @@ ReportInputs read_report_inputs(const std::vector<std::string>& dirs) {
       throw DataError(dirs[i] + ": " + (fs::exists(dir) ? "not a directory" : "no such directory") + "; " + kExpected);
     ReportSource source{dirs[i], std::nullopt};
     if (fs::is_regular_file(dir / "sweep.json")) {
-      source.sweep = read_sweep_file(dirs[i]);
-      for (const SweepPoint& point : source.sweep->points) inputs.runs.push_back(read_point(dir, point, i));
+      source.sweep = read_sweep_index((dir / "sweep.json").string());
+      for (const PointRecord& point : source.sweep->points) inputs.runs.push_back(read_point(dir, point, i));
     } else if (fs::is_regular_file(dir / "config.yaml")) {
       RunRecord run = read_run_dir(dirs[i]);
       run.source = i;

@@ -6,13 +6,13 @@
 #include <vector>
 
 #include "experiments/reports/run_record.h"
-#include "experiments/reports/sweep_file.h"
+#include "experiments/sweeps/sweep_index.h"
 
 namespace tn {
 
 struct ReportSource {
   std::string dir;
-  std::optional<SweepFile> sweep;  // set for a sweep folder
+  std::optional<SweepIndex> sweep;  // set for a sweep folder (its sweep.json)
 };
 
 struct ReportInputs {

@@ -94,7 +94,7 @@ Identity config_identity(const ReportInputs& in) {
     }
     has_config.push_back(!run.flat_config.empty());
     if (run.flat_config.empty() && run.overrides.is_object()) {  // a sweep point that wrote no config
-      const SweepFile& sweep = *in.sources[run.source].sweep;
+      const SweepIndex& sweep = *in.sources[run.source].sweep;
       for (const auto& item : sweep.set.items()) v[item.key()] = leaf_text(item.value());
       for (const auto& item : run.overrides.items())
         if (item.key() != kSeed) v[item.key()] = leaf_text(item.value());
@@ -296,6 +296,16 @@ void order_rows(ReportTable& t) {
     return a.values[k] < b.values[k];
   });
 }
+/// The name part of a sweep point's name: its words before the first "key=value" ("t1" of
+/// "t1 seed=2"; "t1 block_size=32" of a named point crossed with a grid keeps only "t1", the grid
+/// values label the columns). "" for points named by their overrides only.
+std::string named_point(const std::string& point) {
+  const size_t eq = point.find('=');
+  if (eq == std::string::npos) return "";
+  const size_t space = point.rfind(' ', eq);
+  return space == std::string::npos ? "" : point.substr(0, space);
+}
+
 }  // namespace
 
 ReportTable build_table(const ReportInputs& in, const TableOptions& options) {
@@ -323,11 +333,14 @@ ReportTable build_table(const ReportInputs& in, const TableOptions& options) {
   if (!options.by.empty()) t.by = resolve_by(t, options.by);
   t.label_keys = label_keys(t, !sweeps_only);
   for (ReportRow& row : t.rows) {
-    for (size_t i = 0; i < t.keys.size(); ++i) {
+    // A named sweep point (points: [{name: t1, ...}]) is labelled by its name.
+    const std::string named = named_point(in.runs[row.runs.front()].point);
+    for (size_t i = 0; i < t.keys.size() && named.empty(); ++i) {
       if (row.values[i].empty() || !contains(t.label_keys, t.keys[i])) continue;
       if (!row.label.empty()) row.label += ' ';
       row.label += t.short_keys[i] + "=" + row.values[i];
     }
+    if (!named.empty()) row.label = named;
     if (sweeps_only) fill_from_configs(in, t, row);
     if (row.label.empty()) {
       const RunRecord& first = in.runs[row.runs.front()];

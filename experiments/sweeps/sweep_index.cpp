@@ -68,9 +68,9 @@ nlohmann::ordered_json SweepIndex::to_json() const {
 SweepIndex SweepIndex::from_json(const nlohmann::ordered_json& o) {
   SweepIndex index;
   index.name = need(o, "name").get<std::string>();
-  index.sweep_file = need(o, "sweep_file").get<std::string>();
-  index.base = need(o, "base").get<std::string>();
-  index.set = need(o, "set");
+  index.sweep_file = o.value("sweep_file", "");
+  index.base = o.value("base", "");
+  if (o.contains("set")) index.set = o["set"];
   index.axes = need(o, "axes").get<std::vector<std::string>>();
   for (const nlohmann::ordered_json& r : need(o, "points")) {
     PointRecord p;
@@ -83,7 +83,7 @@ SweepIndex SweepIndex::from_json(const nlohmann::ordered_json& o) {
     if (r.contains("wall_s") && !r["wall_s"].is_null()) p.wall_s = r["wall_s"].get<double>();
     if (r.contains("pid") && !r["pid"].is_null()) p.pid = r["pid"].get<int>();
     p.error = r.value("error", "");
-    p.spec = need(r, "spec");
+    if (r.contains("spec")) p.spec = r["spec"];  // absent: a point that never ran here
     index.points.push_back(std::move(p));
   }
   return index;

@@ -40,7 +40,8 @@ struct SweepIndex {
   /// The point with folder `dir`, or nullptr.
   PointRecord* find(const std::string& dir);
   nlohmann::ordered_json to_json() const;
-  /// Throws std::invalid_argument naming the first missing or malformed key.
+  /// Needs "name", "axes" and "points", each point "name", "dir", "overrides" and "state"; the rest
+  /// may be left out. Throws std::invalid_argument naming the first missing or malformed key.
   static SweepIndex from_json(const nlohmann::ordered_json& object);
 };
 

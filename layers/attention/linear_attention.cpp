@@ -44,7 +44,7 @@ Var LinearAttention::forward(ForwardContext& ctx, const Var& x) {
               : norm_->forward(ctx, terms.num);
   if (ctx.score_probe)
     ctx.score_probe->record({options_.scaling ? ScoreTap::Form::Ratio : ScoreTap::Form::Direct, false, q, k, v,
-                             options_.scaling ? o : terms.num, n_heads_, causal_, 0, ctx.key_valid});
+                             options_.scaling ? o : terms.num, n_heads_, causal_, 0, ctx.key_valid, static_cast<float>(options_.eps)});
   return proj_.project_out(ctx, o);
 }
 

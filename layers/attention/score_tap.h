@@ -27,6 +27,7 @@ struct ScoreTap {
   bool causal = false;
   int64_t block = 0;  // > 0: attention only inside blocks of this many positions (DiagAttention)
   const std::vector<uint8_t>* key_valid = nullptr;  // [batch * seq_len], null = all real
+  float eps = 0;  // Ratio: the denominator is max(Σ_j s_ij, eps), as the mixer computes it
 };
 
 /// Receives the taps of one forward, one per attention layer in layer order.

@@ -41,7 +41,8 @@ std::vector<double> explicit_out(const Case& c, const std::vector<double>& S, Sc
         z += a[j];
       }
       for (int64_t j = lo; j <= hi; ++j) {
-        const double p = form == ScoreTap::Form::Direct ? a[j] : a[j] / z;
+        const double zz = form == ScoreTap::Form::Ratio ? std::max(z, static_cast<double>(c.tap.eps)) : z;
+        const double p = form == ScoreTap::Form::Direct ? a[j] : a[j] / zz;
         for (int64_t d = 0; d < c.w; ++d) out[i * c.heads * c.w + h * c.w + d] += p * c.v[j * c.heads * c.w + h * c.w + d];
       }
     }
@@ -117,9 +118,11 @@ TEST_CASE("grad stats: the closed-form |dL/ds_ij| of each form equals central di
     ScoreTap::Form form;
     bool relu, causal;
     int64_t block;
+    float eps = 0;
   };
   for (const Variant& v : {Variant{"ratio causal (linear, performer, cosformer)", ScoreTap::Form::Ratio, false, true, 0},
                            Variant{"ratio bidirectional", ScoreTap::Form::Ratio, false, false, 0},
+                           Variant{"ratio, denominators clamped at eps", ScoreTap::Form::Ratio, false, true, 0, 5.0f},
                            Variant{"direct (norm_attention before its norm)", ScoreTap::Form::Direct, false, true, 0},
                            Variant{"direct relu in blocks (diag T1)", ScoreTap::Form::Direct, true, true, 3},
                            Variant{"softmax causal", ScoreTap::Form::Softmax, false, true, 0},
@@ -127,6 +130,7 @@ TEST_CASE("grad stats: the closed-form |dL/ds_ij| of each form equals central di
     const std::string name = v.name;
     CAPTURE(name);
     Case c = make_case(v.form, v.relu, v.causal, v.block);
+    c.tap.eps = v.eps;
     const double numeric = numeric_mean_abs(c);
     CHECK(numeric > 1e-3);
     CHECK(mean_abs_score_grad(c.tap) == doctest::Approx(numeric).epsilon(1e-6));
