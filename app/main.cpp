@@ -1,5 +1,6 @@
 // transnormer: the experiment runner's command line. Exit codes (README "Commands"): 0 success,
-// 1 runtime failure, 2 bad input (config, data, arguments). The only place errors become codes.
+// 1 runtime failure, 2 bad input (config, data, arguments), 128 + signal for a run stopped by
+// SIGTERM/SIGINT after saving (143, 130). The only place errors become codes.
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -8,6 +9,7 @@
 
 #include "app/verbs.h"
 #include "core/error.h"
+#include "core/process/stop_signal.h"
 #include "experiments/runner/runner.h"
 
 int main(int argc, char** argv) {
@@ -28,6 +30,8 @@ int main(int argc, char** argv) {
   add(tn::app::add_forward_verb);
   add(tn::app::add_bench_verb);
   add(tn::app::add_generate_verb);
+  add(tn::app::add_sweep_verb);
+  add(tn::app::add_analyze_verb);
   add(tn::app::add_report_verb);
 
   // A first word that is no verb gets its own message (CLI11 would say "A subcommand is required").
@@ -64,6 +68,9 @@ int main(int argc, char** argv) {
   } catch (const tn::DataError& e) {
     spdlog::error("{}", e.what());
     return 2;
+  } catch (const tn::TrainingInterrupted& e) {
+    spdlog::warn("{}", e.what());
+    return tn::exit_code_for_signal(e.signal);
   } catch (const tn::TrainingDiverged& e) {
     spdlog::error("{}", e.what());
     return 1;

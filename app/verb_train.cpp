@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "app/verbs.h"
+#include "core/process/stop_signal.h"
 #include "data/data_root.h"
 #include "experiments/spec.h"
 #include "experiments/runner/runner.h"
@@ -39,6 +40,8 @@ Action add_train_verb(CLI::App& app) {
     options.out_dir = args->out.empty() ? (std::filesystem::path("runs") / spec.name).string() : args->out;
     options.data_root = resolve_data_root(args->data_root);
     options.resume = args->resume;
+    install_stop_handlers();  // SIGTERM/SIGINT: finish the step, save, exit 143/130
+    options.stop_requested = stop_signal;
     run_training(spec, options);
     return 0;
   };

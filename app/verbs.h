@@ -14,6 +14,8 @@ Action add_eval_verb(CLI::App& app);
 Action add_forward_verb(CLI::App& app);
 Action add_bench_verb(CLI::App& app);
 Action add_generate_verb(CLI::App& app);
+Action add_sweep_verb(CLI::App& app);
+Action add_analyze_verb(CLI::App& app);
 Action add_report_verb(CLI::App& app);
 
 }  // namespace tn::app

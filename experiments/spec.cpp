@@ -100,7 +100,7 @@ ScheduleSpec resolve_schedule(const JsonSection& s, int64_t max_steps) {
 
 TrainSpec resolve_train(const JsonSection& s) {
   s.check_keys({"batch_size", "max_steps", "seed", "optimizer", "schedule", "clip_norm", "eval_every", "test_every",
-                "log_every", "eval_batch_size", "update_freq", "threads", "precision"},
+                "log_every", "eval_batch_size", "update_freq", "threads", "precision", "analysis"},
                true);
   TrainSpec t;
   t.batch_size = s.at_least("batch_size", s.integer("batch_size", t.batch_size), 1, "use a positive batch such as 8");
@@ -125,6 +125,9 @@ TrainSpec resolve_train(const JsonSection& s) {
   t.precision = s.choice("precision", t.precision, kPrecisions);
   t.optimizer = resolve_optimizer(s.section("optimizer"));
   t.schedule = resolve_schedule(s.section("schedule"), t.max_steps);
+  const JsonSection analysis = s.section("analysis");
+  analysis.check_keys({"grad_stats"}, true);
+  t.analysis.grad_stats = analysis.boolean("grad_stats", t.analysis.grad_stats);
   return t;
 }
 
@@ -251,7 +254,8 @@ ordered_json train_json(const TrainSpec& t) {
       {"eval_batch_size", t.eval_batch_size},
       {"update_freq", t.update_freq},
       {"threads", t.threads},
-      {"precision", std::string(to_string(t.precision))}};
+      {"precision", std::string(to_string(t.precision))},
+      {"analysis", ordered_json{{"grad_stats", t.analysis.grad_stats}}}};
 }
 
 /// Resolves a spec document, adding the file:line of the offending key to any issue.
@@ -284,7 +288,11 @@ bool same_experiment(const ExperimentSpec& a, const ExperimentSpec& b) {
 ExperimentSpec load_spec(const std::string& path, const std::vector<std::string>& overrides) {
   YamlDocument doc = read_yaml_document(path);
   apply_overrides(doc, overrides);
-  return located(doc, [&] { return resolve_spec(doc.root, path); });
+  return resolve_spec_document(doc);
+}
+
+ExperimentSpec resolve_spec_document(const YamlDocument& doc) {
+  return located(doc, [&] { return resolve_spec(doc.root, doc.where.file()); });
 }
 
 bool is_whole_spec(const std::string& path) { return yaml_has_top_level_key(path, {"data", "train"}); }

@@ -14,6 +14,7 @@
 #include "core/optim/lr_schedule.h"
 #include "core/precision.h"
 #include "data/readers/reader.h"
+#include "experiments/spec_yaml.h"
 #include "layers/model_config.h"
 
 namespace tn {
@@ -57,6 +58,12 @@ struct TrainSpec {
   int64_t update_freq = 1;    // gradient accumulation: batches per update, >= 1 (not in the reference)
   int threads = 0;            // 0: the runtime's default (not in the reference)
   Precision precision = Precision::F32;  // f32 | bf16 (not in the reference)
+  /// train.analysis: opt-in analyses. grad_stats: the attention-score gradient statistics of
+  /// paper §3.1 (experiments/analysis/grad_stats.h) at every logged step.
+  struct Analysis {
+    bool grad_stats = false;
+    bool operator==(const Analysis&) const = default;
+  } analysis;
   bool operator==(const TrainSpec&) const = default;
 };
 
@@ -90,6 +97,10 @@ bool same_experiment(const ExperimentSpec& a, const ExperimentSpec& b);
 /// data.seq_len > model.max_positions with learned positions), an unknown task or reader,
 /// data.valid together with split_valid_from_train > 0, a malformed --set ("expected key.path=value").
 ExperimentSpec load_spec(const std::string& path, const std::vector<std::string>& overrides = {});
+
+/// Resolves and validates a spec document (read_yaml_document, overrides applied by the caller, e.g.
+/// a sweep's points with apply_override); errors as load_spec, located through doc.where.
+ExperimentSpec resolve_spec_document(const YamlDocument& doc);
 
 /// True when the file is a whole experiment spec (a mapping with a data: or train: section), false
 /// for a model-only file (see load_model_only). Throws ConfigError for unreadable or malformed YAML.

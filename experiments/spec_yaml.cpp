@@ -27,6 +27,13 @@ void KeyLocations::set_line(const std::string& key, int zero_based_line) {
   at_[key] = {file_ + ":" + std::to_string(zero_based_line + 1), false};
 }
 
+void KeyLocations::add_key(const std::string& mapping, const std::string& key) { order_[mapping].push_back(key); }
+
+std::vector<std::string> KeyLocations::keys_in_order(const std::string& mapping) const {
+  auto it = order_.find(mapping);
+  return it == order_.end() ? std::vector<std::string>{} : it->second;
+}
+
 void KeyLocations::set_override(const std::string& key, const std::string& text) { at_[key] = {text, true}; }
 
 void KeyLocations::erase_under(const std::string& key) {
@@ -50,6 +57,11 @@ std::string KeyLocations::locate(const ConfigIssue& issue) const {
   keys.insert(keys.end(), issue.related.begin(), issue.related.end());
   for (const std::string& k : keys)
     if (auto it = at_.find(k); it != at_.end() && it->second.from_override) return it->second.text;
+  // An override below the key (a --set of train.analysis.grad_stats made the unknown train.analysis).
+  for (const auto& [k, location] : at_)
+    if (location.from_override && k.size() > issue.key.size() && k.compare(0, issue.key.size(), issue.key) == 0 &&
+        k[issue.key.size()] == '.')
+      return location.text;
   for (const std::string& k : keys)
     if (auto it = at_.find(k); it != at_.end()) return it->second.text;
   for (std::string k = parent_key(issue.key); !k.empty(); k = parent_key(k))
@@ -125,6 +137,7 @@ json yaml_to_json(const YAML::Node& node, const std::string& path, KeyLocations&
                             std::to_string(seen->second + 1) + "); keep only one of them");
         first_line[key] = line;
         where.set_line(child, line);
+        where.add_key(path, key);
         out[key] = yaml_to_json(it->second, child, where);
       }
       return out;
@@ -238,37 +251,48 @@ bool yaml_has_top_level_key(const std::string& path, const std::vector<std::stri
 }
 
 /// --set key.path=value: value parsed as YAML; mappings on the way are created.
+namespace {
+/// The parts of "a.b.c"; empty when a part is empty ("a..b", ".a", "a.").
+std::vector<std::string> key_parts(const std::string& key) {
+  std::vector<std::string> parts;
+  std::stringstream keys(key);
+  for (std::string part; std::getline(keys, part, '.');) parts.push_back(part);
+  if (key.empty() || key.back() == '.' ||
+      std::any_of(parts.begin(), parts.end(), [](const std::string& p) { return p.empty(); }))
+    return {};
+  return parts;
+}
+}  // namespace
+
+void apply_override(YamlDocument& spec, const std::string& key, const json& value, const std::string& origin) {
+  const std::vector<std::string> parts = key_parts(key);
+  if (parts.empty()) throw ConfigError(origin + ": `" + key + "` is not a key path; write it as e.g. train.seed");
+  if (spec.root.is_null()) spec.root = json::object();  // an empty file
+  if (!spec.root.is_object()) return;  // not a mapping: resolving reports it
+  json* node = &spec.root;
+  std::string path;
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    path = join_path(path, parts[i]);
+    json& child = (*node)[parts[i]];
+    if (child.is_null()) child = json::object();
+    if (!child.is_object())
+      throw ConfigError(origin + ": " + path + " is " + describe_json(child) +
+                        ", not a mapping; set " + path + " itself, or a key of a mapping");
+    node = &child;
+  }
+  spec.where.erase_under(key);
+  spec.where.set_override(key, origin);
+  (*node)[parts.back()] = value;
+}
+
 void apply_overrides(YamlDocument& spec, const std::vector<std::string>& overrides) {
   for (const std::string& assignment : overrides) {
     const std::string origin = spec.where.file() + ": --set " + assignment;
     const size_t eq = assignment.find('=');
-    std::vector<std::string> parts;
-    if (eq != std::string::npos) {
-      std::stringstream keys(assignment.substr(0, eq));
-      for (std::string part; std::getline(keys, part, '.');) parts.push_back(part);
-    }
-    const bool malformed = eq == std::string::npos || eq == 0 || assignment[eq - 1] == '.' ||
-                           std::any_of(parts.begin(), parts.end(), [](const std::string& p) { return p.empty(); });
-    if (malformed)
-      throw ConfigError(origin + ": expected key.path=value; write e.g. --set train.seed=2");
-    const std::string key = assignment.substr(0, eq);
-    if (spec.root.is_null()) spec.root = json::object();  // an empty file
-    if (!spec.root.is_object()) return;  // not a mapping: resolving reports it
-    json* node = &spec.root;
-    std::string path;
-    for (size_t i = 0; i + 1 < parts.size(); ++i) {
-      path = join_path(path, parts[i]);
-      json& child = (*node)[parts[i]];
-      if (child.is_null()) child = json::object();
-      if (!child.is_object())
-        throw ConfigError(origin + ": " + path + " is " + describe_json(child) +
-                          ", not a mapping; set " + path + " itself, or a key of a mapping");
-      node = &child;
-    }
-    spec.where.erase_under(key);
-    spec.where.set_override(key, origin);
+    const std::string key = eq == std::string::npos ? "" : assignment.substr(0, eq);
+    if (key_parts(key).empty()) throw ConfigError(origin + ": expected key.path=value; write e.g. --set train.seed=2");
     KeyLocations scratch(origin);  // the value's own lines are those of the --set text
-    (*node)[parts.back()] = yaml_to_json(parse_yaml(assignment.substr(eq + 1), origin), key, scratch);
+    apply_override(spec, key, yaml_to_json(parse_yaml(assignment.substr(eq + 1), origin), key, scratch), origin);
   }
 }
 

@@ -26,6 +26,11 @@ class KeyLocations {
   /// change), else the key itself, a related key, the key's enclosing sections; else the file.
   std::string locate(const ConfigIssue& issue) const;
   const std::string& file() const { return file_; }
+  /// Records that `key` was written in the mapping at `mapping` ("" for the top level), in order.
+  void add_key(const std::string& mapping, const std::string& key);
+  /// The keys of the mapping at `mapping` in the order the file wrote them (JSON objects sort
+  /// them), e.g. a sweep's grid axes. Empty for a mapping the file did not write.
+  std::vector<std::string> keys_in_order(const std::string& mapping) const;
 
  private:
   struct Location {
@@ -34,6 +39,7 @@ class KeyLocations {
   };
   std::string file_;
   std::map<std::string, Location> at_;
+  std::map<std::string, std::vector<std::string>> order_;
 };
 
 /// A spec file as JSON with the location of every key.
@@ -55,6 +61,12 @@ bool yaml_has_top_level_key(const std::string& path, const std::vector<std::stri
 /// are created). Throws ConfigError for a malformed assignment ("expected key.path=value") or a
 /// path through a value that is not a mapping.
 void apply_overrides(YamlDocument& doc, const std::vector<std::string>& overrides);
+
+/// Sets `key` ("model.attention.diag.block_size") to `value` in `doc`, creating the mappings on
+/// the way, and records `origin` (e.g. "sweep.yaml:7") as where the key was written, so a
+/// resolving error about it points there. Throws ConfigError at `origin` for an empty key part
+/// or a path through a value that is not a mapping.
+void apply_override(YamlDocument& doc, const std::string& key, const nlohmann::json& value, const std::string& origin);
 
 /// Where `key` ("model.d_model") is written in the YAML file `path`: "path:line", or the line of
 /// its closest enclosing section, or "path". Throws ConfigError as read_yaml_document.

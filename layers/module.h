@@ -12,12 +12,17 @@
 
 namespace tn {
 
+class ScoreProbe;
+
 struct ForwardContext {
   Tape& tape;
   bool training = false;
   Rng& rng;
   /// [batch * seq_len], 1 = real token, 0 = padding; null means every position is real.
   const std::vector<uint8_t>* key_valid = nullptr;
+  /// Set by the gradient analysis (layers/attention/score_tap.h): each attention layer reports its
+  /// scores' inputs. Null (the default) costs nothing.
+  ScoreProbe* score_probe = nullptr;
 };
 
 /// What a causal token mixer carries from one decoded token to the next (one sequence, batch 1):

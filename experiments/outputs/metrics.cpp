@@ -102,8 +102,10 @@ EvalRecord EvalRecord::from_json(const nlohmann::json& object) {
 }
 
 nlohmann::json TrainRecord::to_json() const {
-  return {{kStep, step},       {"epoch", epoch},       {"loss", loss},      {"lr", lr},
-          {"grad_norm", grad_norm}, {"tokens_per_s", tokens_per_s}, {"train_s", train_s}};
+  nlohmann::json out = {{kStep, step},       {"epoch", epoch},       {"loss", loss},      {"lr", lr},
+                        {"grad_norm", grad_norm}, {"tokens_per_s", tokens_per_s}, {"train_s", train_s}};
+  if (!grad_scores.empty()) out["grad_scores"] = grad_scores;
+  return out;
 }
 
 TrainRecord TrainRecord::from_json(const nlohmann::json& object) {
@@ -114,8 +116,13 @@ TrainRecord TrainRecord::from_json(const nlohmann::json& object) {
       throw std::invalid_argument(std::string("a training record needs a number \"") + key + "\"");
     return object[key].get<double>();
   };
-  return {object[kStep].get<int64_t>(), number("epoch"), number("loss"),        number("lr"),
-          number("grad_norm"),         number("tokens_per_s"), number("train_s")};
+  TrainRecord r{object[kStep].get<int64_t>(), number("epoch"), number("loss"),        number("lr"),
+                number("grad_norm"),         number("tokens_per_s"), number("train_s"), {}};
+  if (object.contains("grad_scores")) {
+    if (!object["grad_scores"].is_array()) throw std::invalid_argument("\"grad_scores\" is not a list");
+    r.grad_scores = object["grad_scores"].get<std::vector<double>>();
+  }
+  return r;
 }
 
 std::pair<std::optional<TrainRecord>, std::optional<EvalRecord>> parse_metrics_line(const nlohmann::json& object) {

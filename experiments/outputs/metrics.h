@@ -69,6 +69,9 @@ struct TrainRecord {
   double grad_norm = 0;     // global gradient norm before clipping, this step
   double tokens_per_s = 0;  // training targets per second since the last record
   double train_s = 0;       // seconds of training steps so far
+  /// train.analysis.grad_stats: mean |dL/ds_ij| of each attention layer at this step ("grad_scores";
+  /// empty and not written otherwise).
+  std::vector<double> grad_scores;
   nlohmann::json to_json() const;
   static TrainRecord from_json(const nlohmann::json& object);
   bool operator==(const TrainRecord&) const = default;

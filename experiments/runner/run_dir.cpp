@@ -53,4 +53,8 @@ void RunDir::write_config(const std::string& yaml) const {
   write_file_atomic(file("config.yaml"), yaml);
 }
 
+void RunDir::write_diverged(int64_t step, const std::string& error) const {
+  write_file_atomic(file(kDivergedFile), nlohmann::json{{"step", step}, {"error", error}}.dump(2) + "\n");
+}
+
 }  // namespace tn

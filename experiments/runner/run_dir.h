@@ -11,6 +11,9 @@
 
 namespace tn {
 
+/// Written when training diverged: {"step", "error"} (`sweep` and `report` mark the run diverged).
+inline constexpr const char* kDivergedFile = "diverged.json";
+
 class RunDir {
  public:
   /// Creates `path` (and parents). Throws DataError when it cannot.
@@ -28,6 +31,8 @@ class RunDir {
   void resume_metrics(int64_t step, bool keep_evals_at_step = true);
   /// Writes summary.json atomically.
   void write_summary(const RunSummary& summary) const;
+  /// Writes diverged.json atomically: the step and the error message.
+  void write_diverged(int64_t step, const std::string& error) const;
   /// Writes config.yaml atomically.
   void write_config(const std::string& yaml) const;
 

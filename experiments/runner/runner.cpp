@@ -10,7 +10,9 @@
 #include "core/dnnl/engine.h"
 #include "core/error.h"
 #include "core/memory_pool.h"
+#include "core/process/stop_signal.h"
 #include "core/system.h"
+#include "experiments/analysis/grad_stats.h"
 #include "experiments/runner/memory_check.h"
 #include "experiments/runner/resume.h"
 #include "experiments/runner/run_dir.h"
@@ -41,14 +43,19 @@ class Run {
   /// Writes the checkpoint and train state of `step` (refusing non-finite weights).
   void save(int64_t step);
   TrainingDiverged diverged(const std::string& what, int64_t step) const;
+  /// Saves `step` and throws TrainingInterrupted for `signal`.
+  [[noreturn]] void stop(int signal, int64_t step);
   RunSummary summarize() const;
 
   const Clock::time_point start_ = Clock::now();
   ExperimentSpec spec_;
+  RunOptions options_;
   std::unique_ptr<Task> task_;
   std::unique_ptr<TransNormerModel> model_;
   std::unique_ptr<RunDir> run_;
   std::unique_ptr<TrainStep> step_;
+  TrainLog log_{0, 0};          // the training log (its open window is saved with each checkpoint)
+  std::unique_ptr<GradStats> grad_stats_;  // train.analysis.grad_stats, else null
   TrainState done_;             // totals so far (restored on --resume)
   bool finishing_ = false;      // resumed after the last step: only the final evaluations remain
   int64_t saved_step_ = 0;      // step of the checkpoint on disk, 0 before the first
@@ -56,7 +63,7 @@ class Run {
 };
 
 Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<Task> task)
-    : spec_(spec), task_(std::move(task)) {
+    : spec_(spec), options_(options), task_(std::move(task)) {
   const TrainSpec& train = spec_.train;
   set_num_threads(train.threads);  // before any oneDNN primitive is made
   task_->configure_model(spec_.model, spec_.vocab_size_given, spec_.path);
@@ -71,12 +78,19 @@ Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<
                       "train without --resume to start a new run");
   run_ = std::make_unique<RunDir>(options.out_dir);
   if (options.resume) check_resumable(*run_, spec_);
+  std::filesystem::remove(run_->file(kDivergedFile));  // this session decides anew
   step_ = std::make_unique<TrainStep>(*model_, train);
+  if (train.analysis.grad_stats) {
+    std::vector<std::string> mixers;
+    for (MixerKind kind : spec_.model.layers) mixers.emplace_back(to_string(kind));
+    grad_stats_ = std::make_unique<GradStats>(mixers);
+  }
   if (!options.resume) {  // a new run: no stale state to resume
     std::filesystem::remove(run_->file(kTrainStateFile));
     std::filesystem::remove(run_->file(kPreviousTrainStateFile));
   } else {
     done_ = restore_run(*run_, spec_, *model_, *step_, *task_);
+    if (grad_stats_) grad_stats_->restore(done_.analysis);
     saved_step_ = done_.step;
     // A run stopped after its last step but before its final evaluations only evaluates now;
     // the evaluations of that step are redone, in the metrics and in the totals.
@@ -109,7 +123,7 @@ TrainingDiverged Run::diverged(const std::string& what, int64_t step) const {
       saved_step_ > 0
           ? "the run directory keeps the last good checkpoint, from step " + std::to_string(saved_step_)
           : "no checkpoint was written yet (the first comes with the first evaluation)";
-  return TrainingDiverged(what + " became non-finite at step " + std::to_string(step) + "; " + kept +
+  return TrainingDiverged(step, what + " became non-finite at step " + std::to_string(step) + "; " + kept +
                           ". Lower train.optimizer.lr or set train.clip_norm");
 }
 
@@ -122,6 +136,8 @@ void Run::save(int64_t step) {
   // The previous state is kept until the new checkpoint is written, so a run stopped at any
   // point leaves a checkpoint and a train state of the same step for --resume.
   done_.step = step;
+  done_.log_window = log_.window_json();
+  if (grad_stats_) done_.analysis = grad_stats_->state();
   done_.stream = task_->stream_state();
   done_.dropout_rng = step_->dropout_rng().state();
   const std::string state_path = run_->file(kTrainStateFile);
@@ -137,17 +153,24 @@ void Run::train_steps() {
   for (int64_t i = 0; i < step_->update_freq(); ++i) batches.push_back(task_->new_batch());
   Tape tape;
   tape.set_bf16(train.precision == Precision::BF16);  // evaluation stays f32 (the master weights)
-  TrainLog log(train.log_every, train.max_steps);
+  log_ = TrainLog(train.log_every, train.max_steps);
+  log_.restore_window(done_.log_window);
   for (int64_t step = done_.step + 1; step <= train.max_steps; ++step) {
     const auto step_start = Clock::now();
     for (auto& b : batches) task_->next_batch(*b);
-    const StepResult r = step_->run(*task_, batches, step, tape);
+    GradStats* probe = grad_stats_ && log_.due(step) ? grad_stats_.get() : nullptr;
+    const StepResult r = step_->run(*task_, batches, step, tape, probe);
     if (r.non_finite) throw diverged(r.non_finite, step);
+    const std::vector<double> grad_scores = probe ? probe->end_step() : std::vector<double>{};
     const double dt = seconds_since(step_start);
     done_.train_s += dt;
     done_.tokens += r.targets;
-    log.add(r, dt);
-    if (log.due(step)) run_->append_metrics(log.flush(step, task_->epochs_done(), r, done_.train_s));
+    log_.add(r, dt);
+    if (log_.due(step)) {
+      TrainRecord record = log_.flush(step, task_->epochs_done(), r, done_.train_s);
+      record.grad_scores = grad_scores;
+      run_->append_metrics(record);
+    }
     const bool last = step == train.max_steps;
     if (task_->has_split(Task::kValid) && ((train.eval_every > 0 && step % train.eval_every == 0) || last)) {
       Metrics v = evaluate(Task::kValid, step);
@@ -159,7 +182,17 @@ void Run::train_steps() {
       Metrics t = evaluate(Task::kTest, step);
       if (last) final_[Task::kTest] = t;
     }
+    if (!last && options_.stop_requested) {
+      if (const int signal = options_.stop_requested()) stop(signal, step);
+    }
   }
+}
+
+void Run::stop(int signal, int64_t step) {
+  if (saved_step_ != step) save(step);
+  throw TrainingInterrupted(signal, fmt::format("stopped by {} after step {}: the checkpoint and train state of that "
+                                                "step are in {}; continue with `transnormer train {} --out {} --resume`",
+                                                signal_name(signal), step, run_->path(), spec_.path, run_->path()));
 }
 
 RunSummary Run::summarize() const {
@@ -181,6 +214,7 @@ RunSummary Run::summarize() const {
   s.data = report.data;
   s.baselines = report.baselines;
   s.evals = done_.evals;
+  if (grad_stats_) s.analysis = {{"grad_stats", grad_stats_->summary()}};
   return s;
 }
 
@@ -201,7 +235,12 @@ RunSummary Run::execute() {
 
 RunSummary run_training(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<Task> task) {
   Run run(spec, options, std::move(task));
-  return run.execute();
+  try {
+    return run.execute();
+  } catch (const TrainingDiverged& e) {
+    RunDir(options.out_dir).write_diverged(e.step, e.what());
+    throw;
+  }
 }
 
 RunSummary run_training(const ExperimentSpec& spec, const RunOptions& options) {

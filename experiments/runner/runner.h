@@ -4,6 +4,7 @@
 // (valid every train.eval_every steps and at the end, each followed by a checkpoint and train
 // state; test every train.test_every and at the end), resume, divergence handling, progress logs
 // with ETA, metrics.jsonl and summary.json. It knows nothing about what the task computes.
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -18,18 +19,30 @@ struct RunOptions {
   std::string out_dir;    // run directory (created)
   std::string data_root;  // where relative data paths are taken from
   bool resume = false;    // continue the run in out_dir from its last checkpoint (--resume)
+  /// Polled after every step: a nonzero signal number stops the run there, with a checkpoint and
+  /// train state of that step (TrainingInterrupted). Empty: never stop.
+  std::function<int()> stop_requested;
 };
 
 /// Raised when the loss, the gradient norm or a weight stops being finite; the run directory
-/// keeps the last good checkpoint.
+/// keeps the last good checkpoint, and records the failure in diverged.json ({"step", "error"}).
 struct TrainingDiverged : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  TrainingDiverged(int64_t step, const std::string& what) : std::runtime_error(what), step(step) {}
+  int64_t step;  // the step whose loss, gradient or update was not finite
+};
+
+/// Raised when RunOptions::stop_requested asked the run to stop: the step in progress finished
+/// and its checkpoint and train state are written, so `--resume` continues exactly.
+struct TrainingInterrupted : std::runtime_error {
+  TrainingInterrupted(int signal, const std::string& what) : std::runtime_error(what), signal(signal) {}
+  int signal;  // the signal number that asked for the stop (SIGTERM, SIGINT)
 };
 
 /// Runs the whole training job of `spec` and returns its summary (also written to the run
 /// directory, with config.yaml, metrics.jsonl, checkpoint.safetensors and
 /// train_state.safetensors). Progress goes to spdlog (stderr). Throws ConfigError/DataError for
-/// bad input (including a run that cannot fit in memory), TrainingDiverged when training diverges.
+/// bad input (including a run that cannot fit in memory), TrainingDiverged when training diverges,
+/// TrainingInterrupted when options.stop_requested stopped it.
 RunSummary run_training(const ExperimentSpec& spec, const RunOptions& options);
 
 /// The same with a task built by the caller (tests; tasks outside the registry). `task` must be

@@ -31,4 +31,15 @@ TrainRecord TrainLog::flush(int64_t step, double epochs, const StepResult& last,
   return r;
 }
 
+nlohmann::json TrainLog::window_json() const {
+  return {{"loss_sum", loss_}, {"tokens", tokens_}, {"seconds", seconds_}};
+}
+
+void TrainLog::restore_window(const nlohmann::json& window) {
+  if (window.is_null()) return;
+  loss_ = window.at("loss_sum").get<double>();
+  tokens_ = window.at("tokens").get<int64_t>();
+  seconds_ = window.at("seconds").get<double>();
+}
+
 }  // namespace tn

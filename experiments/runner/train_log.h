@@ -3,6 +3,7 @@
 // the last) the window becomes one metrics.jsonl TrainRecord and one progress line on stderr with
 // throughput and ETA.
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "experiments/outputs/metrics.h"
@@ -23,6 +24,11 @@ class TrainLog {
   /// Closes the window at `step`: the record of its mean loss and throughput, logged with the ETA
   /// from `train_s` (training seconds so far). Resets the window.
   TrainRecord flush(int64_t step, double epochs, const StepResult& last, double train_s);
+  /// The open window, for a run stopped between two records ({"loss_sum", "tokens", "seconds"}),
+  /// so the record after `--resume` averages the same steps as an uninterrupted run.
+  nlohmann::json window_json() const;
+  /// Reopens a window from window_json() (null: an empty window). Throws std::exception when malformed.
+  void restore_window(const nlohmann::json& window);
 
  private:
   int64_t log_every_, max_steps_;

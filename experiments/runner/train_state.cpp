@@ -27,7 +27,9 @@ void save_train_state(const std::string& path, const AdamW& optimizer, const Tra
                                {"train_s", state.train_s},
                                {"eval_s", state.eval_s},
                                {"tokens", state.tokens},
-                               {"evals", evals}};
+                               {"evals", evals},
+                               {"log_window", state.log_window},
+                               {"analysis", state.analysis}};
   save_safetensors(path, tensors, {{kKey, meta.dump()}});
 }
 
@@ -48,6 +50,8 @@ TrainState load_train_state(const std::string& path, AdamW& optimizer) {
     state.eval_s = meta.at("eval_s").get<double>();
     state.tokens = meta.at("tokens").get<int64_t>();
     for (const nlohmann::json& r : meta.at("evals")) state.evals.push_back(EvalRecord::from_json(r));
+    if (meta.contains("log_window")) state.log_window = meta["log_window"];
+    if (meta.contains("analysis")) state.analysis = meta["analysis"];
   } catch (const std::exception& e) {
     throw DataError(path + ": corrupt train state metadata (" + e.what() + ")");
   }

@@ -26,6 +26,8 @@ struct TrainState {
   double train_s = 0, eval_s = 0;     // seconds spent so far
   int64_t tokens = 0;                 // training targets so far
   std::vector<EvalRecord> evals;      // evaluation records so far (summary.json)
+  nlohmann::json log_window;          // the train log's open window (TrainLog::window_json), null when closed
+  nlohmann::json analysis;            // the opt-in analyses' series so far (GradStats::state), null when off
 };
 
 /// Writes the optimizer's moments and `state` to `path` atomically. Throws IoError when the write fails.

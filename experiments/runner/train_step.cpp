@@ -16,7 +16,7 @@ TrainStep::TrainStep(TransNormerModel& model, const TrainSpec& train)
       dropout_rng_(dropout_seed(train.seed)) {}
 
 StepResult TrainStep::run(const Objective& objective, const std::vector<std::unique_ptr<Batch>>& batches,
-                          int64_t step, Tape& tape) {
+                          int64_t step, Tape& tape, ScoreProbe* probe) {
   const auto start = std::chrono::steady_clock::now();
   StepResult r;
   auto finish = [&](const char* non_finite) {
@@ -27,7 +27,7 @@ StepResult TrainStep::run(const Objective& objective, const std::vector<std::uni
   for (const auto& b : batches) r.targets += b->targets();
   model_.params().zero_grad();
   for (const auto& b : batches) {
-    ForwardContext ctx{tape, true, dropout_rng_, nullptr};
+    ForwardContext ctx{tape, true, dropout_rng_, nullptr, probe};
     BatchLoss loss = objective.loss(ctx, model_, *b);
     if (!std::isfinite(loss.sum)) {
       tape.clear();

@@ -37,8 +37,9 @@ class TrainStep {
   /// Update number `step` (1-based: the schedule's lr(step - 1)) on `batches` (update_freq of
   /// them, already filled), recording on `tape` (its bf16 flag picks the precision). Batches
   /// with no targets are skipped in the loss. Throws what the objective throws.
+  /// `probe` (train.analysis.grad_stats) receives the attention layers' score taps of every batch.
   StepResult run(const Objective& objective, const std::vector<std::unique_ptr<Batch>>& batches,
-                 int64_t step, Tape& tape);
+                 int64_t step, Tape& tape, ScoreProbe* probe = nullptr);
 
   int64_t update_freq() const { return update_freq_; }
   AdamW& optimizer() { return optimizer_; }

@@ -1,3 +1,4 @@
+#include "layers/attention/score_tap.h"
 #include "layers/attention/diag_attention.h"
 
 #include <cmath>
@@ -32,6 +33,9 @@ Var DiagAttention::forward(ForwardContext& ctx, const Var& x) {
   const float p = ctx.training ? attention_dropout_ : 0.0f;
   const uint64_t key = p > 0.0f ? ctx.rng.key() : 0;
   Var o = diag_attention(ctx.tape, q, k, v, n_heads_, block, inner, causal_, ctx.key_valid, p, key);
+  if (ctx.score_probe)
+    ctx.score_probe->record({inner == DiagInnerKind::Relu ? ScoreTap::Form::Direct : ScoreTap::Form::Softmax,
+                             inner == DiagInnerKind::Relu, q, k, v, o, n_heads_, causal_, block, ctx.key_valid});
   return proj_.project_out(ctx, norm_.forward(ctx, o));
 }
 

@@ -1,3 +1,4 @@
+#include "layers/attention/score_tap.h"
 #include "layers/attention/linear_attention.h"
 
 #include <cmath>
@@ -41,6 +42,9 @@ Var LinearAttention::forward(ForwardContext& ctx, const Var& x) {
   Var o = options_.scaling
               ? divide_by_denominator(ctx.tape, terms.num, terms.den, static_cast<float>(options_.eps))
               : norm_->forward(ctx, terms.num);
+  if (ctx.score_probe)
+    ctx.score_probe->record({options_.scaling ? ScoreTap::Form::Ratio : ScoreTap::Form::Direct, false, q, k, v,
+                             options_.scaling ? o : terms.num, n_heads_, causal_, 0, ctx.key_valid});
   return proj_.project_out(ctx, o);
 }
 

@@ -1,3 +1,4 @@
+#include "layers/attention/score_tap.h"
 #include "layers/attention/performer.h"
 
 #include <cmath>
@@ -34,6 +35,8 @@ Var Performer::forward(ForwardContext& ctx, const Var& x) {
   LinearAttentionOut terms =
       linear_attention(ctx.tape, q, k, v, n_heads_, causal_, LinearAttention::kChunk, true);
   Var o = divide_by_denominator(ctx.tape, terms.num, terms.den, static_cast<float>(options_.eps));
+  if (ctx.score_probe)
+    ctx.score_probe->record({ScoreTap::Form::Ratio, false, q, k, v, o, n_heads_, causal_, 0, ctx.key_valid});
   return proj_.project_out(ctx, o);
 }
 

@@ -1,3 +1,4 @@
+#include "layers/attention/score_tap.h"
 #include "layers/attention/softmax_attention.h"
 
 #include <cmath>
@@ -27,6 +28,8 @@ Var SoftmaxAttention::forward(ForwardContext& ctx, const Var& x) {
   const float p = ctx.training ? attention_dropout_ : 0.0f;
   const uint64_t key = p > 0.0f ? ctx.rng.key() : 0;
   Var o = softmax_attention(ctx.tape, q, k, v, n_heads_, causal_, ctx.key_valid, p, key);
+  if (ctx.score_probe)
+    ctx.score_probe->record({ScoreTap::Form::Softmax, false, q, k, v, o, n_heads_, causal_, 0, ctx.key_valid});
   return proj_.project_out(ctx, o);
 }
 

@@ -40,7 +40,38 @@ inline CliResult run_cli(const std::string& args, const std::string& scratch) {
   return r;
 }
 
-/// A fresh scratch directory under the system temp dir.
+/// A `transnormer <args>` started in the background (run_cli's environment and redirections).
+struct CliChild {
+  pid_t pid = -1;
+  std::string out, err;  // files of its stdout and stderr
+};
+
+inline CliChild spawn_cli(const std::string& args, const std::string& scratch, const std::string& tag = "child") {
+  std::filesystem::create_directories(scratch);
+  CliChild c;
+  c.out = scratch + "/" + tag + ".stdout.txt";
+  c.err = scratch + "/" + tag + ".stderr.txt";
+  const std::string cmd = "exec env TRANSNORMER_DATA='" + data_root() + "' OMP_NUM_THREADS=2 '" + binary() + "' " +
+                          args + " > '" + c.out + "' 2> '" + c.err + "' < /dev/null";
+  c.pid = ::fork();
+  if (c.pid == 0) {
+    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  return c;
+}
+
+/// Waits for a spawned child; its exit code (128 + signal when a signal ended it) and output.
+inline CliResult wait_cli(const CliChild& c) {
+  int status = 0;
+  ::waitpid(c.pid, &status, 0);
+  CliResult r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = slurp(c.out);
+  r.err = slurp(c.err);
+  return r;
+}
+
 /// A fresh folder for one test: per process, so test runs from two checkouts at once do not share it.
 inline std::string scratch_dir(const std::string& name) {
   const auto dir = std::filesystem::temp_directory_path() / ("transnormer_test_" + name + "_" + std::to_string(::getpid()));

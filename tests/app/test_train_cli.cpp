@@ -3,37 +3,18 @@
 // the summary's test loss exactly. Small shapes keep it to a few seconds.
 #include <doctest/doctest.h>
 
+#include <csignal>
 #include <filesystem>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "tests/app/cli_runner.h"
+#include "tests/app/tiny_spec.h"
 
 using namespace tn::test;
 using nlohmann::json;
 
-namespace {
-
-/// A tiny T1 decoder spec on the first lines of the real WikiText-103 files.
-std::string tiny_spec(const std::string& dir, const std::string& extra_train = "") {
-  // Small test split: the first 120 lines of wiki.test.tokens.
-  std::ifstream in(data_root() + "/wikitext-103/wiki.test.tokens");
-  std::ofstream test_file(dir + "/small.test.tokens");
-  std::string line;
-  for (int i = 0; i < 120 && std::getline(in, line); ++i) test_file << line << "\n";
-  return "model:\n"
-         "  arch: decoder\n  d_model: 32\n  n_layers: 2\n  n_heads: 2\n  diag_layers: 1\n"
-         "  attention: {norm_attention: {kernel: elu, norm: srmsnorm}, diag: {block_size: 16, inner: relu, norm: srmsnorm}}\n"
-         "  dropout: 0.1\n"
-         "data:\n  train: wikitext-103/wiki.valid.tokens\n  split_valid_from_train: 0.05\n"
-         "  test: " + dir + "/small.test.tokens\n  seq_len: 32\n"
-         "train:\n  batch_size: 4\n  max_steps: 30\n  seed: 3\n  log_every: 10\n  eval_every: 15\n"
-         "  optimizer: {name: adamw, lr: 3e-3}\n  schedule: {name: inverse_sqrt, warmup_steps: 5}\n" +
-         extra_train;
-}
-
-}  // namespace
 
 TEST_CASE("cli: train writes the run directory, the loss falls, eval reproduces the test loss") {
   const std::string dir = scratch_dir("train");
@@ -197,4 +178,87 @@ TEST_CASE("cli: --resume continues a run exactly: 15 + 15 steps equal 30 in one 
   CliResult garbage = run_cli("train " + dir + "/tiny.yaml --resume --set train.max_steps=31 --out " + dir + "/parts", dir);
   CHECK(garbage.code == 2);
   CHECK(garbage.err.find("metrics.jsonl:1") != std::string::npos);
+}
+
+TEST_CASE("cli: SIGTERM finishes the step, saves, exits 143; --resume then equals an uninterrupted run") {
+  const std::string dir = scratch_dir("sigterm");
+  const std::string spec = dir + "/tiny.yaml";
+  write_text(spec, tiny_spec(dir));
+  const std::string args = " --set train.max_steps=200 --set train.eval_every=100 --threads 1 --out ";
+  CliResult whole = run_cli("train " + spec + args + dir + "/whole", dir);
+  REQUIRE(whole.code == 0);
+
+  // Stop the run once it has logged step 20 (or more), like a scheduler preempting it.
+  CliChild child = spawn_cli("train " + spec + args + dir + "/parts", dir, "parts");
+  const std::string metrics = dir + "/parts/metrics.jsonl";
+  for (int i = 0; i < 6000 && slurp(metrics).find("\"step\":20,") == std::string::npos; ++i) ::usleep(5000);
+  ::kill(child.pid, SIGTERM);
+  CliResult stopped = wait_cli(child);
+  INFO(stopped.err);
+  REQUIRE(stopped.code == 143);
+  CHECK(stopped.err.find("stopped by SIGTERM after step") != std::string::npos);
+  CHECK(stopped.err.find("--resume") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir + "/parts/summary.json"));  // not finished
+  CHECK(std::filesystem::exists(dir + "/parts/checkpoint.safetensors"));
+
+  CliResult resumed = run_cli("train " + spec + args + dir + "/parts --resume", dir);
+  INFO(resumed.err);
+  REQUIRE(resumed.code == 0);
+  const json a = json::parse(slurp(dir + "/whole/summary.json"));
+  const json b = json::parse(slurp(dir + "/parts/summary.json"));
+  CHECK(a["test"]["loss"].get<double>() == b["test"]["loss"].get<double>());
+  CHECK(a["valid"]["loss"].get<double>() == b["valid"]["loss"].get<double>());
+  CHECK(a["train"]["tokens"] == b["train"]["tokens"]);
+  // Every training-log loss, including the window the stop cut in two, is the same.
+  CHECK(train_losses(slurp(dir + "/whole/metrics.jsonl")) == train_losses(slurp(dir + "/parts/metrics.jsonl")));
+}
+
+TEST_CASE("cli: grad_stats leaves training unchanged and logs per-layer score gradients; analyze locality writes l(r)") {
+  const std::string dir = scratch_dir("analysis");
+  const std::string spec = dir + "/tiny.yaml";
+  write_text(spec, tiny_spec(dir));
+  CliResult plain = run_cli("train " + spec + " --threads 1 --out " + dir + "/plain", dir);
+  REQUIRE(plain.code == 0);
+  CliResult with = run_cli("train " + spec + " --set train.analysis.grad_stats=true --threads 1 --out " + dir + "/stats", dir);
+  INFO(with.err);
+  REQUIRE(with.code == 0);
+  const json a = json::parse(slurp(dir + "/plain/summary.json"));
+  const json b = json::parse(slurp(dir + "/stats/summary.json"));
+  CHECK(a["test"]["loss"].get<double>() == b["test"]["loss"].get<double>());  // the analysis only reads
+  CHECK_FALSE(a.contains("analysis"));
+  const json& layers = b["analysis"]["grad_stats"]["layers"];
+  REQUIRE(layers.size() == 2);
+  CHECK(layers[0]["mixer"] == "diag");
+  CHECK(layers[1]["mixer"] == "norm_attention");
+  CHECK(layers[1]["n"] == 3);  // logged at steps 10, 20, 30
+  CHECK(layers[1]["rsd"].get<double>() > 0);
+  std::istringstream lines(slurp(dir + "/stats/metrics.jsonl"));
+  int logged = 0;
+  for (std::string line; std::getline(lines, line);) {
+    const json r = json::parse(line);
+    if (r.contains("split")) continue;
+    REQUIRE(r["grad_scores"].size() == 2);
+    CHECK(r["grad_scores"][0].get<double>() > 0);
+    ++logged;
+  }
+  CHECK(logged == 3);
+
+  CliResult loc = run_cli("analyze locality --checkpoint " + dir + "/stats/checkpoint.safetensors --data " + dir +
+                              "/small.test.tokens --seq-len 32 --samples 3 --r-step 0.25 --out " + dir + "/stats",
+                          dir);
+  INFO(loc.err);
+  REQUIRE(loc.code == 0);
+  const json l = json::parse(slurp(dir + "/stats/locality.json"));
+  CHECK(l["seq_len"] == 32);
+  CHECK(l["r"] == json::array({0.0, 0.25, 0.5, 0.75, 1.0}));
+  REQUIRE(l["layers"].size() == 2);
+  for (const json& layer : l["layers"]) {
+    const std::vector<double> v = layer["l"].get<std::vector<double>>();
+    CHECK(v.back() == doctest::Approx(1.0));  // the whole row
+    for (size_t i = 1; i < v.size(); ++i) CHECK(v[i] >= v[i - 1] - 1e-12);
+  }
+  // The diag layer attends inside blocks of 16: its window of m >= 16 positions holds everything.
+  CHECK(l["layers"][0]["l"][2].get<double>() == doctest::Approx(1.0));
+  CliResult missing = run_cli("analyze locality --checkpoint " + dir + "/nope.safetensors --data x --out " + dir, dir);
+  CHECK(missing.code == 2);
 }

@@ -13,7 +13,7 @@
 #include "core/error.h"
 #include "core/io/atomic_file.h"
 #include "core/io/safetensors.h"
-#include "tests/core/temp_dir.h"
+#include "tests/temp_dir.h"
 #include "tests/test_paths.h"
 
 using namespace tn;

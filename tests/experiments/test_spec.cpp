@@ -12,6 +12,7 @@
 #include "data/readers/wikitext_spec.h"
 #include "experiments/spec.h"
 #include "layers/model_config_json.h"
+#include "tests/temp_dir.h"
 #include "tests/test_paths.h"
 
 using namespace tn;
@@ -20,23 +21,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// A fresh directory under the system temp folder, removed with everything in it at the end.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "tn_test_spec_XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    const fs::path file = path / name;
-    std::ofstream(file) << text;
-    return file.string();
-  }
+/// test_spec's scratch folders.
+struct TempDir : tn::test::TempDir {
+  TempDir() : tn::test::TempDir("spec") {}
 };
 
 std::string read_file(const std::string& path) {

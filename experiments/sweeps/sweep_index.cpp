@@ -1,0 +1,106 @@
+#include "experiments/sweeps/sweep_index.h"
+
+#include <stdexcept>
+
+#include "core/error.h"
+#include "core/io/atomic_file.h"
+
+namespace tn {
+namespace {
+
+constexpr std::pair<PointState, const char*> kStates[] = {{PointState::Pending, "pending"},
+                                                          {PointState::Running, "running"},
+                                                          {PointState::Done, "done"},
+                                                          {PointState::Failed, "failed"},
+                                                          {PointState::Diverged, "diverged"}};
+
+PointState parse_state(const std::string& text) {
+  for (const auto& [state, name] : kStates)
+    if (text == name) return state;
+  throw std::invalid_argument("unknown point state \"" + text + "\"");
+}
+
+const nlohmann::ordered_json& need(const nlohmann::ordered_json& o, const char* key) {
+  if (!o.is_object() || !o.contains(key)) throw std::invalid_argument(std::string("missing \"") + key + "\"");
+  return o[key];
+}
+
+}  // namespace
+
+const char* to_string(PointState state) {
+  for (const auto& [s, name] : kStates)
+    if (s == state) return name;
+  return "pending";
+}
+
+PointRecord* SweepIndex::find(const std::string& dir) {
+  for (PointRecord& p : points)
+    if (p.dir == dir) return &p;
+  return nullptr;
+}
+
+nlohmann::ordered_json SweepIndex::to_json() const {
+  nlohmann::ordered_json out;
+  out["name"] = name;
+  out["sweep_file"] = sweep_file;
+  out["base"] = base;
+  out["set"] = set;
+  out["axes"] = axes;
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const PointRecord& p : points) {
+    nlohmann::ordered_json r;
+    r["name"] = p.name;
+    r["dir"] = p.dir;
+    r["overrides"] = p.overrides;
+    r["command"] = p.command;
+    r["state"] = to_string(p.state);
+    r["exit_code"] = p.exit_code ? nlohmann::ordered_json(*p.exit_code) : nlohmann::ordered_json(nullptr);
+    r["wall_s"] = p.wall_s ? nlohmann::ordered_json(*p.wall_s) : nlohmann::ordered_json(nullptr);
+    if (p.pid) r["pid"] = *p.pid;
+    r["error"] = p.error;
+    r["spec"] = p.spec;
+    list.push_back(std::move(r));
+  }
+  out["points"] = std::move(list);
+  return out;
+}
+
+SweepIndex SweepIndex::from_json(const nlohmann::ordered_json& o) {
+  SweepIndex index;
+  index.name = need(o, "name").get<std::string>();
+  index.sweep_file = need(o, "sweep_file").get<std::string>();
+  index.base = need(o, "base").get<std::string>();
+  index.set = need(o, "set");
+  index.axes = need(o, "axes").get<std::vector<std::string>>();
+  for (const nlohmann::ordered_json& r : need(o, "points")) {
+    PointRecord p;
+    p.name = need(r, "name").get<std::string>();
+    p.dir = need(r, "dir").get<std::string>();
+    p.overrides = need(r, "overrides");
+    p.command = r.value("command", "");
+    p.state = parse_state(need(r, "state").get<std::string>());
+    if (r.contains("exit_code") && !r["exit_code"].is_null()) p.exit_code = r["exit_code"].get<int>();
+    if (r.contains("wall_s") && !r["wall_s"].is_null()) p.wall_s = r["wall_s"].get<double>();
+    if (r.contains("pid") && !r["pid"].is_null()) p.pid = r["pid"].get<int>();
+    p.error = r.value("error", "");
+    p.spec = need(r, "spec");
+    index.points.push_back(std::move(p));
+  }
+  return index;
+}
+
+void write_sweep_index(const std::string& path, const SweepIndex& index) {
+  write_file_atomic(path, index.to_json().dump(2) + "\n");
+}
+
+SweepIndex read_sweep_index(const std::string& path) {
+  const std::string text = read_file(path);
+  try {
+    return SweepIndex::from_json(nlohmann::ordered_json::parse(text));
+  } catch (const std::exception& e) {
+    throw DataError(path + ": not a sweep index written by `transnormer sweep` (" + e.what() +
+                    "); move it away to start the sweep afresh");
+  }
+}
+
+}  // namespace tn

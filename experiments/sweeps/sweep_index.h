@@ -1,0 +1,53 @@
+#pragma once
+// sweep.json, the index of a sweep folder: every point with its overrides, run directory, state,
+// exit code, wall time and last error line, plus the resolved spec that identifies it on a rerun.
+// Rewritten atomically at every change of state, so a sweep stopped at any moment leaves an index
+// that a rerun continues from, and `report` reads. Layout (docs/architecture.md "Sweeps"):
+//   {"name", "sweep_file", "base", "set": {key: value}, "axes": [key...],
+//    "points": [{"name", "dir", "overrides": {key: value}, "command", "state", "exit_code",
+//                "wall_s", "pid" (while running), "error", "spec"}]}
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tn {
+
+enum class PointState { Pending, Running, Done, Failed, Diverged };
+
+/// "pending", "running", "done", "failed", "diverged".
+const char* to_string(PointState state);
+
+struct PointRecord {
+  std::string name;                 // "normalize=scaling seed=1"
+  std::string dir;                  // relative to the sweep folder
+  nlohmann::ordered_json overrides;  // the point's own overrides, key -> value (train.seed included)
+  std::string command;              // the `transnormer train ...` command of its last launch
+  PointState state = PointState::Pending;
+  std::optional<int> exit_code;     // of its last launch
+  std::optional<double> wall_s;     // seconds of its last launch
+  std::optional<int> pid;           // the child's process id while it runs
+  std::string error;                // the last error line of its log, when it failed
+  nlohmann::ordered_json spec;      // resolved spec (spec_to_json, train.threads left out)
+};
+
+struct SweepIndex {
+  std::string name, sweep_file, base;
+  nlohmann::ordered_json set = nlohmann::ordered_json::object();
+  std::vector<std::string> axes;
+  std::vector<PointRecord> points;
+
+  /// The point with folder `dir`, or nullptr.
+  PointRecord* find(const std::string& dir);
+  nlohmann::ordered_json to_json() const;
+  /// Throws std::invalid_argument naming the first missing or malformed key.
+  static SweepIndex from_json(const nlohmann::ordered_json& object);
+};
+
+/// Writes `index` to `path` atomically. Throws IoError when the write fails.
+void write_sweep_index(const std::string& path, const SweepIndex& index);
+
+/// Reads `path`. Throws DataError naming the file when it is unreadable or malformed.
+SweepIndex read_sweep_index(const std::string& path);
+
+}  // namespace tn

@@ -1,0 +1,138 @@
+// `transnormer sweep` end to end on the tiny spec: points run as child `train` processes, the
+// index records their states, a rerun skips what is done, an interrupted point (its child killed,
+// or the sweep stopped by SIGTERM) resumes to the numbers of an uninterrupted run, a diverging
+// point is recorded while the others finish, and bad sweep files exit 2 with file:line.
+#include <doctest/doctest.h>
+
+#include <csignal>
+#include <filesystem>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/app/cli_runner.h"
+#include "tests/app/tiny_spec.h"
+
+using namespace tn::test;
+using nlohmann::json;
+
+namespace {
+
+json point(const std::string& sweep_dir, const std::string& dir) {
+  const json index = json::parse(slurp(sweep_dir + "/sweep.json"));
+  for (const json& p : index["points"])
+    if (p["dir"] == dir) return p;
+  return json();
+}
+
+/// Waits until `file` contains `text` (up to 60 s).
+void wait_for(const std::string& file, const std::string& text) {
+  for (int i = 0; i < 12000 && slurp(file).find(text) == std::string::npos; ++i) ::usleep(5000);
+}
+
+
+}  // namespace
+
+TEST_CASE("cli sweep: points run as train children, a rerun skips done points, a diverging point is recorded") {
+  const std::string dir = scratch_dir("sweep");
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  write_text(dir + "/sweep.yaml",
+             "base: tiny.yaml\n"
+             "set: {train.max_steps: 20, train.eval_every: 10}\n"
+             "grid:\n"
+             "  train.optimizer.lr: [3e-3, 1e6]\n");
+  const std::string out = dir + "/runs";
+  CliResult dry = run_cli("sweep " + dir + "/sweep.yaml --dry-run --out " + out, dir);
+  REQUIRE(dry.code == 0);
+  CHECK(dry.out.find("pending   lr-0.003") != std::string::npos);
+  CHECK(dry.out.find("train.optimizer.lr=1000000.0") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(out));  // a dry run runs nothing
+
+  CliResult r = run_cli("sweep " + dir + "/sweep.yaml --jobs 2 --threads-per-job 1 --out " + out, dir);
+  INFO(r.err);
+  CHECK(r.code == 1);  // one point diverged
+  const json good = point(out, "lr-0.003"), bad = point(out, "lr-1000000.0");
+  CHECK(good["state"] == "done");
+  CHECK(good["exit_code"] == 0);
+  CHECK(good["wall_s"].get<double>() > 0);
+  CHECK(good["command"].get<std::string>().find(" train ") != std::string::npos);
+  CHECK(bad["state"] == "diverged");
+  CHECK(bad["exit_code"] == 1);
+  CHECK(bad["error"].get<std::string>().find("non-finite") != std::string::npos);
+  for (const char* f : {"config.yaml", "summary.json", "metrics.jsonl", "train.log"})
+    CHECK(std::filesystem::exists(out + "/lr-0.003/" + f));
+  CHECK(std::filesystem::exists(out + "/lr-1000000.0/diverged.json"));
+  CHECK(r.err.find("2 done") == std::string::npos);
+  CHECK(r.err.find("1 done, 0 failed, 1 diverged, 0 pending") != std::string::npos);
+
+  // The rerun runs nothing: the done point is kept, the diverged one waits for --retry-failed.
+  const std::string summary = slurp(out + "/lr-0.003/summary.json");
+  CliResult again = run_cli("sweep " + dir + "/sweep.yaml --out " + out, dir);
+  CHECK(again.code == 1);
+  CHECK(again.err.find("2 points, 0 to run") != std::string::npos);
+  CHECK(slurp(out + "/lr-0.003/summary.json") == summary);
+
+  // A changed point is refused, naming it; an added point runs alone.
+  write_text(dir + "/changed.yaml", "base: tiny.yaml\nset: {train.max_steps: 21, train.eval_every: 10}\n"
+                                    "grid:\n  train.optimizer.lr: [3e-3]\n");
+  CliResult changed = run_cli("sweep " + dir + "/changed.yaml --out " + out, dir);
+  CHECK(changed.code == 2);
+  CHECK(changed.err.find("point `lr=0.003`") != std::string::npos);
+  CHECK(changed.err.find("train.max_steps is 21") != std::string::npos);
+  write_text(dir + "/sweep.yaml", "base: tiny.yaml\nset: {train.max_steps: 20, train.eval_every: 10}\n"
+                                  "grid:\n  train.optimizer.lr: [3e-3, 1e6, 1e-3]\n");
+  CliResult added = run_cli("sweep " + dir + "/sweep.yaml --out " + out, dir);
+  CHECK(added.err.find("3 points, 1 to run") != std::string::npos);
+  CHECK(point(out, "lr-0.001")["state"] == "done");
+
+  // Bad sweep files: exit 2 with file:line, before anything runs.
+  write_text(dir + "/bad.yaml", "base: tiny.yaml\ngrid:\n  model.d_modle: [32]\n");
+  CliResult badfile = run_cli("sweep " + dir + "/bad.yaml --out " + dir + "/never", dir);
+  CHECK(badfile.code == 2);
+  CHECK(badfile.err.find(dir + "/bad.yaml:3") != std::string::npos);
+  CHECK(badfile.err.find("did you mean `d_model`") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir + "/never"));
+}
+
+TEST_CASE("cli sweep: a killed child and a stopped sweep resume to the numbers of an uninterrupted run") {
+  const std::string dir = scratch_dir("sweep_resume");
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  write_text(dir + "/sweep.yaml",
+             "base: tiny.yaml\nset: {train.max_steps: 200, train.eval_every: 50}\nseeds: [5]\n");
+  const std::string args = " --jobs 1 --threads-per-job 1 --out ";
+  CliResult whole = run_cli("sweep " + dir + "/sweep.yaml" + args + dir + "/whole", dir);
+  REQUIRE(whole.code == 0);
+
+  // 1. The child is killed (SIGKILL, as the OOM killer would) after its step-50 checkpoint.
+  const std::string parts = dir + "/parts";
+  CliChild sweep = spawn_cli("sweep " + dir + "/sweep.yaml" + args + parts, dir, "first");
+  wait_for(parts + "/seed-5/metrics.jsonl", "\"step\":60,");
+  const json running = point(parts, "seed-5");
+  REQUIRE(running["state"] == "running");
+  ::kill(running["pid"].get<int>(), SIGKILL);
+  CliResult first = wait_cli(sweep);
+  CHECK(first.code == 1);
+  CHECK(point(parts, "seed-5")["state"] == "pending");
+  CHECK(point(parts, "seed-5")["error"].get<std::string>().find("killed") != std::string::npos);
+
+  // 2. The rerun resumes it; this time the sweep itself gets SIGTERM, forwards it, and exits 143.
+  sweep = spawn_cli("sweep " + dir + "/sweep.yaml" + args + parts, dir, "second");
+  wait_for(parts + "/seed-5/metrics.jsonl", "\"step\":120,");
+  ::kill(sweep.pid, SIGTERM);
+  CliResult second = wait_cli(sweep);
+  INFO(second.err);
+  CHECK(second.code == 143);
+  CHECK(second.err.find("resuming") != std::string::npos);
+  CHECK(point(parts, "seed-5")["state"] == "pending");
+  CHECK(point(parts, "seed-5")["exit_code"] == 143);
+
+  // 3. The last rerun finishes it: the same numbers as the uninterrupted sweep, exactly.
+  CliResult third = run_cli("sweep " + dir + "/sweep.yaml" + args + parts, dir);
+  INFO(third.err);
+  REQUIRE(third.code == 0);
+  const json a = json::parse(slurp(dir + "/whole/seed-5/summary.json"));
+  const json b = json::parse(slurp(parts + "/seed-5/summary.json"));
+  CHECK(a["valid"]["loss"].get<double>() == b["valid"]["loss"].get<double>());
+  CHECK(a["test"]["loss"].get<double>() == b["test"]["loss"].get<double>());
+  CHECK(train_losses(slurp(dir + "/whole/seed-5/metrics.jsonl")) == train_losses(slurp(parts + "/seed-5/metrics.jsonl")));
+}
