@@ -39,7 +39,7 @@ inline void write_fake_run(const std::filesystem::path& dir, const FakeRun& run)
   const double final_ppl = run.valid_ppl.value_or(50);
   std::string lines;
   for (int step = 1; step <= run.steps; ++step) {
-    const TrainRecord t{step, 0.01 * step, 8.0 - 0.1 * step + 0.01 * static_cast<double>(run.seed), 1e-3, 1.0, 1000.0, 0.1 * step};
+    const TrainRecord t{step, 0.01 * step, 8.0 - 0.1 * step + 0.01 * static_cast<double>(run.seed), 1e-3, 1.0, 1000.0, 0.1 * step, {}};
     lines += t.to_json().dump() + "\n";
     if (step % 5 == 0) {
       Metrics m;
