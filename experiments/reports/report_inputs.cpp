@@ -21,6 +21,9 @@ RunRecord read_point(const fs::path& folder, const PointRecord& point, size_t so
   run.overrides = nlohmann::json::parse(point.overrides.dump());
   run.sweep_wall_s = point.wall_s;
   run.source = source;
+  for (const auto& item : point.overrides.items())  // a point that wrote no config.yaml keeps its paper values
+    if (item.key().rfind("paper.", 0) == 0 && item.value().is_number() && !run.paper.count(item.key().substr(6)))
+      run.paper[item.key().substr(6)] = item.value().get<double>();
   // The sweep's error line, unless a problem read from the run directory already says it (the
   // message of diverged.json, with its step).
   if (!point.error.empty() && std::none_of(run.problems.begin(), run.problems.end(), [&](const std::string& p) {

@@ -98,6 +98,7 @@ TEST_CASE("report: a sweep's seeds pooled exactly, failed points shown, paper va
   CHECK(srms["runs"][1]["state"] == "failed");
   CHECK(srms["runs"][1]["problems"][0] == "exit code 1: out of memory (made up)");
   CHECK(srms["runs"][2]["final"].empty());
+  CHECK(srms["metrics"]["test.ppl"]["paper"] == 40.0);
 
   const std::string md = read_file((sweep / "report.md").string());
   CHECK(contains(md, "| normalize=scaling | done | scaling | "));
