@@ -180,7 +180,7 @@ TEST_CASE("cli: --resume continues a run exactly: 15 + 15 steps equal 30 in one 
   CHECK(garbage.err.find("metrics.jsonl:1") != std::string::npos);
 }
 
-TEST_CASE("cli: SIGTERM finishes the step, saves, exits 143; --resume then equals an uninterrupted run") {
+TEST_CASE("cli: SIGTERM finishes the step, saves, exits 143, and --resume then equals an uninterrupted run") {
   const std::string dir = scratch_dir("sigterm");
   const std::string spec = dir + "/tiny.yaml";
   write_text(spec, tiny_spec(dir));
@@ -213,7 +213,7 @@ TEST_CASE("cli: SIGTERM finishes the step, saves, exits 143; --resume then equal
   CHECK(train_losses(slurp(dir + "/whole/metrics.jsonl")) == train_losses(slurp(dir + "/parts/metrics.jsonl")));
 }
 
-TEST_CASE("cli: grad_stats leaves training unchanged and logs per-layer score gradients; analyze locality writes l(r)") {
+TEST_CASE("cli: grad_stats leaves training unchanged and logs per-layer score gradients, and analyze locality writes l(r)") {
   const std::string dir = scratch_dir("analysis");
   const std::string spec = dir + "/tiny.yaml";
   write_text(spec, tiny_spec(dir));

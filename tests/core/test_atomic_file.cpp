@@ -87,7 +87,7 @@ TEST_CASE("write_file_atomic: no such directory, or a directory in the way, is a
   CHECK(std::filesystem::is_directory(occupied + "/child"));
 }
 
-TEST_CASE("save_safetensors: a failed write is an IoError; reading a missing file stays DataError") {
+TEST_CASE("save_safetensors: a failed write is an IoError, and reading a missing file stays DataError") {
   TempDir dir("atomic_st");
   const std::string path = dir.file("gone/checkpoint.safetensors");
   const std::map<std::string, Tensor> tensors = {{"w", Tensor::zeros({2, 3})}};

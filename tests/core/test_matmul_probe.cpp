@@ -8,7 +8,7 @@
 
 using namespace tn;
 
-TEST_CASE("probe_matmul: f32 is timed, with best <= median; bf16 only where it is native") {
+TEST_CASE("probe_matmul: f32 is timed, with best <= median, and bf16 only where it is native") {
   const MatmulProbeResult f32 = probe_matmul(ProbeType::F32, 64, 48, 32, 3, 1);
   INFO(f32.error);
   REQUIRE(f32.ok);

@@ -39,7 +39,7 @@ TEST_CASE("PrimitiveCache: a bounded cache drops its entries when full, handed-o
   CHECK(again != first);
 }
 
-TEST_CASE("PrimitiveCache: a throwing make stores nothing; racing threads build a key once") {
+TEST_CASE("PrimitiveCache: a throwing make stores nothing, and racing threads build a key once") {
   PrimitiveCache<int, int> cache;
   CHECK_THROWS_AS(cache.get(7, []() -> int { throw std::runtime_error("no primitive"); }),
                   std::runtime_error);

@@ -42,7 +42,7 @@ std::string data_error(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("wikitext: read_lines splits on \\n only; a final newline starts no line") {
+TEST_CASE("wikitext: read_lines splits on \\n only, and a final newline starts no line") {
   const TempFolder tmp;
   CHECK(read_lines(tmp.file("a.txt", "a b\n \nc\n")) ==
         std::vector<std::string>{"a b", " ", "c"});

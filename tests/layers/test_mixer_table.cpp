@@ -129,7 +129,7 @@ TEST_CASE("mixer table: an empty section gives each mixer's defaults, a stranger
   }
 }
 
-TEST_CASE("mixer table: FLOP counts of every mixer by hand (d_model 8, 2 heads, D = 4; batch 2, T = 6)") {
+TEST_CASE("mixer table: FLOP counts of every mixer by hand (d_model 8, 2 heads, D = 4, batch 2, T = 6)") {
   ModelConfig c;
   c.d_model = 8;
   c.n_heads = 2;
