@@ -4,16 +4,14 @@
 #include <vector>
 
 #include "core/error.h"
+#include "experiments/analysis/score_mask.h"
 
 namespace tn {
 namespace {
 
-/// Whether row i may see key j: the causal mask, the diagonal blocks, and padding.
+/// Whether row i may see key j, and row i is a real token (padded queries have no scores).
 bool allowed(const ScoreTap& t, int64_t b, int64_t seq, int64_t i, int64_t j) {
-  if (t.causal && j > i) return false;
-  if (t.block > 0 && i / t.block != j / t.block) return false;
-  if (t.key_valid && (!(*t.key_valid)[b * seq + j] || !(*t.key_valid)[b * seq + i])) return false;
-  return true;
+  return key_visible(t, b, seq, i, j) && (!t.key_valid || (*t.key_valid)[b * seq + i]);
 }
 
 }  // namespace

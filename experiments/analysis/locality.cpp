@@ -4,16 +4,10 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "experiments/analysis/score_mask.h"
 
 namespace tn {
 namespace {
-
-bool visible(const ScoreTap& t, int64_t b, int64_t seq, int64_t i, int64_t j) {
-  if (t.causal && j > i) return false;
-  if (t.block > 0 && i / t.block != j / t.block) return false;
-  if (t.key_valid && !(*t.key_valid)[b * seq + j]) return false;
-  return true;
-}
 
 /// Collects the taps of one forward.
 class TapCollector : public ScoreProbe {
@@ -74,7 +68,7 @@ std::vector<std::vector<double>> attention_matrices(const ScoreTap& t) {
         double* row = P.data() + i * seq;
         double max_s = -INFINITY;
         for (int64_t j = 0; j < seq; ++j) {
-          if (!visible(t, b, seq, i, j)) continue;
+          if (!key_visible(t, b, seq, i, j)) continue;
           const float* kj = k.data() + (b * seq + j) * k.dim(2) + h * w;
           double s = 0;
           for (int64_t c = 0; c < w; ++c) s += static_cast<double>(qi[c]) * kj[c];
@@ -83,7 +77,7 @@ std::vector<std::vector<double>> attention_matrices(const ScoreTap& t) {
         }
         double z = 0;
         for (int64_t j = 0; j < seq; ++j) {
-          if (!visible(t, b, seq, i, j)) continue;
+          if (!key_visible(t, b, seq, i, j)) continue;
           if (t.form == ScoreTap::Form::Softmax) row[j] = std::exp(row[j] - max_s);
           else if (t.relu) row[j] = std::max(row[j], 0.0);
           else row[j] = std::fabs(row[j]);

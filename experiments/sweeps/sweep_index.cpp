@@ -1,6 +1,7 @@
 #include "experiments/sweeps/sweep_index.h"
 
 #include <stdexcept>
+#include <utility>
 
 #include "core/error.h"
 #include "core/io/atomic_file.h"
@@ -34,7 +35,11 @@ const char* to_string(PointState state) {
 }
 
 PointRecord* SweepIndex::find(const std::string& dir) {
-  for (PointRecord& p : points)
+  return const_cast<PointRecord*>(std::as_const(*this).find(dir));
+}
+
+const PointRecord* SweepIndex::find(const std::string& dir) const {
+  for (const PointRecord& p : points)
     if (p.dir == dir) return &p;
   return nullptr;
 }

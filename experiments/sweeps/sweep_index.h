@@ -39,6 +39,7 @@ struct SweepIndex {
 
   /// The point with folder `dir`, or nullptr.
   PointRecord* find(const std::string& dir);
+  const PointRecord* find(const std::string& dir) const;
   nlohmann::ordered_json to_json() const;
   /// Needs "name", "axes" and "points", each point "name", "dir", "overrides" and "state"; the rest
   /// may be left out. Throws std::invalid_argument naming the first missing or malformed key.

@@ -241,7 +241,7 @@ void SweepRun::stop_children(int signal) {
 void SweepRun::log_progress(const std::string& event) const {
   int done = 0, failed = 0;
   for (const SweepPoint& p : sweep_.points) {
-    const PointState s = const_cast<SweepIndex&>(index_).find(p.dir)->state;
+    const PointState s = index_.find(p.dir)->state;
     done += s == PointState::Done;
     failed += s == PointState::Failed || s == PointState::Diverged;
   }
@@ -353,7 +353,7 @@ std::string describe_sweep(const SweepSpec& sweep, const std::string& out_dir) {
   std::string out = "sweep " + sweep.name + ": " + std::to_string(sweep.points.size()) + " points from " + sweep.base +
                     " into " + out_dir + "\n";
   for (const SweepPoint& p : sweep.points) {
-    const PointState state = const_cast<SweepIndex&>(index).find(p.dir)->state;
+    const PointState state = index.find(p.dir)->state;
     std::string overrides;
     for (const SpecOverride& o : p.overrides) overrides += " " + o.assignment();
     out += fmt::format("{:<9} {:<40} {}\n", to_string(state), p.dir, overrides.empty() ? " (the base as it is)" : overrides);
