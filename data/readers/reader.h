@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "data/tokenizers/tokenizer_spec.h"
+
 namespace tn {
 
 /// A reader's resolved `data:` section. Immutable once resolved; compared and written back as
@@ -42,6 +44,8 @@ class TextSource {
   /// the file (missing, unreadable, not text) with the fix; ConfigError for a split setting that
   /// the data cannot satisfy.
   virtual TextSplits read_text(const std::string& data_root) const = 0;
+  /// How the text is to be tokenized (`data.tokenizer`): words, or GPT-2 BPE.
+  virtual TokenizerSpec text_tokenizer() const = 0;
 };
 
 }  // namespace tn

@@ -17,13 +17,15 @@ nlohmann::ordered_json WikitextSpec::to_json() const {
           {"valid", nullable(valid)},
           {"test", nullable(test)},
           {"split_valid_from_train", split_valid_from_train},
-          {"seq_len", seq_len}};
+          {"seq_len", seq_len},
+          {"tokenizer", tokenizer.to_json()}};
 }
 
 bool WikitextSpec::equals(const DataSpec& other) const {
   const auto* o = dynamic_cast<const WikitextSpec*>(&other);
   return o && train == o->train && valid == o->valid && test == o->test &&
-         split_valid_from_train == o->split_valid_from_train && seq_len == o->seq_len;
+         split_valid_from_train == o->split_valid_from_train && seq_len == o->seq_len &&
+         tokenizer == o->tokenizer;
 }
 
 TextSplits WikitextSpec::read_text(const std::string& data_root) const {
@@ -47,7 +49,7 @@ TextSplits WikitextSpec::read_text(const std::string& data_root) const {
 }
 
 std::shared_ptr<const DataSpec> resolve_wikitext_spec(const JsonSection& s) {
-  s.check_keys({"reader", "train", "valid", "test", "split_valid_from_train", "seq_len"}, true);
+  s.check_keys({"reader", "train", "valid", "test", "split_valid_from_train", "seq_len", "tokenizer"}, true);
   auto d = std::make_shared<WikitextSpec>();
   if (!s.has("train"))
     s.fail("train", "is required",
@@ -62,6 +64,7 @@ std::shared_ptr<const DataSpec> resolve_wikitext_spec(const JsonSection& s) {
            "must lie in [0, 1), got " + nlohmann::json(d->split_valid_from_train).dump(),
            "use a fraction such as 0.1 (0: no split)");
   d->seq_len = s.at_least("seq_len", s.integer("seq_len", d->seq_len), 1, "use a positive length such as 256");
+  d->tokenizer = resolve_tokenizer(s, "tokenizer", d->tokenizer);
   if (!d->valid.empty() && d->split_valid_from_train > 0)
     s.fail("split_valid_from_train", "cannot be combined with data.valid",
            "give data.valid or data.split_valid_from_train, not both: remove one", {"valid"});

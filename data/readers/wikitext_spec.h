@@ -4,12 +4,16 @@
 // (data/README.md; README "The quickstart's data protocol").
 //
 //   data: {reader: wikitext, train: wikitext-103/wiki.valid.tokens, valid: null,
-//          test: wikitext-103/wiki.test.tokens, split_valid_from_train: 0.1, seq_len: 256}
+//          test: wikitext-103/wiki.test.tokens, split_valid_from_train: 0.1, seq_len: 256,
+//          tokenizer: word}
+// The .raw files of WikiText-103-raw / WikiText-2-raw are read the same way, with
+// `tokenizer: gpt2` (the masked_lm task: data/tokenizers/tokenizer_spec.h).
 #include <memory>
 #include <string>
 
 #include "core/config/json_section.h"
 #include "data/readers/reader.h"
+#include "data/tokenizers/tokenizer_spec.h"
 
 namespace tn {
 
@@ -19,6 +23,7 @@ class WikitextSpec final : public DataSpec, public TextSource {
   std::string train, valid, test;       // train is required
   double split_valid_from_train = 0;    // [0, 1): hold out the last round(f * n_lines) lines; excludes `valid`
   int64_t seq_len = 256;               // tokens per training block (targets per block), >= 1
+  TokenizerSpec tokenizer;              // word (default) or gpt2
 
   std::string reader() const override { return "wikitext"; }
   nlohmann::ordered_json to_json() const override;
@@ -27,6 +32,7 @@ class WikitextSpec final : public DataSpec, public TextSource {
   /// The splits' lines. With split_valid_from_train the held-out lines are the last ones of the
   /// training file. Throws DataError naming a missing or unreadable file with the fix.
   TextSplits read_text(const std::string& data_root) const override;
+  TokenizerSpec text_tokenizer() const override { return tokenizer; }
 };
 
 /// Resolves the wikitext keys of a `data:` section (train required; valid and

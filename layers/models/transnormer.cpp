@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/ops/elementwise.h"
 #include "core/ops/embedding.h"
+#include "core/ops/gather_rows.h"
 #include "core/ops/lm_head_loss.h"
 #include "layers/attention/mixer_table.h"
 #include "layers/init.h"
@@ -117,6 +118,14 @@ LmLoss TransNormerModel::lm_loss(ForwardContext& ctx, const Var& hidden,
     return lm_head_cross_entropy(ctx.tape, mlm_head_->transform(ctx, hidden), output_weight(),
                                  targets, 512, mlm_head_->bias());
   return lm_head_cross_entropy(ctx.tape, hidden, output_weight(), targets);
+}
+
+LmLoss TransNormerModel::token_loss_at(ForwardContext& ctx, const Var& hidden, const std::vector<int64_t>& rows,
+                                       const std::vector<int32_t>& targets) {
+  if (rows.size() != targets.size())
+    throw ShapeError("[token_loss_at] " + std::to_string(targets.size()) + " targets for " +
+                     std::to_string(rows.size()) + " rows");
+  return lm_loss(ctx, gather_rows(ctx.tape, hidden, rows), targets);
 }
 
 Tensor TransNormerModel::token_logits(ForwardContext& ctx, const Var& hidden,

@@ -57,6 +57,11 @@ class TransNormerModel {
   /// Throws ConfigError for a classification model.
   LmLoss lm_loss(ForwardContext& ctx, const Var& hidden, const std::vector<int32_t>& targets);
 
+  /// Token-head loss at selected positions only: the rows (flattened [B·T] indices of hidden) are
+  /// gathered before the head, so the head and its vocabulary product run on them alone
+  /// (fairseq's masked_tokens: the masked-LM loss). targets: one id per row.
+  LmLoss token_loss_at(ForwardContext& ctx, const Var& hidden, const std::vector<int64_t>& rows,
+                       const std::vector<int32_t>& targets);
   /// Token-head logits of the given rows of hidden (flattened [B·T, d] row indices): [rows, vocab].
   Tensor token_logits(ForwardContext& ctx, const Var& hidden, const std::vector<int64_t>& rows);
 

@@ -5,14 +5,17 @@
 #include <cmath>
 
 #include "core/autograd/grad_check.h"
+#include "core/error.h"
 #include "core/ops/cross_entropy.h"
 #include "core/ops/elementwise.h"
 #include "core/ops/sequence_pool.h"
 #include "core/ops/eltwise.h"
 #include "core/ops/embedding.h"
+#include "core/ops/gather_rows.h"
 #include "core/ops/layer_norm.h"
 #include "core/ops/linear.h"
 #include "core/ops/lm_head_loss.h"
+#include "core/ops/mse_loss.h"
 #include "core/ops/rms_norm.h"
 #include "core/rng.h"
 
@@ -287,4 +290,44 @@ TEST_CASE("grad_check with kFd and kTol rejects a gradient that is 1 % wrong, ac
       CHECK(head.max_rel_error > kTol);
     }
   }
+}
+
+TEST_CASE("grad: gather_rows, with a repeated row") {
+  Rng rng(31);
+  Var x = param({2, 3, 5}, rng);  // 6 rows of width 5
+  const std::vector<int64_t> rows = {4, 0, 4, 5};
+  Tensor r = randn({4, 5}, rng);
+  auto res = grad_check([&](Tape& t) { return weighted_loss(t, gather_rows(t, x, rows), r); }, {x}, kFd);
+  INFO(res.worst);
+  CHECK(res.max_rel_error < kTol);
+  // By hand: row 4's gradient is the sum of the weights of output rows 0 and 2; rows 1-3 get none.
+  x->grad = Tensor();  // drop what grad_check left
+  Tape tape;
+  Var y = gather_rows(tape, x, rows);
+  CHECK(y->value.data()[2 * 5 + 3] == x->value.data()[4 * 5 + 3]);
+  Var loss = weighted_sum(tape, y, r);
+  tape.backward(loss);
+  CHECK(x->grad.data()[4 * 5 + 1] == doctest::Approx(r.data()[0 * 5 + 1] + r.data()[2 * 5 + 1]));
+  CHECK(x->grad.data()[2 * 5 + 1] == 0.0f);
+  CHECK_THROWS_AS(gather_rows(tape, x, {6}), ShapeError);
+}
+
+TEST_CASE("grad: mse_loss") {
+  Rng rng(32);
+  Var p = param({5, 1}, rng);
+  const std::vector<float> t = {0.5f, -1.0f, 2.0f, 0.0f, 3.5f};
+  auto res = grad_check([&](Tape& tape) { return precise(mse_loss(tape, p, t)); }, {p}, kFd);
+  INFO(res.worst);
+  CHECK(res.max_rel_error < kTol);
+  // By hand: predictions (1, 2) against (0, 0): (1 + 4) / 2 = 2.5, d/dp = 2 (p − t) / 2 = (1, 2).
+  Var q = make_var(Tensor::empty({2}), true);
+  q->value.data()[0] = 1.0f;
+  q->value.data()[1] = 2.0f;
+  Tape tape;
+  LmLoss l = mse_loss(tape, q, {0.0f, 0.0f});
+  CHECK(l.loss->value.data()[0] == doctest::Approx(2.5));
+  tape.backward(l.loss);
+  CHECK(q->grad.data()[0] == doctest::Approx(1.0));
+  CHECK(q->grad.data()[1] == doctest::Approx(2.0));
+  CHECK_THROWS_AS(mse_loss(tape, q, {0.0f}), ShapeError);
 }
