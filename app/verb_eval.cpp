@@ -12,9 +12,9 @@
 #include "core/error.h"
 #include "data/data_root.h"
 #include "data/readers/wikitext.h"
+#include "experiments/runner/load_run.h"
 #include "experiments/spec.h"
 #include "experiments/tasks/language_modeling.h"
-#include "experiments/tasks/registry.h"
 #include "layers/checkpoint.h"
 
 namespace tn::app {
@@ -48,23 +48,11 @@ int eval_checkpoint(const EvalArgs& args) {
 
 /// A run directory (or the config whose default run directory it is), through its task.
 int eval_run(const EvalArgs& args) {
-  std::filesystem::path run_dir = args.target;
-  if (std::filesystem::is_regular_file(run_dir))  // a config: its default run directory
-    run_dir = std::filesystem::path("runs") / load_spec(args.target).name;
-  const std::string config = (run_dir / "config.yaml").string();
-  const std::string ckpt_path = (run_dir / "checkpoint.safetensors").string();
-  if (!std::filesystem::exists(config) || !std::filesystem::exists(ckpt_path))
-    throw DataError(run_dir.string() + ": not a run directory (needs config.yaml and "
-                    "checkpoint.safetensors); train first or pass --checkpoint");
-  const ExperimentSpec spec = load_spec(config);
-  LoadedCheckpoint ckpt = load_checkpoint(ckpt_path);
-  const std::unique_ptr<Task> task = make_task(spec, resolve_data_root(args.data_root));
-  if (ckpt.vocab != task->vocabulary())
-    throw DataError(ckpt_path + ": its vocabulary differs from the one built from " + task->report().data["train"] +
-                    "; is --data-root pointing at other data?");
-  if (!task->has_split(args.split)) throw ConfigError(config + ": the spec has no " + args.split + " split");
+  LoadedRun run = load_run(args.target, resolve_data_root(args.data_root));
+  if (!run.task->has_split(args.split))
+    throw ConfigError(run.dir + "/config.yaml: the spec has no labelled " + args.split + " split");
   nlohmann::json out = {{"split", args.split}};
-  task->evaluate(*ckpt.model, args.split, spec.train.eval_batch_size).write_to(out);
+  run.task->evaluate(*run.checkpoint.model, args.split, run.spec.train.eval_batch_size).write_to(out);
   std::cout << out.dump() << std::endl;
   return 0;
 }

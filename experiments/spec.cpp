@@ -100,7 +100,7 @@ ScheduleSpec resolve_schedule(const JsonSection& s, int64_t max_steps) {
 
 TrainSpec resolve_train(const JsonSection& s) {
   s.check_keys({"batch_size", "max_steps", "seed", "optimizer", "schedule", "clip_norm", "eval_every", "test_every",
-                "log_every", "eval_batch_size", "update_freq", "threads", "precision", "analysis"},
+                "log_every", "eval_batch_size", "update_freq", "threads", "precision", "analysis", "init_from"},
                true);
   TrainSpec t;
   t.batch_size = s.at_least("batch_size", s.integer("batch_size", t.batch_size), 1, "use a positive batch such as 8");
@@ -128,6 +128,11 @@ TrainSpec resolve_train(const JsonSection& s) {
   const JsonSection analysis = s.section("analysis");
   analysis.check_keys({"grad_stats"}, true);
   t.analysis.grad_stats = analysis.boolean("grad_stats", t.analysis.grad_stats);
+  if (s.has("init_from")) {
+    t.init_from = s.string("init_from", "");
+    if (t.init_from.empty())
+      s.fail("init_from", "is empty", "name a run directory or a checkpoint.safetensors, or remove the key");
+  }
   return t;
 }
 
@@ -255,7 +260,8 @@ ordered_json train_json(const TrainSpec& t) {
       {"update_freq", t.update_freq},
       {"threads", t.threads},
       {"precision", std::string(to_string(t.precision))},
-      {"analysis", ordered_json{{"grad_stats", t.analysis.grad_stats}}}};
+      {"analysis", ordered_json{{"grad_stats", t.analysis.grad_stats}}},
+      {"init_from", t.init_from.empty() ? ordered_json(nullptr) : ordered_json(t.init_from)}};
 }
 
 /// Resolves a spec document, adding the file:line of the offending key to any issue.

@@ -64,6 +64,10 @@ struct TrainSpec {
     bool grad_stats = false;
     bool operator==(const Analysis&) const = default;
   } analysis;
+  /// train.init_from: a run directory (its checkpoint.safetensors) or a checkpoint file whose
+  /// matching parameters start this run (fine-tuning; layers/init_from.h). "" = none. Relative
+  /// paths are taken from the current directory.
+  std::string init_from;
   bool operator==(const TrainSpec&) const = default;
 };
 

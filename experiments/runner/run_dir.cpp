@@ -57,4 +57,14 @@ void RunDir::write_diverged(int64_t step, const std::string& error) const {
   write_file_atomic(file(kDivergedFile), nlohmann::json{{"step", step}, {"error", error}}.dump(2) + "\n");
 }
 
+void RunDir::write_predictions(const std::string& split, const std::vector<nlohmann::json>& records) const {
+  const std::filesystem::path dir = std::filesystem::path(path_) / "predictions";
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw IoError(dir.string() + ": cannot create the folder (" + ec.message() + ")");
+  std::string text;
+  for (const nlohmann::json& r : records) text += r.dump() + "\n";
+  write_file_atomic((dir / (split + ".jsonl")).string(), text);
+}
+
 }  // namespace tn

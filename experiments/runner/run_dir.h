@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "experiments/outputs/metrics.h"
 #include "experiments/outputs/run_summary.h"
@@ -33,6 +34,8 @@ class RunDir {
   void write_summary(const RunSummary& summary) const;
   /// Writes diverged.json atomically: the step and the error message.
   void write_diverged(int64_t step, const std::string& error) const;
+  /// Writes predictions/<split>.jsonl atomically: one JSON object per line (Task::predictions).
+  void write_predictions(const std::string& split, const std::vector<nlohmann::json>& records) const;
   /// Writes config.yaml atomically.
   void write_config(const std::string& yaml) const;
 

@@ -19,6 +19,7 @@
 #include "experiments/runner/train_log.h"
 #include "experiments/runner/train_state.h"
 #include "experiments/runner/train_step.h"
+#include "experiments/runner/warm_start.h"
 #include "experiments/tasks/registry.h"
 #include "layers/checkpoint.h"
 
@@ -39,7 +40,9 @@ class Run {
  private:
   void train_steps();
   /// Evaluates `split` after `step`, records and logs it; returns its metrics.
-  Metrics evaluate(const char* split, int64_t step);
+  Metrics evaluate(const std::string& split, int64_t step);
+  /// The final evaluations of the task's extra splits (MNLI's dev_mismatched).
+  void evaluate_extra_splits();
   /// Writes the checkpoint and train state of `step` (refusing non-finite weights).
   void save(int64_t step);
   TrainingDiverged diverged(const std::string& what, int64_t step) const;
@@ -88,6 +91,7 @@ Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<
   if (!options.resume) {  // a new run: no stale state to resume
     std::filesystem::remove(run_->file(kTrainStateFile));
     std::filesystem::remove(run_->file(kPreviousTrainStateFile));
+    if (!train.init_from.empty()) warm_start(*model_, train.init_from, task_->vocabulary());
   } else {
     done_ = restore_run(*run_, spec_, *model_, *step_, *task_);
     if (grad_stats_) grad_stats_->restore(done_.analysis);
@@ -103,11 +107,13 @@ Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<
   run_->write_config(spec_to_yaml(spec_));
 }
 
-Metrics Run::evaluate(const char* split, int64_t step) {
+Metrics Run::evaluate(const std::string& split, int64_t step) {
   const auto t = Clock::now();
   pool_release_cached();  // training buffers are free between steps: give them back first
   Metrics m = task_->evaluate(*model_, split, spec_.train.eval_batch_size);
   pool_release_cached();  // and the evaluation's, so peak memory is max(train, eval), not the sum
+  if (const std::vector<nlohmann::json> records = task_->predictions(split); !records.empty())
+    run_->write_predictions(split, records);
   done_.eval_s += seconds_since(t);
   const EvalRecord record{step, split, m};
   run_->append_metrics(record);
@@ -182,6 +188,7 @@ void Run::train_steps() {
       Metrics t = evaluate(Task::kTest, step);
       if (last) final_[Task::kTest] = t;
     }
+    if (last) evaluate_extra_splits();
     if (!last && options_.stop_requested) {
       if (const int signal = options_.stop_requested()) stop(signal, step);
     }
@@ -218,11 +225,17 @@ RunSummary Run::summarize() const {
   return s;
 }
 
+void Run::evaluate_extra_splits() {
+  for (const std::string& split : task_->extra_eval_splits()) final_[split] = evaluate(split, spec_.train.max_steps);
+}
+
 RunSummary Run::execute() {
   train_steps();
-  if (finishing_)
+  if (finishing_) {
     for (const char* split : {Task::kValid, Task::kTest})
       if (task_->has_split(split)) final_[split] = evaluate(split, spec_.train.max_steps);
+    evaluate_extra_splits();
+  }
   if (saved_step_ != spec_.train.max_steps) save(spec_.train.max_steps);
   const RunSummary summary = summarize();
   run_->write_summary(summary);

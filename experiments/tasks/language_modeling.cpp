@@ -124,6 +124,9 @@ std::unique_ptr<Task> make_language_modeling(const ExperimentSpec& spec, const s
   if (!text)
     throw ConfigError(spec.path + ": data.reader: " + spec.data->reader() +
                       " does not yield running text; language_modeling reads a text reader such as wikitext");
+  if (text->text_tokenizer().kind != TokenizerSpec::Kind::Word)
+    throw ConfigError(spec.path + ": data.tokenizer: language_modeling reads words (tokenizer: word); "
+                      "GPT-2 BPE text is for the masked_lm task");
   LmData data = encode_lm_data(text->read_text(data_root));
   spdlog::info("data: train {} lines / {} tokens, valid {} tokens, test {} tokens, vocabulary {}", data.train_lines,
                data.train.size(), data.valid.size(), data.test.size(), data.vocab.size());

@@ -2,12 +2,20 @@
 
 #include "core/error.h"
 #include "experiments/tasks/language_modeling.h"
+#include "experiments/tasks/masked_lm.h"
+#include "experiments/tasks/sentence_prediction.h"
 
 namespace tn {
 
 const std::vector<TaskEntry>& task_table() {
   static const std::vector<TaskEntry> table = {
       {"language_modeling", "causal LM: next-token cross-entropy (loss, ppl, tokens)", &make_language_modeling},
+      {"masked_lm", "RoBERTa masked LM: 15 % of the tokens masked, cross-entropy on them (loss, ppl, tokens)",
+       &make_masked_lm},
+      {"sentence_prediction",
+       "sentence-level classification or regression (GLUE): cross-entropy or MSE (loss, accuracy, f1, mcc, pearson, "
+       "spearman)",
+       &make_sentence_prediction},
   };
   return table;
 }

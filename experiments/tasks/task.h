@@ -84,6 +84,18 @@ class Task : public Objective {
   /// ConfigError for a split that is not configured.
   virtual Metrics evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size) const = 0;
 
+  /// Further labelled splits evaluated with the final ones (MNLI's dev_mismatched); by name.
+  virtual std::vector<std::string> extra_eval_splits() const { return {}; }
+  /// The per-example records of the latest evaluate() of `split` (JSON objects: id, label,
+  /// prediction, score), which the runner writes to predictions/<split>.jsonl; empty for a task
+  /// without examples (language modelling).
+  virtual std::vector<nlohmann::json> predictions(const std::string& /*split*/) const { return {}; }
+  /// Predicts every example of `split`, labelled or not (a GLUE test split), and writes the
+  /// task's submission files into `dir`; returns their paths. Throws ConfigError for a task or
+  /// split without per-example predictions.
+  virtual std::vector<std::string> write_submission(TransNormerModel& model, const std::string& split,
+                                                    int64_t batch_size, const std::string& dir) const;
+
   /// Stored in the checkpoint's metadata as transnormer.vocab (empty: none).
   virtual std::vector<std::string> vocabulary() const = 0;
   /// For summary.json.

@@ -1,0 +1,26 @@
+#pragma once
+// A finished (or checkpointed) run directory brought back for evaluation or prediction: its
+// resolved config, its checkpoint's model, and its task rebuilt from the data.
+#include <memory>
+#include <string>
+
+#include "experiments/spec.h"
+#include "experiments/tasks/task.h"
+#include "layers/checkpoint.h"
+
+namespace tn {
+
+struct LoadedRun {
+  std::string dir;
+  ExperimentSpec spec;
+  LoadedCheckpoint checkpoint;
+  std::unique_ptr<Task> task;
+};
+
+/// Loads `target` (a run directory, or a config file meaning its default runs/<name>): config.yaml,
+/// checkpoint.safetensors, and the task from the data under `data_root`. Throws DataError when the
+/// directory lacks those files or the checkpoint's vocabulary differs from the task's (other
+/// data), and whatever load_spec, load_checkpoint and make_task throw.
+LoadedRun load_run(const std::string& target, const std::string& data_root);
+
+}  // namespace tn

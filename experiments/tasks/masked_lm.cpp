@@ -1,0 +1,175 @@
+#include "experiments/tasks/masked_lm.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+#include "data/batching/lm_blocks.h"
+#include "data/data_root.h"
+#include "data/metrics/unigram.h"
+
+namespace tn {
+
+BatchLoss MaskedLmObjective::loss(ForwardContext& ctx, TransNormerModel& model, const Batch& batch) const {
+  const auto* mlm = dynamic_cast<const MlmTaskBatch*>(&batch);
+  if (!mlm) throw ShapeError("[MaskedLmObjective] the batch is not a masked-LM batch");
+  const MlmBatch& b = mlm->data;
+  const std::vector<uint8_t>* outer = ctx.key_valid;
+  ctx.key_valid = &b.key_valid;
+  Var hidden = model.forward(ctx, b.inputs, b.rows, b.seq_len);
+  LmLoss l = model.token_loss_at(ctx, hidden, b.masked_rows, b.masked_targets);
+  ctx.key_valid = outer;
+  return {l.loss, l.sum_nll, l.n_targets};
+}
+
+MaskedLmTask::MaskedLmTask(MlmData data, std::vector<std::string> vocabulary, MlmMasking masking, int32_t pad,
+                           int64_t seq_len, int64_t batch_size, uint64_t seed)
+    : data_(std::move(data)), vocabulary_(std::move(vocabulary)), masking_(masking), pad_(pad), seq_len_(seq_len),
+      batch_size_(batch_size), seed_(seed) {
+  order_ = epoch_order(data_.train.count(), seed_, 0);
+}
+
+void MaskedLmTask::configure_model(ModelConfig& model, bool vocab_size_given, const std::string& spec_path) const {
+  const auto vocab = static_cast<int64_t>(vocabulary_.size());
+  if (!vocab_size_given || model.vocab_size == 0) {
+    model.vocab_size = vocab;
+  } else if (model.vocab_size < vocab) {
+    throw ConfigError(spec_path + ": model.vocab_size=" + std::to_string(model.vocab_size) +
+                      " is smaller than the dictionary (" + std::to_string(vocab) +
+                      " ids with <mask>); remove the key to fill it in from the dictionary");
+  }
+}
+
+void MaskedLmTask::next_batch(Batch& batch) {
+  auto* mlm = dynamic_cast<MlmTaskBatch*>(&batch);
+  if (!mlm) throw ShapeError("[MaskedLmTask] the batch was not made by new_batch()");
+  if (position_ >= static_cast<int64_t>(order_.size())) {
+    ++epoch_;
+    order_ = epoch_order(data_.train.count(), seed_, static_cast<uint64_t>(epoch_));
+    position_ = 0;
+  }
+  const int64_t end = std::min<int64_t>(order_.size(), position_ + batch_size_);
+  ids_.assign(order_.begin() + position_, order_.begin() + end);
+  position_ = end;
+  make_mlm_batch(data_.train, ids_, masking_, seed_, static_cast<uint64_t>(epoch_), pad_, mlm->data);
+}
+
+nlohmann::json MaskedLmTask::stream_state() const { return {{"epoch", epoch_}, {"position", position_}}; }
+
+void MaskedLmTask::restore_stream(const nlohmann::json& state, const std::string& where) {
+  int64_t epoch = 0, position = 0;
+  try {
+    epoch = state.at("epoch").get<int64_t>();
+    position = state.at("position").get<int64_t>();
+  } catch (const std::exception& e) {
+    throw DataError(where + ": corrupt batch stream state (" + e.what() + ")");
+  }
+  if (epoch < 0 || position < 0 || position > data_.train.count())
+    throw DataError(where + ": batch stream position (epoch " + std::to_string(epoch) + ", sample " +
+                    std::to_string(position) + ") outside the " + std::to_string(data_.train.count()) +
+                    " training samples; the file was edited or belongs to another run");
+  epoch_ = epoch;
+  position_ = position;
+  order_ = epoch_order(data_.train.count(), seed_, static_cast<uint64_t>(epoch_));
+}
+
+double MaskedLmTask::epochs_done() const {
+  return epoch_ + static_cast<double>(position_) / static_cast<double>(order_.size());
+}
+
+const PackedSamples& MaskedLmTask::split_samples(const std::string& split) const {
+  if (split == kValid) return data_.valid;
+  if (split == kTest) return data_.test;
+  throw ConfigError("split \"" + split + "\": masked_lm has the splits valid and test");
+}
+
+bool MaskedLmTask::has_split(const std::string& split) const {
+  return (split == kValid || split == kTest) && split_samples(split).count() > 0;
+}
+
+Metrics MaskedLmTask::evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size) const {
+  const PackedSamples& samples = split_samples(split);
+  if (samples.count() == 0) throw ConfigError("the spec has no " + split + " split");
+  Tape tape;
+  tape.set_enabled(false);
+  Rng rng(0);
+  ForwardContext ctx{tape, false, rng, nullptr};
+  MlmTaskBatch batch;
+  std::vector<int64_t> ids;
+  double sum = 0;
+  int64_t tokens = 0;
+  for (int64_t first = 0; first < samples.count(); first += batch_size) {
+    ids.clear();
+    for (int64_t i = first; i < std::min(samples.count(), first + batch_size); ++i) ids.push_back(i);
+    make_mlm_batch(samples, ids, masking_, kEvalMaskSeed, kValidMaskEpoch, pad_, batch.data);
+    const BatchLoss l = objective_.loss(ctx, model, batch);
+    sum += l.sum;
+    tokens += l.count;
+  }
+  Metrics m;
+  m.set("loss", sum / static_cast<double>(tokens));
+  m.set("ppl", std::exp(sum / static_cast<double>(tokens)));
+  m.set_count("tokens", tokens);
+  return m;
+}
+
+TaskReport MaskedLmTask::report() const {
+  TaskReport r;
+  r.data = {{"train", data_.train_file}, {"valid", data_.valid_file}, {"test", data_.test_file}};
+  // The floor a masked LM must beat: the scored tokens' perplexity under the training samples'
+  // add-one unigram distribution (specials and padding never scored).
+  auto unigram = [&](const PackedSamples& s) -> std::optional<double> {
+    if (s.count() == 0) return std::nullopt;
+    MlmBatch b;
+    std::vector<int64_t> ids(s.count());
+    for (int64_t i = 0; i < s.count(); ++i) ids[i] = i;
+    make_mlm_batch(s, ids, masking_, kEvalMaskSeed, kValidMaskEpoch, pad_, b);
+    std::vector<int32_t> scored{0};  // unigram_ppl scores eval[1:]
+    scored.insert(scored.end(), b.masked_targets.begin(), b.masked_targets.end());
+    return unigram_ppl(data_.train.tokens, scored, static_cast<int64_t>(vocabulary_.size()));
+  };
+  r.baselines = {{"unigram_valid_ppl", unigram(data_.valid)}, {"unigram_test_ppl", unigram(data_.test)}};
+  return r;
+}
+
+BatchLoss MaskedLmTask::loss(ForwardContext& ctx, TransNormerModel& model, const Batch& batch) const {
+  return objective_.loss(ctx, model, batch);
+}
+
+std::unique_ptr<Task> make_masked_lm(const ExperimentSpec& spec, const std::string& data_root) {
+  if (spec.model.arch != Arch::Encoder || spec.model.head != HeadKind::MLM)
+    throw ConfigError(spec.path + ": model: the masked_lm task needs arch: encoder with the mlm head");
+  const auto* text = dynamic_cast<const TextSource*>(spec.data.get());
+  if (!text)
+    throw ConfigError(spec.path + ": data.reader: " + spec.data->reader() +
+                      " does not yield running text; masked_lm reads a text reader such as wikitext");
+  const TokenizerSpec tok = text->text_tokenizer();
+  if (tok.kind != TokenizerSpec::Kind::Gpt2)
+    throw ConfigError(spec.path + ": data.tokenizer: masked_lm needs the GPT-2 BPE; set data.tokenizer: gpt2 "
+                      "and point data.train at a .raw file (wikitext-103-raw/wiki.train.raw)");
+  const int64_t seq_len = spec.data->tokens_per_sample();
+  if (seq_len < 3)
+    throw ConfigError(spec.path + ": data.seq_len: " + std::to_string(seq_len) +
+                      " leaves no room for a token between <s> and </s>; use 512 (RoBERTa) or 128");
+  if (spec.model.positional == Positional::Learned && seq_len > spec.model.max_positions)
+    throw ConfigError(spec.path + ": data.seq_len: " + std::to_string(seq_len) + " exceeds model.max_positions " +
+                      std::to_string(spec.model.max_positions) + "; lower data.seq_len or raise max_positions");
+  const Gpt2Codec codec = Gpt2Codec::load(data_path(data_root, tok.bpe_dir), data_path(data_root, tok.dict));
+  MlmData data = encode_mlm_data(text->read_text(data_root), codec, seq_len);
+  spdlog::info("data: train {} lines / {} tokens in {} samples, valid {} samples, test {} samples, dictionary {}",
+               data.train_lines, data.train_tokens, data.train.count(), data.valid.count(), data.test.count(),
+               codec.dict.size());
+  if (spec.train.batch_size > data.train.count())
+    throw ConfigError(spec.path + ": train.batch_size: " + std::to_string(spec.train.batch_size) + " exceeds the " +
+                      std::to_string(data.train.count()) + " training samples (one epoch); use a batch of at most " +
+                      std::to_string(data.train.count()));
+  MlmMasking masking;
+  masking.mask_id = codec.dict.mask();
+  masking.n_special = 4;
+  return std::make_unique<MaskedLmTask>(std::move(data), codec.dict.symbols(), masking, codec.dict.pad(), seq_len,
+                                        spec.train.batch_size, spec.train.seed);
+}
+
+}  // namespace tn

@@ -1,0 +1,82 @@
+#pragma once
+// The masked_lm task: RoBERTa-style pretraining of an encoder with the mlm head (paper §3.2;
+// Liu et al. 2019; fairseq's masked_lm task). Text is read by a text reader with
+// `data.tokenizer: gpt2` and packed into complete-mode samples of data.seq_len tokens
+// (experiments/tasks/mlm_data.h). Each training sample is masked afresh in every epoch, from
+// (train.seed, epoch, sample) (data/batching/mlm_masking.h), so a resumed run sees the same masks;
+// validation and test use one fixed mask (seed 0), the same for every run. The loss is the mean
+// cross-entropy (nats) over the selected positions only, the head run on those alone.
+// Training batches: epoch e visits every sample once in epoch_order(seed, e), batch_size samples
+// at a time, each batch padded to its longest sample with <pad> and a padding mask.
+// Metrics: loss (nats per scored token), ppl = exp(loss) (fairseq logs bits; 2^bits is the same
+// perplexity), tokens (positions scored).
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "data/batching/mlm_batch.h"
+#include "experiments/spec.h"
+#include "experiments/tasks/mlm_data.h"
+#include "experiments/tasks/task.h"
+
+namespace tn {
+
+struct MlmTaskBatch final : Batch {
+  MlmBatch data;
+  int64_t targets() const override { return data.n_targets(); }
+};
+
+/// The masked-LM loss of an MlmTaskBatch: forward with the batch's padding mask, then the token
+/// head on the selected positions only (TransNormerModel::token_loss_at).
+class MaskedLmObjective : public Objective {
+ public:
+  BatchLoss loss(ForwardContext& ctx, TransNormerModel& model, const Batch& batch) const override;
+};
+
+class MaskedLmTask final : public Task {
+ public:
+  /// `vocabulary`: the dictionary's symbols (model ids 0..V-1); `masking.mask_id` = <mask>.
+  MaskedLmTask(MlmData data, std::vector<std::string> vocabulary, MlmMasking masking, int32_t pad,
+               int64_t seq_len, int64_t batch_size, uint64_t seed);
+
+  void configure_model(ModelConfig& model, bool vocab_size_given, const std::string& spec_path) const override;
+  int64_t positions_per_batch() const override { return batch_size_ * seq_len_; }
+  std::unique_ptr<Batch> new_batch() const override { return std::make_unique<MlmTaskBatch>(); }
+  void next_batch(Batch& batch) override;
+  nlohmann::json stream_state() const override;
+  void restore_stream(const nlohmann::json& state, const std::string& where) override;
+  double epochs_done() const override;
+  bool has_split(const std::string& split) const override;
+  Metrics evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size) const override;
+  std::vector<std::string> vocabulary() const override { return vocabulary_; }
+  TaskReport report() const override;
+  BatchLoss loss(ForwardContext& ctx, TransNormerModel& model, const Batch& batch) const override;
+
+  const MlmData& data() const { return data_; }
+  const MlmMasking& masking() const { return masking_; }
+
+  /// The seed of the evaluation splits' fixed mask.
+  static constexpr uint64_t kEvalMaskSeed = 0;
+
+ private:
+  const PackedSamples& split_samples(const std::string& split) const;
+
+  MlmData data_;
+  std::vector<std::string> vocabulary_;
+  MlmMasking masking_;
+  int32_t pad_;
+  int64_t seq_len_, batch_size_;
+  uint64_t seed_;
+  int64_t epoch_ = 0, position_ = 0;
+  std::vector<int64_t> order_, ids_;
+  MaskedLmObjective objective_;
+};
+
+/// The registry's factory: checks the model (arch encoder, head mlm, max_positions >= seq_len
+/// with learned positions) and the reader (a text reader with tokenizer gpt2) before reading, loads
+/// the BPE and dictionary, encodes and packs the splits. Throws ConfigError / DataError naming the
+/// key or file and the fix.
+std::unique_ptr<Task> make_masked_lm(const ExperimentSpec& spec, const std::string& data_root);
+
+}  // namespace tn

@@ -1,0 +1,13 @@
+#include "experiments/tasks/task.h"
+
+#include "core/error.h"
+
+namespace tn {
+
+std::vector<std::string> Task::write_submission(TransNormerModel& /*model*/, const std::string& split,
+                                                int64_t /*batch_size*/, const std::string& /*dir*/) const {
+  throw ConfigError("split \"" + split +
+                    "\": this task has no per-example predictions to submit; predict runs sentence_prediction tasks");
+}
+
+}  // namespace tn

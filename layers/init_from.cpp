@@ -1,0 +1,46 @@
+#include "layers/init_from.h"
+
+#include <filesystem>
+
+#include "core/error.h"
+
+namespace tn {
+
+InitFromReport init_from_weights(TransNormerModel& model, const SafetensorsFile& file, const std::string& where) {
+  InitFromReport report;
+  const auto& entries = model.params().entries();
+  for (const auto& [name, var] : entries) {
+    const auto it = file.tensors.find(name);
+    if (it == file.tensors.end()) {
+      report.created.push_back(name);
+      continue;
+    }
+    if (it->second.shape() != var->value.shape())
+      throw ConfigError(where + ": parameter " + name + " has shape " + shape_str(it->second.shape()) +
+                        " in the checkpoint but " + shape_str(var->value.shape()) +
+                        " in this model; train.init_from needs the pretrained model's sizes (d_model, n_layers, "
+                        "vocabulary, max_positions): copy its model section");
+    report.loaded.push_back(name);
+  }
+  for (const auto& [name, tensor] : file.tensors)
+    if (!entries.count(name)) report.ignored.push_back(name);
+  for (const std::string& name : report.loaded) entries.at(name)->value.copy_from(file.tensors.at(name));
+  return report;
+}
+
+std::string init_from_checkpoint_path(const std::string& init_from) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(init_from, ec)) {
+    const std::string path = (std::filesystem::path(init_from) / "checkpoint.safetensors").string();
+    if (!std::filesystem::exists(path, ec))
+      throw ConfigError("train.init_from: " + init_from +
+                        " has no checkpoint.safetensors; has the pretraining run finished its first evaluation?");
+    return path;
+  }
+  if (!std::filesystem::exists(init_from, ec))
+    throw ConfigError("train.init_from: " + init_from +
+                      ": no such run directory or checkpoint (relative paths are taken from the current directory)");
+  return init_from;
+}
+
+}  // namespace tn
