@@ -4,6 +4,9 @@
 # sha256 values pinned below (those of the official archive's files). The data root is the first argument, else
 # $TRANSNORMER_DATA, else ./data (the same order as --data-root; see data/README.md).
 #
+# It first fetches GPT-2's BPE (encoder.json, vocab.bpe) and fairseq's dict.txt into
+# <data root>/gpt2_bpe/ (for `transnormer tokenize`) unless they are there, checking their sha256.
+#
 #   scripts/fetch_data.sh [DATA_ROOT]
 set -euo pipefail
 
@@ -26,6 +29,23 @@ download() {  # download URL FILE
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
+
+# GPT-2 BPE and the fairseq dictionary, from fairseq's public copies (the same bytes as OpenAI's).
+bpe_dest="$root/gpt2_bpe"
+bpe_checksums="196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783  encoder.json
+1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5  vocab.bpe
+2c31c5b236661067fe8626775eb995ef5fe808ac87d2ad4a6ddbef68550f5cc6  dict.txt"
+mkdir -p "$bpe_dest"
+for f in encoder.json vocab.bpe dict.txt; do
+  if [[ ! -s "$bpe_dest/$f" ]]; then
+    echo "downloading gpt2_bpe/$f"
+    download "https://dl.fbaipublicfiles.com/fairseq/gpt2_bpe/$f" "$tmp/$f" && mv -f "$tmp/$f" "$bpe_dest/$f"
+  fi
+done
+if ! (cd "$bpe_dest" && sha256sum -c - <<<"$bpe_checksums"); then
+  echo "fetch_data.sh: checksum mismatch in $bpe_dest; delete the files and rerun" >&2
+  exit 1
+fi
 zip="$tmp/wikitext-103-v1.zip"
 for url in "${urls[@]}"; do
   echo "downloading $url"
