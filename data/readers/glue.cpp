@@ -188,9 +188,8 @@ SentenceSplit read_glue_split(const GlueTask& task, GlueFileKind kind, const std
       throw DataError(at(path, line_no) + ": expected " + std::to_string(expected) +
                       " tab-separated columns, found " + std::to_string(fields.size()) + " (GLUE " + task_name +
                       " " + kind_name(kind) + " files have " + std::to_string(expected) +
-                      " columns, split on tabs with no quoting; check that the file is the task's " +
-                      kind_name(kind) + " file, e.g. a test file where a dev file belongs, and that no tab "
-                      "was lost or added)");
+                      " columns, split on tabs with no quoting: check that this is the task's " + kind_name(kind) +
+                      " file, not e.g. its test file, and that no tab was lost or added)");
     }
     if (is_header) continue;
 
