@@ -2,7 +2,9 @@
 // What a dataset reader is: a typed `data:` section (DataSpec), resolved and validated from the
 // spec by the reader registry (data/readers/registry.h), that knows how to read its files. What
 // a reader yields depends on the data's kind; a task asks for the kind it consumes (TextSource
-// for running text) and refuses a reader that yields another.
+// for running text, SentenceSource for labelled sentences or sentence pairs) and refuses a reader
+// that yields another.
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -46,6 +48,56 @@ class TextSource {
   virtual TextSplits read_text(const std::string& data_root) const = 0;
   /// How the text is to be tokenized (`data.tokenizer`): words, or GPT-2 BPE.
   virtual TokenizerSpec text_tokenizer() const = 0;
+};
+
+/// One labelled (or, in a test split, unlabelled) example of a sentence-level task: a single text
+/// or a pair, with a class or a real-valued target.
+struct SentenceExample {
+  std::string id;        // the file's id or index column; the row's 0-based ordinal when it has none
+  std::string a, b;      // the text(s), exactly as in the file; b is "" when has_b is false
+  bool has_b = false;    // a sentence pair
+  int32_t label = -1;    // class in [0, num_classes); -1 for regression and unlabelled rows
+  double target = NAN;   // regression target; NaN for classification and unlabelled rows
+  int64_t line = 0;      // 1-based line of the row in its file, for messages
+};
+
+/// What the examples' labels are and how predictions are scored.
+struct SentenceTarget {
+  bool regression = false;
+  /// Outputs of the classifier head: the class count (>= 2), or 1 for regression.
+  int32_t num_classes = 0;
+  std::vector<std::string> label_names;  // class k's label text in the files; empty for regression
+  double target_min = NAN, target_max = NAN;  // the regression target's range; NaN for classes
+  std::vector<std::string> metrics;           // metric names in report order (data/metrics/glue_metrics.h)
+};
+
+/// One split of a sentence-level dataset.
+struct SentenceSplit {
+  enum class Role { Train, Valid, Test };
+  /// "train", "valid", "test" for the configured splits; an extra split is named by its file's
+  /// stem ("dev_mismatched", "test_mismatched").
+  std::string name;
+  Role role = Role::Train;
+  std::string file;       // the path read, for messages and summary.json
+  bool labelled = true;   // false for test splits: every label is -1 and every target NaN
+  std::vector<SentenceExample> rows;  // in file order
+  int64_t skipped = 0;    // malformed rows dropped by a documented rule (QQP only), also logged
+};
+
+/// A reader that yields labelled sentences or sentence pairs (GLUE; later LRA's text tasks).
+class SentenceSource {
+ public:
+  virtual ~SentenceSource() = default;
+  /// The dataset's name for logs and reports ("SST-2").
+  virtual std::string dataset_name() const = 0;
+  /// Whether examples are pairs (every row has_b).
+  virtual bool pairs() const = 0;
+  /// The label space and the metric names.
+  virtual SentenceTarget target() const = 0;
+  /// Reads the configured splits (train first, then the valid, then the test splits), relative
+  /// paths taken from `data_root`. Throws DataError naming the file (missing, unreadable, not
+  /// UTF-8, empty) or `file:line` (a malformed row, an unknown label) with the fix.
+  virtual std::vector<SentenceSplit> read_sentences(const std::string& data_root) const = 0;
 };
 
 }  // namespace tn

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "data/readers/glue_spec.h"
 #include "data/readers/wikitext_spec.h"
 
 namespace tn {
@@ -10,6 +11,8 @@ const std::vector<ReaderEntry>& reader_table() {
   static const std::vector<ReaderEntry> table = {
       {"wikitext", "WikiText-layout .tokens files: one line of whitespace-separated words each",
        &resolve_wikitext_spec},
+      {"glue", "GLUE .tsv files of one task (data.task: CoLA, SST-2, MRPC, QQP, STS-B, MNLI, QNLI, RTE, WNLI)",
+       &resolve_glue_spec},
   };
   return table;
 }
