@@ -70,7 +70,8 @@ std::pair<int64_t, int64_t> line_column(std::string_view text, size_t offset) {
   const auto before = text.substr(0, offset);
   const int64_t line = 1 + std::count(before.begin(), before.end(), '\n');
   const size_t line_start = before.rfind('\n');
-  const int64_t column = static_cast<int64_t>(line_start == std::string_view::npos ? offset : offset - line_start - 1) + 1;
+  const size_t in_line = line_start == std::string_view::npos ? offset : offset - line_start - 1;
+  const int64_t column = static_cast<int64_t>(in_line) + 1;
   return {line, column};
 }
 
@@ -131,11 +132,10 @@ SentenceSplit read_glue_split(const GlueTask& task, GlueFileKind kind, const std
   SentenceSplit split;
   split.file = path;
   split.labelled = layout.label >= 0;
-  switch (kind) {
-    case GlueFileKind::Train: split.name = "train", split.role = SentenceSplit::Role::Train; break;
-    case GlueFileKind::Dev: split.name = "valid", split.role = SentenceSplit::Role::Valid; break;
-    case GlueFileKind::Test: split.name = "test", split.role = SentenceSplit::Role::Test; break;
-  }
+  split.name = kind == GlueFileKind::Train ? "train" : kind == GlueFileKind::Dev ? "valid" : "test";
+  split.role = kind == GlueFileKind::Train ? SentenceSplit::Role::Train
+               : kind == GlueFileKind::Dev ? SentenceSplit::Role::Valid
+                                           : SentenceSplit::Role::Test;
 
   std::error_code ec;
   if (!std::filesystem::exists(path, ec))
