@@ -167,4 +167,18 @@ std::shared_ptr<const DataSpec> resolve_glue_spec(const JsonSection& s) {
   return d;
 }
 
+TokenizerSpec GlueSpec::text_tokenizer() const {
+  TokenizerSpec t;
+  t.kind = TokenizerSpec::Kind::Gpt2;
+  t.bpe_dir = bpe_dir;
+  t.dict = dict;
+  return t;
+}
+
+std::string GlueSpec::submission_name(const std::string& file) const { return glue_submission_file(*task, file); }
+
+std::string GlueSpec::prediction_text(int32_t predicted_class, double score) const {
+  return task->regression ? glue_score_text(*task, score) : glue_class_text(*task, predicted_class);
+}
+
 }  // namespace tn

@@ -46,6 +46,12 @@ class GlueSpec final : public DataSpec, public SentenceSource {
   /// train, valid, extra_valid..., test, extra_test... (those configured), each through
   /// read_glue_split (data/readers/glue.h), which throws DataError naming file or file:line.
   std::vector<SentenceSplit> read_sentences(const std::string& data_root) const override;
+  /// GPT-2 BPE from bpe_dir with the dictionary `dict`.
+  TokenizerSpec text_tokenizer() const override;
+  /// glue_submission_file of the task ("SST-2.tsv", "MNLI-mm.tsv").
+  std::string submission_name(const std::string& file) const override;
+  /// glue_class_text or glue_score_text.
+  std::string prediction_text(int32_t predicted_class, double score) const override;
 
   /// The path of a split file: `file` inside `dir`, both relative to `data_root` unless absolute.
   std::string file_path(const std::string& data_root, const std::string& file) const;

@@ -98,6 +98,13 @@ class SentenceSource {
   /// paths taken from `data_root`. Throws DataError naming the file (missing, unreadable, not
   /// UTF-8, empty) or `file:line` (a malformed row, an unknown label) with the fix.
   virtual std::vector<SentenceSplit> read_sentences(const std::string& data_root) const = 0;
+  /// How the texts are to be tokenized (GPT-2 BPE and its dictionary, for GLUE).
+  virtual TokenizerSpec text_tokenizer() const = 0;
+  /// The file name that predictions on the split read from `file` take in the dataset's
+  /// submission format ("MNLI-m.tsv"), or "" when it has none.
+  virtual std::string submission_name(const std::string& file) const = 0;
+  /// A prediction as the submission writes it: the class's label text, or the regression score.
+  virtual std::string prediction_text(int32_t predicted_class, double score) const = 0;
 };
 
 }  // namespace tn

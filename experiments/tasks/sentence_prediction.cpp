@@ -31,13 +31,13 @@ void make_sentence_batch(const EncodedSentences& split, const std::vector<int64_
   batch.inputs.assign(batch.rows * longest, pad);
   batch.key_valid.assign(batch.rows * longest, 0);
   batch.labels.resize(batch.rows);
-  batch.targets.resize(batch.rows);
+  batch.scores.resize(batch.rows);
   for (int64_t r = 0; r < batch.rows; ++r) {
     const std::vector<int32_t>& in = split.inputs[ids[r]];
     std::copy(in.begin(), in.end(), batch.inputs.begin() + r * longest);
     std::fill_n(batch.key_valid.begin() + r * longest, in.size(), uint8_t{1});
     batch.labels[r] = split.labels[ids[r]];
-    batch.targets[r] = static_cast<float>(split.targets[ids[r]]);
+    batch.scores[r] = static_cast<float>(split.targets[ids[r]]);
   }
 }
 
@@ -49,7 +49,7 @@ BatchLoss SentencePredictionObjective::loss(ForwardContext& ctx, TransNormerMode
   Var hidden = model.forward(ctx, b->inputs, b->rows, b->seq_len);
   Var logits = model.classify(ctx, hidden);
   ctx.key_valid = outer;
-  const LmLoss l = b->regression ? mse_loss(ctx.tape, logits, b->targets) : cross_entropy(ctx.tape, logits, b->labels);
+  const LmLoss l = b->regression ? mse_loss(ctx.tape, logits, b->scores) : cross_entropy(ctx.tape, logits, b->labels);
   return {l.loss, l.sum_nll, l.n_targets};
 }
 
@@ -166,7 +166,7 @@ SentencePredictionTask::Outputs SentencePredictionTask::run_split(TransNormerMod
     for (size_t r = 0; r < ids.size(); ++r)
       std::copy_n(lp + r * out.width, out.width, out.logits.begin() + ids[r] * out.width);
     if (split.labelled) {
-      const LmLoss l = target_.regression ? mse_loss(tape, logits, batch.targets) : cross_entropy(tape, logits, batch.labels);
+      const LmLoss l = target_.regression ? mse_loss(tape, logits, batch.scores) : cross_entropy(tape, logits, batch.labels);
       loss_sum += l.sum_nll;
     }
   }

@@ -26,7 +26,7 @@ struct SentenceBatch final : Batch {
   std::vector<int32_t> inputs;     // [rows · seq_len], padded with <pad>
   std::vector<uint8_t> key_valid;  // [rows · seq_len]
   std::vector<int32_t> labels;     // [rows] classes (classification)
-  std::vector<float> targets;      // [rows] (regression)
+  std::vector<float> scores;       // [rows] regression targets
   bool regression = false;
   int64_t targets() const override { return rows; }
 };
