@@ -1,7 +1,11 @@
 #pragma once
 // Size-keyed caching allocator for tensor buffers (the PyTorch caching-allocator idea, on CPU).
-// A freed buffer goes back to a free list of its exact byte size and is handed out again to the next
-// request of that size, so a training step that repeats its shapes does no malloc after step one.
+// A request is rounded up to its size class (8 classes per doubling above 256 floats, so at most
+// 12.5 % more than asked), a freed buffer goes back to the free list of its class, and the next
+// request of that class takes it again: a training step that repeats its shapes does no malloc
+// after step one, and batches of varying length (padded to their own longest) share buffers.
+// The cache is bounded: a miss while more than max(512 MiB, 2 × the bytes in use) sit cached
+// first returns every cached buffer to the system.
 #include <cstddef>
 #include <cstdint>
 
@@ -9,7 +13,8 @@ namespace tn {
 
 struct Storage {
   float* ptr = nullptr;
-  int64_t count = 0;  // floats
+  int64_t count = 0;     // floats asked for
+  int64_t capacity = 0;  // floats held: count's size class
   explicit Storage(int64_t count);
   ~Storage();
   Storage(const Storage&) = delete;
@@ -25,5 +30,8 @@ struct PoolStats {
 PoolStats pool_stats();
 /// Returns every cached buffer to the system (e.g. between runs of a sweep).
 void pool_release_cached();
+/// The size class of a request of `count` floats: count itself up to 256, else count rounded up
+/// to a multiple of 2^(⌊log2 count⌋ − 3).
+int64_t pool_size_class(int64_t count);
 
 }  // namespace tn

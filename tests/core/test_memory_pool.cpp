@@ -1,0 +1,34 @@
+// The caching allocator's size classes and its bound (core/memory_pool.h).
+#include <doctest/doctest.h>
+
+#include "core/memory_pool.h"
+#include "core/tensor.h"
+
+using namespace tn;
+
+TEST_CASE("memory pool: size classes by hand") {
+  CHECK(pool_size_class(1) == 1);
+  CHECK(pool_size_class(256) == 256);
+  CHECK(pool_size_class(257) == 288);     // ⌊log2 257⌋ = 8, step 2^(8-3) = 32: 9 · 32
+  CHECK(pool_size_class(1000) == 1024);   // ⌊log2 1000⌋ = 9, step 64: 16 · 64
+  CHECK(pool_size_class(1025) == 1152);   // ⌊log2 1025⌋ = 10, step 128: 9 · 128
+  CHECK(pool_size_class(4096) == 4096);
+  for (int64_t n = 257; n < 100000; n += 37) {
+    const int64_t c = pool_size_class(n);
+    REQUIRE(c >= n);
+    REQUIRE(static_cast<double>(c) <= 1.125 * static_cast<double>(n) + 1);
+  }
+}
+
+TEST_CASE("memory pool: buffers of one size class are reused, whatever the exact size") {
+  pool_release_cached();
+  { Tensor a = Tensor::empty({1000, 129}); }  // 129,000 floats: ⌊log2⌋ = 16, step 8,192, class 131,072
+  const size_t mallocs = pool_stats().mallocs;
+  for (int64_t rows = 1000; rows < 1016; ++rows) {
+    Tensor t = Tensor::empty({rows, 129});  // 129,000 .. 131,064 floats: the same class
+    CHECK(t.numel() == rows * 129);
+  }
+  CHECK(pool_stats().mallocs == mallocs);
+  pool_release_cached();
+  CHECK(pool_stats().cached_bytes == 0);
+}
