@@ -170,7 +170,7 @@ void Run::train_steps() {
     const std::vector<double> grad_scores = probe ? probe->end_step() : std::vector<double>{};
     const double dt = seconds_since(step_start);
     done_.train_s += dt;
-    done_.tokens += r.targets;
+    done_.tokens += r.positions;
     log_.add(r, dt);
     if (log_.due(step)) {
       TrainRecord record = log_.flush(step, task_->epochs_done(), r, done_.train_s);

@@ -33,7 +33,8 @@ class TrainLog {
  private:
   int64_t log_every_, max_steps_;
   double loss_ = 0, seconds_ = 0;
-  int64_t tokens_ = 0;
+  int64_t tokens_ = 0;   // input tokens (throughput)
+  int64_t targets_ = 0;  // loss terms (the mean loss)
 };
 
 }  // namespace tn

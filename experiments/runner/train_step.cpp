@@ -24,7 +24,10 @@ StepResult TrainStep::run(const Objective& objective, const std::vector<std::uni
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return r;
   };
-  for (const auto& b : batches) r.targets += b->targets();
+  for (const auto& b : batches) {
+    r.targets += b->targets();
+    r.positions += b->positions();
+  }
   model_.params().zero_grad();
   for (const auto& b : batches) {
     ForwardContext ctx{tape, true, dropout_rng_, nullptr, probe};

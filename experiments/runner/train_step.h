@@ -21,6 +21,7 @@ namespace tn {
 struct StepResult {
   double loss_sum = 0;      // Σ per-target loss over the step's batches (nats)
   int64_t targets = 0;      // targets over the step's batches
+  int64_t positions = 0;    // input tokens over the step's batches (Batch::positions)
   double grad_norm = 0;     // before clipping
   double lr = 0;            // the rate of this update
   double seconds = 0;       // wall time of the step

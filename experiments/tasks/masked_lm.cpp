@@ -54,6 +54,8 @@ void MaskedLmTask::next_batch(Batch& batch) {
   ids_.assign(order_.begin() + position_, order_.begin() + end);
   position_ = end;
   make_mlm_batch(data_.train, ids_, masking_, seed_, static_cast<uint64_t>(epoch_), pad_, mlm->data);
+  mlm->positions_ = 0;
+  for (int64_t id : ids_) mlm->positions_ += data_.train.length(id);
 }
 
 nlohmann::json MaskedLmTask::stream_state() const { return {{"epoch", epoch_}, {"position", position_}}; }

@@ -25,6 +25,8 @@ namespace tn {
 struct MlmTaskBatch final : Batch {
   MlmBatch data;
   int64_t targets() const override { return data.n_targets(); }
+  int64_t positions() const override { return positions_; }
+  int64_t positions_ = 0;  // real tokens of the batch, set with data
 };
 
 /// The masked-LM loss of an MlmTaskBatch: forward with the batch's padding mask, then the token

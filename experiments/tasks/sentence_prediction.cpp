@@ -32,10 +32,12 @@ void make_sentence_batch(const EncodedSentences& split, const std::vector<int64_
   batch.key_valid.assign(batch.rows * longest, 0);
   batch.labels.resize(batch.rows);
   batch.scores.resize(batch.rows);
+  batch.tokens = 0;
   for (int64_t r = 0; r < batch.rows; ++r) {
     const std::vector<int32_t>& in = split.inputs[ids[r]];
     std::copy(in.begin(), in.end(), batch.inputs.begin() + r * longest);
     std::fill_n(batch.key_valid.begin() + r * longest, in.size(), uint8_t{1});
+    batch.tokens += static_cast<int64_t>(in.size());
     batch.labels[r] = split.labels[ids[r]];
     batch.scores[r] = static_cast<float>(split.targets[ids[r]]);
   }

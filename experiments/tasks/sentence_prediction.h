@@ -29,6 +29,8 @@ struct SentenceBatch final : Batch {
   std::vector<float> scores;       // [rows] regression targets
   bool regression = false;
   int64_t targets() const override { return rows; }
+  int64_t positions() const override { return tokens; }
+  int64_t tokens = 0;              // real tokens of the batch
 };
 
 /// Fills `batch` with the examples `ids` of `split`, padded with `pad`. Throws ShapeError for an

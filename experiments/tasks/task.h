@@ -25,6 +25,10 @@ class Batch {
   /// The number of loss terms (targets) in the batch: the weight of its mean loss when update_freq
   /// batches make one update.
   virtual int64_t targets() const = 0;
+  /// The input tokens the batch runs through the model (padding not counted): what tokens/s
+  /// counts. The targets, unless a task scores fewer positions than it reads (masked LM: 15 %;
+  /// sentence prediction: one per example).
+  virtual int64_t positions() const { return targets(); }
 };
 
 /// The loss of one batch: `loss` is the tape's scalar (the mean over `count` terms), `sum` the
