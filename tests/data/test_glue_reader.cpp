@@ -15,6 +15,7 @@
 #include "data/readers/glue.h"
 #include "data/readers/glue_spec.h"
 #include "data/readers/registry.h"
+#include "tests/glue_fixtures.h"
 #include "tests/temp_dir.h"
 #include "tests/test_paths.h"
 
@@ -120,15 +121,6 @@ std::string contains(const std::string& message, const std::string& part) {
   return message;
 }
 
-std::string mnli_row(int index, int columns, const std::string& s1, const std::string& s2,
-                     const std::string& last) {
-  // index promptID pairID genre s1_binary_parse s2_binary_parse s1_parse s2_parse sentence1 sentence2 ...
-  std::string row = std::to_string(index) + "\t" + std::to_string(1000 + index) + "\t" + std::to_string(1000 + index) +
-                    "n\tfiction\t( " + s1 + " )\t( " + s2 + " )\t(ROOT " + s1 + ")\t(ROOT " + s2 + ")\t" + s1 + "\t" + s2;
-  for (int c = 10; c < columns - 1; ++c) row += "\t" + last;
-  if (columns > 10) row += "\t" + last;
-  return row + "\n";
-}
 
 }  // namespace
 
@@ -315,20 +307,7 @@ TEST_CASE("glue reader: QQP in its layout, with malformed train/dev rows skipped
 
 TEST_CASE("glue reader: MNLI's five files, its 12/16/10-column layouts and its label order") {
   const test::TempDir tmp("glue_mnli");
-  const std::string head =
-      "index\tpromptID\tpairID\tgenre\tsentence1_binary_parse\tsentence2_binary_parse\tsentence1_parse\t"
-      "sentence2_parse\tsentence1\tsentence2";
-  tmp.write("train.tsv", head + "\tlabel1\tgold_label\n" + mnli_row(0, 12, "The cat sat.", "A cat sat.", "entailment") +
-                             mnli_row(1, 12, "It rained.", "It was dry.", "contradiction") +
-                             mnli_row(2, 12, "He left.", "He left early.", "neutral"));
-  const std::string dev_head = head + "\tlabel1\tlabel2\tlabel3\tlabel4\tlabel5\tgold_label\n";
-  tmp.write("dev_matched.tsv", dev_head + mnli_row(0, 16, "Birds fly.", "Birds move.", "entailment"));
-  tmp.write("dev_mismatched.tsv", dev_head + mnli_row(0, 16, "Fish swim.", "Fish walk.", "contradiction") +
-                                      mnli_row(1, 16, "Snow fell.", "It was cold.", "neutral"));
-  tmp.write("test_matched.tsv", head + "\n" + mnli_row(0, 10, "One.", "Two.", ""));
-  tmp.write("test_mismatched.tsv", head + "\n" + mnli_row(0, 10, "Three.", "Four.", "") +
-                                       mnli_row(1, 10, "Five.", "Six.", ""));
-
+  test::write_mnli_files(tmp);
   const auto spec = resolve_data_spec(
       JsonSection(json{{"reader", "glue"}, {"task", "MNLI"}, {"dir", tmp.path.string()}}, "data"));
   const auto& glue = dynamic_cast<const GlueSpec&>(*spec);
