@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian 12 machine: installs the build dependencies (Debian packages only), builds
-# transnormer in ./build (Release), and fetches WikiText-103 into ./data unless a data root
-# ($TRANSNORMER_DATA or ./data) already holds it.
+# transnormer in ./build (Release), and fetches the datasets (WikiText-103, WikiText raw, GPT-2 BPE,
+# GLUE) into ./data unless a data root ($TRANSNORMER_DATA or ./data) already holds them.
 #   bash scripts/setup.sh            (as root, or with sudo available)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,8 +24,16 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc)"
 
 root="${TRANSNORMER_DATA:-data}"
-if [ ! -f "$root/wikitext-103/wiki.test.tokens" ]; then
-  echo "setup: WikiText-103 not found under $root; fetching it" >&2
-  bash scripts/fetch_data.sh "$root"
-fi
+# The files the tests read; scripts/fetch_data.sh fetches everything missing (and skips the rest).
+needed=(wikitext-103/wiki.test.tokens wikitext-103/wiki.valid.tokens wikitext-2-raw/wiki.valid.raw
+        wikitext-2-raw/wiki.test.raw gpt2_bpe/encoder.json gpt2_bpe/vocab.bpe gpt2_bpe/dict.txt
+        glue/CoLA/dev.tsv glue/SST-2/dev.tsv glue/MRPC/dev.tsv glue/STS-B/dev.tsv glue/RTE/dev.tsv
+        glue/WNLI/dev.tsv glue/QNLI/dev.tsv)
+for f in "${needed[@]}"; do
+  if [ ! -f "$root/$f" ]; then
+    echo "setup: $root/$f not found; fetching the datasets" >&2
+    bash scripts/fetch_data.sh "$root"
+    break
+  fi
+done
 echo "setup: done; binary at build/transnormer, data root $root" >&2
