@@ -3,15 +3,35 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "layers/model_config_json.h"
 
 namespace tn {
 
+namespace {
+
+/// The checkpoint model's head ("mlm", "classification", ...), or "" when it has no readable config.
+std::string checkpoint_head(const SafetensorsFile& file) {
+  const auto it = file.metadata.find("transnormer.config");
+  if (it == file.metadata.end()) return "";
+  try {
+    return nlohmann::json::parse(it->second).value("head", "");
+  } catch (const nlohmann::json::exception&) {
+    return "";
+  }
+}
+
+bool is_head(const std::string& name) { return name.rfind("head.", 0) == 0; }
+
+}  // namespace
+
 InitFromReport init_from_weights(TransNormerModel& model, const SafetensorsFile& file, const std::string& where) {
   InitFromReport report;
+  const std::string ours = model_config_to_json(model.config()).value("head", "");
+  const bool same_head = !ours.empty() && checkpoint_head(file) == ours;
   const auto& entries = model.params().entries();
   for (const auto& [name, var] : entries) {
     const auto it = file.tensors.find(name);
-    if (it == file.tensors.end()) {
+    if (it == file.tensors.end() || (is_head(name) && !same_head)) {
       report.created.push_back(name);
       continue;
     }
@@ -23,7 +43,7 @@ InitFromReport init_from_weights(TransNormerModel& model, const SafetensorsFile&
     report.loaded.push_back(name);
   }
   for (const auto& [name, tensor] : file.tensors)
-    if (!entries.count(name)) report.ignored.push_back(name);
+    if (!entries.count(name) || (is_head(name) && !same_head)) report.ignored.push_back(name);
   for (const std::string& name : report.loaded) entries.at(name)->value.copy_from(file.tensors.at(name));
   return report;
 }

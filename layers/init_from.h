@@ -17,9 +17,12 @@ struct InitFromReport {
 };
 
 /// Copies every tensor of `file` that `model` has an entry (parameter or buffer) of the same
-/// name for. Throws ConfigError naming the parameter, both shapes, `where` and the fix when a
-/// name matches with another shape (another d_model, vocabulary or position count); nothing is
-/// copied then.
+/// name for. The output head (`head.*`) is copied only when the checkpoint's model had the same
+/// head (its "transnormer.config" metadata): the MLM head's head.dense is not the classification
+/// head's, though both have that name and shape (fairseq keeps lm_head and classification_heads
+/// apart). Throws ConfigError naming the parameter, both shapes, `where` and the fix when a name
+/// matches with another shape (another d_model, vocabulary or position count); nothing is copied
+/// then.
 InitFromReport init_from_weights(TransNormerModel& model, const SafetensorsFile& file, const std::string& where);
 
 /// The checkpoint file that `train.init_from` names: the path itself, or
