@@ -16,7 +16,8 @@
 //    performer, cosformer)     den = 1 when the mixer divides by Σ q·k (linear, performer,
 //                              cosFormer), 0 for NormAttention; K = D, Performer m, cosFormer 2D)
 //   GLU channel mixer          3 · 2·N·d·d_ff    FFN: 2 · 2·N·d·d_ff
-//   LM head                    2·N·d·V           MLM head: + 2·N·d² (dense)
+//   LM head                    2·N·d·V           MLM head: (2·N·d² + 2·N·d·V) · 0.15, on the
+//                                                masked positions only (experiments/tasks/masked_lm.h)
 // Training step = 3 × forward (the backward computes two products per forward product: the input
 // gradient and the weight gradient, or both operand gradients of an attention product).
 #include <cstdint>

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/error.h"
+
 namespace tn {
 
 namespace {
@@ -20,6 +22,26 @@ std::unique_ptr<Batch> random_batch(int64_t vocab, int64_t rows, int64_t seq_len
     d.inputs[i] = static_cast<int32_t>(data_rng.next_u64() % vocab);
     d.targets[i] = static_cast<int32_t>(data_rng.next_u64() % vocab);
   }
+  return b;
+}
+
+/// Random tokens in [4, vocab − 1) (no special, no <mask>), each sample masked as masked_lm masks.
+std::unique_ptr<Batch> random_mlm_batch(int64_t vocab, int64_t rows, int64_t seq_len, uint64_t seed) {
+  if (vocab < 6) throw ConfigError("model.vocab_size: the mlm head's bench needs at least 6 ids (4 specials, <mask>)");
+  PackedSamples samples;
+  Rng data_rng(seed + 1);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t t = 0; t < seq_len; ++t)
+      samples.tokens.push_back(4 + static_cast<int32_t>(data_rng.next_u64() % static_cast<uint64_t>(vocab - 5)));
+    samples.offsets.push_back(static_cast<int64_t>(samples.tokens.size()));
+  }
+  MlmMasking masking;
+  masking.mask_id = static_cast<int32_t>(vocab - 1);
+  std::vector<int64_t> ids(rows);
+  for (int64_t r = 0; r < rows; ++r) ids[r] = r;
+  auto b = std::make_unique<MlmTaskBatch>();
+  make_mlm_batch(samples, ids, masking, seed, 0, 1, b->data);
+  b->positions_ = rows * seq_len;
   return b;
 }
 
@@ -45,13 +67,18 @@ TrainSpec bench_train_spec(const std::optional<TrainSpec>& spec_train, int64_t s
 
 BenchTrainer::BenchTrainer(const ModelConfig& config, const TrainSpec& train, int64_t batch, int64_t seq_len,
                            uint64_t seed)
-    : model_(config, seed),
-      step_(model_, train),
-      batches_(one(random_batch(config.vocab_size, batch, seq_len, seed))),
-      batch_(static_cast<LmTaskBatch&>(*batches_.front())) {}
+    : model_(config, seed), step_(model_, train), tokens_per_step_(batch * seq_len) {
+  if (config.head == HeadKind::MLM) {
+    objective_ = std::make_unique<MaskedLmObjective>();
+    batches_ = one(random_mlm_batch(config.vocab_size, batch, seq_len, seed));
+  } else {
+    objective_ = std::make_unique<NextTokenObjective>();
+    batches_ = one(random_batch(config.vocab_size, batch, seq_len, seed));
+  }
+}
 
 double BenchTrainer::train_step(Tape& tape) {
-  const StepResult r = step_.run(objective_, batches_, ++steps_, tape);
+  const StepResult r = step_.run(*objective_, batches_, ++steps_, tape);
   last_loss_ = r.loss_sum / static_cast<double>(std::max<int64_t>(r.targets, 1));
   return r.seconds;
 }
@@ -59,7 +86,7 @@ double BenchTrainer::train_step(Tape& tape) {
 double BenchTrainer::infer(Tape& no_grad) {
   const auto start = std::chrono::steady_clock::now();
   ForwardContext ctx{no_grad, false, step_.dropout_rng(), nullptr};
-  objective_.loss(ctx, model_, batch_);
+  objective_->loss(ctx, model_, *batches_.front());
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 // The unit of work `bench` times: the runner's training step (experiments/runner/train_step.h:
-// forward in train mode with dropout, next-token loss, backward, clipping, AdamW at the spec's
-// schedule) of a model on one fixed batch of random tokens, like the reference's train-bench.
+// forward in train mode with dropout, the loss, backward, clipping, AdamW at the spec's schedule)
+// of a model on one fixed batch of random tokens, like the reference's train-bench. The loss is
+// the task's: next-token cross-entropy over every position, or for the mlm head the masked-LM
+// loss (experiments/tasks/masked_lm.h) on 15 % of the positions, masked as the task masks them.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -11,6 +13,7 @@
 #include "experiments/runner/train_step.h"
 #include "experiments/spec.h"
 #include "experiments/tasks/language_modeling.h"
+#include "experiments/tasks/masked_lm.h"
 
 namespace tn {
 
@@ -27,16 +30,16 @@ class BenchTrainer {
   double infer(Tape& no_grad);
 
   TransNormerModel& model() { return model_; }
-  int64_t tokens_per_step() const { return batch_.data.rows * batch_.data.seq_len; }
+  int64_t tokens_per_step() const { return tokens_per_step_; }
   /// Mean loss of the last training step (nats).
   double last_loss() const { return last_loss_; }
 
  private:
   TransNormerModel model_;
   TrainStep step_;
-  NextTokenObjective objective_;
+  std::unique_ptr<Objective> objective_;          // next-token, or masked LM for the mlm head
   std::vector<std::unique_ptr<Batch>> batches_;  // the one fixed batch
-  LmTaskBatch& batch_;
+  int64_t tokens_per_step_ = 0;
   int64_t steps_ = 0;
   double last_loss_ = 0;
 };

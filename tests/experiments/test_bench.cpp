@@ -194,3 +194,19 @@ TEST_CASE("bench trainer and precision comparison: the loss falls, pairs are wel
   no_vocab.vocab_size = 0;
   CHECK_THROWS_AS(compare_precisions(no_vocab, options), ConfigError);
 }
+
+TEST_CASE("bench trainer with the mlm head: the masked-LM loss on 15 % of the positions, and its FLOPs") {
+  json model = {{"arch", "encoder"}, {"head", "mlm"},  {"vocab_size", 40}, {"d_model", 8},
+                {"n_heads", 2},      {"n_layers", 1},  {"dropout", 0.0}};
+  const ModelConfig config = model_config_from_json(model, "test_bench");
+  BenchTrainer trainer(config, bench_train_spec(std::nullopt, 10), 4, 20, 0);
+  CHECK(trainer.tokens_per_step() == 80);  // every input position counts
+  Tape tape;
+  trainer.train_step(tape);
+  CHECK(trainer.last_loss() == doctest::Approx(std::log(40.0)).epsilon(0.15));  // near uniform at first
+  const double first = trainer.last_loss();
+  for (int i = 0; i < 30; ++i) trainer.train_step(tape);
+  CHECK(trainer.last_loss() < first);
+  // The head on the masked 15 %: (2·N·d² + 2·N·d·V) · 0.15 with N = 80, d = 8, V = 40.
+  CHECK(model_flops(config, 4, 20).head == doctest::Approx(0.15 * (2.0 * 80 * 64 + 2.0 * 80 * 8 * 40)));
+}
