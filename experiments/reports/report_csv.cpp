@@ -27,11 +27,15 @@ std::string report_csv(const ReportDocument& doc) {
   auto has_paper = [&](const std::string& m) {
     return std::find(t.paper_metrics.begin(), t.paper_metrics.end(), m) != t.paper_metrics.end();
   };
+  auto has_baseline = [&](const std::string& m) {
+    return std::find(t.baseline_metrics.begin(), t.baseline_metrics.end(), m) != t.baseline_metrics.end();
+  };
   std::vector<std::string> head = {"point", "state", "runs", "done"};
   head.insert(head.end(), t.keys.begin(), t.keys.end());
   for (const std::string& m : t.metrics) {
     head.insert(head.end(), {m + ".mean", m + ".std", m + ".n"});
     if (has_paper(m)) head.push_back(m + ".paper");
+    if (has_baseline(m)) head.push_back(m + ".baseline");
   }
   head.insert(head.end(), {"params", "tokens_per_s", "wall_s"});
   for (const std::string& a : t.analysis) head.insert(head.end(), {a + ".mean", a + ".std", a + ".n"});
@@ -45,6 +49,10 @@ std::string report_csv(const ReportDocument& doc) {
       if (has_paper(m)) {
         const auto it = row.paper.find(m);
         cells.push_back(it == row.paper.end() ? "" : exact_number(it->second));
+      }
+      if (has_baseline(m)) {
+        const auto it = row.baseline.find(m);
+        cells.push_back(it == row.baseline.end() ? "" : exact_number(it->second));
       }
     }
     cells.push_back(row.params.has_mean() ? exact_number(row.params.mean) : "");

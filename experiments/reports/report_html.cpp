@@ -67,6 +67,7 @@ std::string points_table(const ReportDocument& doc) {
   for (const std::string& m : t.metrics) {
     out += "<th>" + html_escape(m) + "</th><th>n</th>";
     if (has(t.paper_metrics, m)) out += "<th>" + html_escape(m) + " (paper)</th>";
+    if (has(t.baseline_metrics, m)) out += "<th>" + html_escape(m) + " (baseline)</th>";
   }
   out += "<th>params</th><th>tokens/s</th><th>wall (s)</th>";
   for (const std::string& a : t.analysis) out += "<th>" + html_escape(a) + "</th>";
@@ -82,6 +83,10 @@ std::string points_table(const ReportDocument& doc) {
       if (has(t.paper_metrics, m)) {
         const auto it = row.paper.find(m);
         out += cell(it == row.paper.end() ? "" : format_value(it->second), "paper");
+      }
+      if (has(t.baseline_metrics, m)) {
+        const auto it = row.baseline.find(m);
+        out += cell(it == row.baseline.end() ? "" : format_value(it->second), "paper");
       }
     }
     out += cell(row.params.has_mean() ? format_count(row.params.mean) : "");

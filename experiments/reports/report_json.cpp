@@ -78,6 +78,8 @@ std::string report_json(const ReportDocument& doc) {
       ordered_json s = stat(row.metrics.at(m));
       const auto it = row.paper.find(m);
       s["paper"] = it == row.paper.end() ? ordered_json(nullptr) : number(it->second);
+      const auto b = row.baseline.find(m);
+      s["baseline"] = b == row.baseline.end() ? ordered_json(nullptr) : number(b->second);
       metrics[m] = s;
     }
     r["metrics"] = metrics;

@@ -67,6 +67,8 @@ std::string report_markdown(const ReportDocument& doc) {
     head.push_back(m);
     head.push_back("n");
     if (std::find(t.paper_metrics.begin(), t.paper_metrics.end(), m) != t.paper_metrics.end()) head.push_back(m + " (paper)");
+    if (std::find(t.baseline_metrics.begin(), t.baseline_metrics.end(), m) != t.baseline_metrics.end())
+      head.push_back(m + " (baseline)");
   }
   head.insert(head.end(), {"params", "tokens/s", "wall (s)"});
   for (const std::string& a : t.analysis) head.push_back(a);
@@ -83,6 +85,10 @@ std::string report_markdown(const ReportDocument& doc) {
       if (std::find(t.paper_metrics.begin(), t.paper_metrics.end(), m) != t.paper_metrics.end()) {
         const auto it = row.paper.find(m);
         cells.push_back(it == row.paper.end() ? "" : format_value(it->second));
+      }
+      if (std::find(t.baseline_metrics.begin(), t.baseline_metrics.end(), m) != t.baseline_metrics.end()) {
+        const auto it = row.baseline.find(m);
+        cells.push_back(it == row.baseline.end() ? "" : format_value(it->second));
       }
     }
     cells.push_back(row.params.has_mean() ? format_count(row.params.mean) : "");

@@ -212,6 +212,18 @@ void pool_row(const ReportInputs& in, ReportTable& t, ReportRow& row) {
     ++row.done;
     for (const std::string& m : t.metrics)
       if (auto v = run.final_metric(m)) metric[m].push_back(*v);
+    for (const std::string& m : t.metrics) {
+      if (row.baseline.count(m)) continue;
+      const size_t dot = m.find('.');
+      if (dot == std::string::npos) continue;
+      const std::string suffix = "_" + m.substr(0, dot) + "_" + m.substr(dot + 1);  // "_valid_accuracy"
+      for (const auto& [name, value] : run.summary->baselines)
+        if (value && name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0 &&
+            name.find('_') == name.size() - suffix.size()) {
+          row.baseline[m] = *value;
+          break;
+        }
+    }
     for (const auto& [name, value] : run.analysis) {
       add_unique(t.analysis, name);
       analysis[name].push_back(value);
@@ -355,6 +367,9 @@ ReportTable build_table(const ReportInputs& in, const TableOptions& options) {
   for (const std::string& m : t.metrics)
     if (std::any_of(t.rows.begin(), t.rows.end(), [&](const ReportRow& row) { return row.paper.count(m) > 0; }))
       t.paper_metrics.push_back(m);
+  for (const std::string& m : t.metrics)
+    if (std::any_of(t.rows.begin(), t.rows.end(), [&](const ReportRow& row) { return row.baseline.count(m) > 0; }))
+      t.baseline_metrics.push_back(m);
   if (!t.by.empty()) {
     order_rows(t);
   }

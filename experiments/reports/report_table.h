@@ -21,6 +21,10 @@ struct ReportRow {
   std::string state;                // "done", or e.g. "failed (2 of 3 seeds), pending (1 of 3 seeds)"
   std::map<std::string, PooledStat> metrics;   // by "split.metric"
   std::map<std::string, double> paper;         // published values ("test.ppl"), from config.yaml
+  /// The task's reference value of a metric on the same split (summary.json's baselines,
+  /// "<kind>_<split>_<metric>": majority_valid_accuracy, constant_valid_pearson, unigram_test_ppl),
+  /// by "split.metric"; the first done run's.
+  std::map<std::string, double> baseline;
   PooledStat params, tokens_per_s, wall_s;     // wall: the sweep's wall_s, else train.total_s
   std::map<std::string, PooledStat> analysis;  // by "analysis.grad_stats.rsd_mean"
 };
@@ -35,6 +39,7 @@ struct ReportTable {
   std::vector<std::string> metrics;     // the chosen "split.metric" names, in column order
   std::vector<std::string> available;   // every metric name the runs hold
   std::vector<std::string> paper_metrics;  // chosen metrics with a paper value in some row
+  std::vector<std::string> baseline_metrics;  // chosen metrics with a baseline in some row
   std::vector<std::string> analysis;    // scalar analysis values found in done runs
   std::string by;                       // the key rows are ordered by ("" none)
   bool by_numeric = false;              // and whether all its values are numbers

@@ -171,8 +171,11 @@ TEST_CASE("report: plain run directories group by the config keys that differ") 
   CHECK(fs::exists(out + "/report.md"));
   CHECK(fs::exists(out + "/plots/final_valid_ppl.svg"));
   const std::string md = read_file(out + "/report.md");
-  CHECK(contains(md, "| point | state | d_model | valid.ppl | n |"));
+  CHECK(contains(md, "| point | state | d_model | valid.ppl | n | valid.ppl (baseline) |"));
   CHECK_FALSE(contains(md, "test.ppl"));
+  // The task's baseline of the same split and metric (summary.json unigram_valid_ppl) sits beside it.
+  CHECK(j["rows"][0]["metrics"]["valid.ppl"]["baseline"] == 90.0);
+  CHECK(contains(read_file(out + "/report.csv"), "valid.ppl.baseline"));
 }
 
 TEST_CASE("report: a key that only relabels another keeps its column but leaves the label") {
