@@ -23,7 +23,7 @@ TEST_CASE("report CLI: a sweep folder gives md, csv, json, html and plots, and b
     CHECK(fs::is_regular_file(sweep / file));
   }
   CHECK(slurp((sweep / "report.md").string()).find("failed (2 of 3 seeds)") != std::string::npos);
-  CHECK(slurp((sweep / "report.md").string()).find("| valid.ppl | n | test.ppl | n | test.ppl (paper) |") != std::string::npos);
+  CHECK(slurp((sweep / "report.md").string()).find("| valid.ppl | n | valid.ppl (baseline) | test.ppl | n | test.ppl (paper) |") != std::string::npos);
 
   const std::string out = dir + "/elsewhere";
   CHECK(run_cli("report '" + sweep.string() + "' '" + (sweep / "normalize-scaling_seed-1").string() + "' --out '" + out + "'", dir).code == 0);
