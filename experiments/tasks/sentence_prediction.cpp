@@ -43,14 +43,19 @@ void make_sentence_batch(const EncodedSentences& split, const std::vector<int64_
   }
 }
 
+Var sentence_logits(ForwardContext& ctx, TransNormerModel& model, const SentenceBatch& batch) {
+  const std::vector<uint8_t>* outer = ctx.key_valid;
+  ctx.key_valid = &batch.key_valid;
+  Var hidden = model.forward(ctx, batch.inputs, batch.rows, batch.seq_len);
+  Var logits = model.classify(ctx, hidden);
+  ctx.key_valid = outer;
+  return logits;
+}
+
 BatchLoss SentencePredictionObjective::loss(ForwardContext& ctx, TransNormerModel& model, const Batch& batch) const {
   const auto* b = dynamic_cast<const SentenceBatch*>(&batch);
   if (!b) throw ShapeError("[SentencePredictionObjective] the batch is not a sentence batch");
-  const std::vector<uint8_t>* outer = ctx.key_valid;
-  ctx.key_valid = &b->key_valid;
-  Var hidden = model.forward(ctx, b->inputs, b->rows, b->seq_len);
-  Var logits = model.classify(ctx, hidden);
-  ctx.key_valid = outer;
+  Var logits = sentence_logits(ctx, model, *b);
   const LmLoss l = b->regression ? mse_loss(ctx.tape, logits, b->scores) : cross_entropy(ctx.tape, logits, b->labels);
   return {l.loss, l.sum_nll, l.n_targets};
 }
@@ -160,10 +165,7 @@ SentencePredictionTask::Outputs SentencePredictionTask::run_split(TransNormerMod
   SentenceBatch batch;
   for (const std::vector<int64_t>& ids : eval_batches(split.lengths, {.max_sentences = batch_size})) {
     make_sentence_batch(split, ids, target_.regression, pad_, batch);
-    ctx.key_valid = &batch.key_valid;
-    Var hidden = model.forward(ctx, batch.inputs, batch.rows, batch.seq_len);
-    Var logits = model.classify(ctx, hidden);
-    ctx.key_valid = nullptr;
+    Var logits = sentence_logits(ctx, model, batch);
     const float* lp = logits->value.data();
     for (size_t r = 0; r < ids.size(); ++r)
       std::copy_n(lp + r * out.width, out.width, out.logits.begin() + ids[r] * out.width);

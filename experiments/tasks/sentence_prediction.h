@@ -38,6 +38,10 @@ struct SentenceBatch final : Batch {
 void make_sentence_batch(const EncodedSentences& split, const std::vector<int64_t>& ids, bool regression, int32_t pad,
                          SentenceBatch& batch);
 
+/// The classification head's logits [B, C] of a SentenceBatch, pooled under its padding mask
+/// (ctx.key_valid is set for the forward and restored after).
+Var sentence_logits(ForwardContext& ctx, TransNormerModel& model, const SentenceBatch& batch);
+
 /// The loss of a SentenceBatch: the classification head's logits [B, C] (pooled with the padding
 /// mask), then cross-entropy against the classes or MSE against the targets.
 class SentencePredictionObjective : public Objective {
