@@ -22,9 +22,8 @@ BatchLoss NextTokenObjective::loss(ForwardContext& ctx, TransNormerModel& model,
 
 LanguageModelingTask::LanguageModelingTask(LmData data, int64_t seq_len, int64_t batch_size, uint64_t seed)
     : data_(std::move(data)), seq_len_(seq_len), batch_size_(batch_size), seed_(seed),
-      blocks_{std::move(data_.train), seq_len} {  // the blocks own the training stream
-  order_ = epoch_order(blocks_.count(), seed_, 0);
-}
+      blocks_{std::move(data_.train), seq_len},  // the blocks own the training stream
+      stream_(blocks_.count(), seed, "block") {}
 
 void LanguageModelingTask::configure_model(ModelConfig& model, bool vocab_size_given,
                                            const std::string& spec_path) const {
@@ -45,40 +44,18 @@ std::unique_ptr<Batch> LanguageModelingTask::new_batch() const { return std::mak
 void LanguageModelingTask::next_batch(Batch& batch) {
   auto* lm = dynamic_cast<LmTaskBatch*>(&batch);
   if (!lm) throw ShapeError("[LanguageModelingTask] the batch was not made by new_batch()");
-  if (order_.empty()) throw ShapeError("[LanguageModelingTask] no training blocks: an evaluation-only task");
-  if (position_ >= static_cast<int64_t>(order_.size())) {
-    ++epoch_;
-    order_ = epoch_order(blocks_.count(), seed_, static_cast<uint64_t>(epoch_));
-    position_ = 0;
-  }
-  const int64_t end = std::min<int64_t>(order_.size(), position_ + batch_size_);
-  ids_.assign(order_.begin() + position_, order_.begin() + end);
-  position_ = end;
+  if (stream_.empty()) throw ShapeError("[LanguageModelingTask] no training blocks: an evaluation-only task");
+  stream_.next(batch_size_, ids_);
   make_batch(blocks_, ids_, lm->data);
 }
 
-nlohmann::json LanguageModelingTask::stream_state() const { return {{"epoch", epoch_}, {"position", position_}}; }
+nlohmann::json LanguageModelingTask::stream_state() const { return stream_.state(); }
 
 void LanguageModelingTask::restore_stream(const nlohmann::json& state, const std::string& where) {
-  int64_t epoch = 0, position = 0;
-  try {
-    epoch = state.at("epoch").get<int64_t>();
-    position = state.at("position").get<int64_t>();
-  } catch (const std::exception& e) {
-    throw DataError(where + ": corrupt batch stream state (" + e.what() + ")");
-  }
-  if (epoch < 0 || position < 0 || position > blocks_.count())
-    throw DataError(where + ": batch stream position (epoch " + std::to_string(epoch) + ", block " +
-                    std::to_string(position) + ") outside the " + std::to_string(blocks_.count()) +
-                    " training blocks; the file was edited or belongs to another run");
-  epoch_ = epoch;
-  position_ = position;
-  order_ = epoch_order(blocks_.count(), seed_, static_cast<uint64_t>(epoch_));
+  stream_.restore(state, where);
 }
 
-double LanguageModelingTask::epochs_done() const {
-  return epoch_ + static_cast<double>(position_) / static_cast<double>(order_.size());
-}
+double LanguageModelingTask::epochs_done() const { return stream_.epochs_done(); }
 
 const std::vector<int32_t>& LanguageModelingTask::split_stream(const std::string& split) const {
   if (split == kValid) return data_.valid;

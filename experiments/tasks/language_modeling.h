@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "data/batching/epoch_stream.h"
 #include "data/batching/lm_blocks.h"
 #include "experiments/spec.h"
 #include "experiments/tasks/lm_data.h"
@@ -58,8 +59,8 @@ class LanguageModelingTask final : public Task {
   int64_t seq_len_, batch_size_;
   uint64_t seed_;
   LmBlocks blocks_;
-  int64_t epoch_ = 0, position_ = 0;
-  std::vector<int64_t> order_, ids_;
+  EpochStream stream_;
+  std::vector<int64_t> ids_;
   NextTokenObjective objective_;
 };
 

@@ -27,9 +27,7 @@ BatchLoss MaskedLmObjective::loss(ForwardContext& ctx, TransNormerModel& model, 
 MaskedLmTask::MaskedLmTask(MlmData data, std::vector<std::string> vocabulary, MlmMasking masking, int32_t pad,
                            int64_t seq_len, int64_t batch_size, uint64_t seed)
     : data_(std::move(data)), vocabulary_(std::move(vocabulary)), masking_(masking), pad_(pad), seq_len_(seq_len),
-      batch_size_(batch_size), seed_(seed) {
-  order_ = epoch_order(data_.train.count(), seed_, 0);
-}
+      batch_size_(batch_size), seed_(seed), stream_(data_.train.count(), seed, "sample") {}
 
 void MaskedLmTask::configure_model(ModelConfig& model, bool vocab_size_given, const std::string& spec_path) const {
   const auto vocab = static_cast<int64_t>(vocabulary_.size());
@@ -45,41 +43,19 @@ void MaskedLmTask::configure_model(ModelConfig& model, bool vocab_size_given, co
 void MaskedLmTask::next_batch(Batch& batch) {
   auto* mlm = dynamic_cast<MlmTaskBatch*>(&batch);
   if (!mlm) throw ShapeError("[MaskedLmTask] the batch was not made by new_batch()");
-  if (position_ >= static_cast<int64_t>(order_.size())) {
-    ++epoch_;
-    order_ = epoch_order(data_.train.count(), seed_, static_cast<uint64_t>(epoch_));
-    position_ = 0;
-  }
-  const int64_t end = std::min<int64_t>(order_.size(), position_ + batch_size_);
-  ids_.assign(order_.begin() + position_, order_.begin() + end);
-  position_ = end;
-  make_mlm_batch(data_.train, ids_, masking_, seed_, static_cast<uint64_t>(epoch_), pad_, mlm->data);
+  stream_.next(batch_size_, ids_);
+  make_mlm_batch(data_.train, ids_, masking_, seed_, static_cast<uint64_t>(stream_.epoch()), pad_, mlm->data);
   mlm->positions_ = 0;
   for (int64_t id : ids_) mlm->positions_ += data_.train.length(id);
 }
 
-nlohmann::json MaskedLmTask::stream_state() const { return {{"epoch", epoch_}, {"position", position_}}; }
+nlohmann::json MaskedLmTask::stream_state() const { return stream_.state(); }
 
 void MaskedLmTask::restore_stream(const nlohmann::json& state, const std::string& where) {
-  int64_t epoch = 0, position = 0;
-  try {
-    epoch = state.at("epoch").get<int64_t>();
-    position = state.at("position").get<int64_t>();
-  } catch (const std::exception& e) {
-    throw DataError(where + ": corrupt batch stream state (" + e.what() + ")");
-  }
-  if (epoch < 0 || position < 0 || position > data_.train.count())
-    throw DataError(where + ": batch stream position (epoch " + std::to_string(epoch) + ", sample " +
-                    std::to_string(position) + ") outside the " + std::to_string(data_.train.count()) +
-                    " training samples; the file was edited or belongs to another run");
-  epoch_ = epoch;
-  position_ = position;
-  order_ = epoch_order(data_.train.count(), seed_, static_cast<uint64_t>(epoch_));
+  stream_.restore(state, where);
 }
 
-double MaskedLmTask::epochs_done() const {
-  return epoch_ + static_cast<double>(position_) / static_cast<double>(order_.size());
-}
+double MaskedLmTask::epochs_done() const { return stream_.epochs_done(); }
 
 const PackedSamples& MaskedLmTask::split_samples(const std::string& split) const {
   if (split == kValid) return data_.valid;

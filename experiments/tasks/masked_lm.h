@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "data/batching/epoch_stream.h"
 #include "data/batching/mlm_batch.h"
 #include "experiments/spec.h"
 #include "experiments/tasks/mlm_data.h"
@@ -70,8 +71,8 @@ class MaskedLmTask final : public Task {
   int32_t pad_;
   int64_t seq_len_, batch_size_;
   uint64_t seed_;
-  int64_t epoch_ = 0, position_ = 0;
-  std::vector<int64_t> order_, ids_;
+  EpochStream stream_;
+  std::vector<int64_t> ids_;
   MaskedLmObjective objective_;
 };
 
