@@ -11,10 +11,11 @@ namespace tn {
 
 enum class Arch { Decoder, Encoder };
 /// Token mixers (docs/model.md §6–8): vanilla softmax, kernel linear attention, NormAttention,
-/// DiagAttention, Performer (FAVOR+), cosFormer. Each has one entry in the mixer table
-/// (layers/attention/mixer_table.h: name, options, module, FLOPs, decoding); its options struct
-/// below is its member of AttentionOptions.
-enum class MixerKind { Softmax, Linear, NormAttention, Diag, Performer, Cosformer };
+/// DiagAttention, Performer (FAVOR+), cosFormer, and DiagAttention + NormAttention in parallel
+/// (the paper's Table 12). Each has one entry in the mixer table (layers/attention/mixer_table.h:
+/// name, options, module, FLOPs, decoding); its options struct, if it has options, is its member
+/// of AttentionOptions below.
+enum class MixerKind { Softmax, Linear, NormAttention, Diag, Performer, Cosformer, DiagNormParallel };
 /// Feature map φ (docs/model.md §6): T1 uses elu, T2 1+elu.
 enum class Kernel { OnePlusElu, Elu, Relu };
 enum class NormKind { None, LayerNorm, RMSNorm, SRMSNorm, BatchNorm };

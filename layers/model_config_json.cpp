@@ -193,7 +193,7 @@ nlohmann::json model_config_to_json(const ModelConfig& c) {
       {"token_mixer", to_string(c.token_mixer)},
       {"diag_layers", c.diag_layers},
       {"layers", layers},
-      {"attention", attention_to_json(c.attention)},
+      {"attention", attention_to_json(c.attention, c.layers)},
       {"channel_mixer", {{"type", name_of(c.channel_mixer.type, kChannelMixers)},
                          {"d_ff", c.channel_mixer.d_ff},
                          {"activation", to_string(c.channel_mixer.activation)}}},

@@ -79,9 +79,9 @@ double mean_abs_score_grad(const ScoreTap& t) {
 std::vector<double> GradStats::end_step() {
   std::vector<double> sum(mixers_.size(), 0.0);
   std::vector<int> n(mixers_.size(), 0);
-  for (size_t i = 0; i < taps_.size(); ++i) {
-    const size_t layer = i % mixers_.size();
-    sum[layer] += mean_abs_score_grad(taps_[i]);
+  for (const ScoreTap& tap : taps_) {  // a layer's taps (several forwards, or two branches) averaged
+    const size_t layer = static_cast<size_t>(tap.layer) % mixers_.size();
+    sum[layer] += mean_abs_score_grad(tap);
     ++n[layer];
   }
   taps_.clear();

@@ -24,7 +24,7 @@ class GradStats : public ScoreProbe {
  public:
   /// `mixers`: the mixer name of each layer, in order (labels of the output).
   explicit GradStats(std::vector<std::string> mixers) : mixers_(std::move(mixers)), series_(mixers_.size()) {}
-  void record(ScoreTap tap) override { taps_.push_back(std::move(tap)); }
+  void take(ScoreTap tap) override { taps_.push_back(std::move(tap)); }
   /// After the step's backward: each layer's g_t (taps of several batches of the step are
   /// averaged per layer), appended to the series; releases the taps.
   std::vector<double> end_step();

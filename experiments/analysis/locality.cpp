@@ -12,8 +12,10 @@ namespace {
 /// Collects the taps of one forward.
 class TapCollector : public ScoreProbe {
  public:
-  void record(ScoreTap tap) override { taps.push_back(std::move(tap)); }
   std::vector<ScoreTap> taps;
+
+ protected:
+  void take(ScoreTap tap) override { taps.push_back(std::move(tap)); }
 };
 
 }  // namespace
@@ -106,8 +108,9 @@ LocalityCurves analyze_locality(TransNormerModel& model, const std::vector<int32
   out.seq_len = seq_len;
   out.r = locality_grid(r_step);
   const int64_t n_layers = static_cast<int64_t>(model.config().layers.size());
-  std::vector<std::vector<double>> sums(n_layers, std::vector<double>(out.r.size(), 0.0));
-  std::vector<int64_t> rows(n_layers, 0);
+  // [layer][branch]: a layer's taps in one forward are its branches (two for diag_norm_parallel).
+  std::vector<std::vector<std::vector<double>>> sums(n_layers);
+  std::vector<std::vector<int64_t>> rows(n_layers);
   Tape tape;
   tape.set_enabled(false);
   Rng rng(0);
@@ -116,15 +119,26 @@ LocalityCurves analyze_locality(TransNormerModel& model, const std::vector<int32
     ForwardContext ctx{tape, false, rng, nullptr, &collector};
     const std::vector<int32_t> tokens(stream.begin() + s * seq_len, stream.begin() + (s + 1) * seq_len);
     model.forward(ctx, tokens, 1, seq_len);
-    for (size_t l = 0; l < collector.taps.size() && static_cast<int64_t>(l) < n_layers; ++l)
-      for (const std::vector<double>& P : attention_matrices(collector.taps[l]))
-        accumulate_locality(P, seq_len, collector.taps[l].causal, out.r, sums[l], rows[l]);
+    std::vector<size_t> branch(n_layers, 0);
+    for (const ScoreTap& tap : collector.taps) {
+      if (tap.layer < 0 || tap.layer >= n_layers) continue;
+      const size_t b = branch[tap.layer]++;
+      if (sums[tap.layer].size() <= b) {
+        sums[tap.layer].emplace_back(out.r.size(), 0.0);
+        rows[tap.layer].push_back(0);
+      }
+      for (const std::vector<double>& P : attention_matrices(tap))
+        accumulate_locality(P, seq_len, tap.causal, out.r, sums[tap.layer][b], rows[tap.layer][b]);
+    }
   }
   out.mean.assign(out.r.size(), 0.0);
   for (int64_t l = 0; l < n_layers; ++l) {
     LocalityCurves::Layer layer{l, to_string(model.config().layers[l]), {}};
-    for (size_t k = 0; k < out.r.size(); ++k) {
-      layer.l.push_back(rows[l] > 0 ? sums[l][k] / static_cast<double>(rows[l]) : 0.0);
+    for (size_t k = 0; k < out.r.size(); ++k) {  // each branch's rows pooled over samples; branches averaged
+      double sum = 0;
+      for (size_t b = 0; b < sums[l].size(); ++b)
+        sum += rows[l][b] > 0 ? sums[l][b][k] / static_cast<double>(rows[l][b]) : 0.0;
+      layer.l.push_back(sums[l].empty() ? 0.0 : sum / static_cast<double>(sums[l].size()));
       out.mean[k] += layer.l.back() / static_cast<double>(n_layers);
     }
     out.layers.push_back(std::move(layer));

@@ -1,13 +1,25 @@
 #include "layers/attention/mixer_table.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 
 namespace tn {
 
+// The entries, each defined in layers/attention/<mixer>_entry.cpp.
+MixerEntry softmax_mixer_entry();
+MixerEntry linear_mixer_entry();
+MixerEntry norm_attention_mixer_entry();
+MixerEntry diag_mixer_entry();
+MixerEntry performer_mixer_entry();
+MixerEntry cosformer_mixer_entry();
+MixerEntry diag_norm_parallel_mixer_entry();
+
 const std::vector<MixerEntry>& mixer_table() {
   static const std::vector<MixerEntry> table = {
-      softmax_mixer_entry(), linear_mixer_entry(),    norm_attention_mixer_entry(),
-      diag_mixer_entry(),    performer_mixer_entry(), cosformer_mixer_entry(),
+      softmax_mixer_entry(),   linear_mixer_entry(),    norm_attention_mixer_entry(),
+      diag_mixer_entry(),      performer_mixer_entry(), cosformer_mixer_entry(),
+      diag_norm_parallel_mixer_entry(),
   };
   return table;
 }
@@ -52,9 +64,11 @@ AttentionOptions resolve_attention_json(const JsonSection& attention, bool stric
   return options;
 }
 
-nlohmann::json attention_to_json(const AttentionOptions& options) {
+nlohmann::json attention_to_json(const AttentionOptions& options, const std::vector<MixerKind>& layers) {
   nlohmann::json attention = nlohmann::json::object();
-  for (const MixerEntry& entry : mixer_table()) attention[std::string(entry.name)] = entry.to_json(options);
+  for (const MixerEntry& entry : mixer_table())
+    if (entry.in_reference || std::find(layers.begin(), layers.end(), entry.kind) != layers.end())
+      attention[std::string(entry.name)] = entry.to_json(options);
   return attention;
 }
 

@@ -3,11 +3,13 @@
 // `attention.<name>` options are read and written, how it is built, its FLOPs, how it decodes, and
 // the option sets the table-driven tests run it with. Each entry is defined beside its mixer
 // (layers/attention/<mixer>_entry.cpp); mixer_table() lists them in the reference's order (MIXERS:
-// softmax, linear, norm_attention, diag, performer, cosformer), which is also the order of the
-// `attention:` keys in a written config and of the names in error messages.
+// softmax, linear, norm_attention, diag, performer, cosformer), then the mixers the reference
+// lacks (diag_norm_parallel), which is also the order of the `attention:` keys in a written config
+// and of the names in error messages.
 //
-// Adding a mixer: its MixerKind and options struct (a member of AttentionOptions) in
-// layers/model_config.h, its module, its <mixer>_entry.cpp, and one line in mixer_table.cpp.
+// Adding a mixer: its MixerKind value (and an options struct, a member of AttentionOptions, if it
+// has options) in layers/model_config.h, its module, its <mixer>_entry.cpp, and its line in
+// mixer_table.cpp.
 // The config reader and writer, the registry, the FLOP counts, incremental decoding and the tests
 // of causality, padding, gradients, decoding and option round trips then pick it up from here.
 #include <cstdint>
@@ -88,6 +90,10 @@ struct MixerEntry {
   /// Why no variant has grad_probes (the module cannot be checked by plain finite differences and
   /// is checked another way); empty when some variant has them.
   std::string_view no_grad_probes_because = {};
+  /// Whether the PyTorch reference has this mixer. Its section is then in every written config, as
+  /// the reference writes them (the golden resolved configs); a mixer it lacks writes its section
+  /// only when a layer uses it, so configs of models without it read the same in both.
+  bool in_reference = true;
 };
 
 /// Every token mixer, in the reference's order (see the top of this file).
@@ -114,15 +120,8 @@ NameList<MixerKind> mixer_choices();
 /// whatever strict_keys says, as the reference does), then each entry reads its own section.
 AttentionOptions resolve_attention_json(const JsonSection& attention, bool strict_keys);
 
-/// The `attention` object of a checkpoint's config: every mixer's section, keyed by name.
-nlohmann::json attention_to_json(const AttentionOptions& options);
-
-// The entries, each defined in layers/attention/<mixer>_entry.cpp.
-MixerEntry softmax_mixer_entry();
-MixerEntry linear_mixer_entry();
-MixerEntry norm_attention_mixer_entry();
-MixerEntry diag_mixer_entry();
-MixerEntry performer_mixer_entry();
-MixerEntry cosformer_mixer_entry();
+/// The `attention` object of a checkpoint's config, keyed by name: the section of every mixer the
+/// reference has, and of any other mixer that one of `layers` uses.
+nlohmann::json attention_to_json(const AttentionOptions& options, const std::vector<MixerKind>& layers);
 
 }  // namespace tn

@@ -28,13 +28,27 @@ struct ScoreTap {
   int64_t block = 0;  // > 0: attention only inside blocks of this many positions (DiagAttention)
   const std::vector<uint8_t>* key_valid = nullptr;  // [batch * seq_len], null = all real
   float eps = 0;  // Ratio: the denominator is max(Σ_j s_ij, eps), as the mixer computes it
+  int64_t layer = 0;  // the layer it came from (set by ScoreProbe::record, not by the mixer)
 };
 
-/// Receives the taps of one forward, one per attention layer in layer order.
+/// Receives the taps of one forward, in layer order. The model calls begin_layer(l) before layer
+/// l's token mixer; a mixer records one tap per attention it computes (one for most, two for
+/// diag_norm_parallel, whose branches are both layer l's), and each tap is labelled with the layer.
 class ScoreProbe {
  public:
   virtual ~ScoreProbe() = default;
-  virtual void record(ScoreTap tap) = 0;
+  void begin_layer(int64_t layer) { layer_ = layer; }
+  /// Labels the tap with the current layer and hands it to take().
+  void record(ScoreTap tap) {
+    tap.layer = layer_;
+    take(std::move(tap));
+  }
+
+ protected:
+  virtual void take(ScoreTap tap) = 0;
+
+ private:
+  int64_t layer_ = 0;
 };
 
 }  // namespace tn

@@ -9,6 +9,7 @@
 #include "core/ops/gather_rows.h"
 #include "core/ops/lm_head_loss.h"
 #include "layers/attention/mixer_table.h"
+#include "layers/attention/score_tap.h"
 #include "layers/init.h"
 #include "layers/positional/sinusoidal.h"
 #include "layers/registry.h"
@@ -91,7 +92,9 @@ Var TransNormerModel::forward(ForwardContext& ctx, const std::vector<int32_t>& t
   x = dropout(ctx.tape, x, static_cast<float>(c.dropout), ctx.training, ctx.rng);
   if (hidden_norms) hidden_norms->push_back(frobenius(x->value));
   const float p = static_cast<float>(c.dropout);
-  for (auto& block : blocks_) {
+  for (size_t i = 0; i < blocks_.size(); ++i) {
+    const auto& block = blocks_[i];
+    if (ctx.score_probe) ctx.score_probe->begin_layer(static_cast<int64_t>(i));
     if (c.prenorm) {
       Var h = block->token_mixer->forward(ctx, block->token_mixer_norm->forward(ctx, x));
       x = add(ctx.tape, x, dropout(ctx.tape, h, p, ctx.training, ctx.rng));

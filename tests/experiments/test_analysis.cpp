@@ -150,7 +150,9 @@ TEST_CASE("grad stats: per-layer series, RSD = std/mean with the sample std, and
     for (float& x : w2) x *= static_cast<float>(scale);
     t1.out = make_var(a.tap.out->value);
     t1.out->grad = Tensor::from({1, a.seq, a.heads * a.w}, w2);
+    stats.begin_layer(0);
     stats.record(t0);
+    stats.begin_layer(1);
     stats.record(t1);
     const std::vector<double> step = stats.end_step();
     REQUIRE(step.size() == 2);
@@ -167,6 +169,22 @@ TEST_CASE("grad stats: per-layer series, RSD = std/mean with the sample std, and
   GradStats back({"diag", "norm_attention"});
   back.restore(stats.state());
   CHECK(back.summary() == s);
+
+  // Two taps of one layer (diag_norm_parallel's branches) are averaged: g and 3g give 2g.
+  GradStats parallel({"diag_norm_parallel"});
+  ScoreTap low = a.tap, high = a.tap;
+  low.out = make_var(a.tap.out->value);
+  low.out->grad = Tensor::from({1, a.seq, a.heads * a.w}, a.wts);
+  std::vector<float> w3 = a.wts;
+  for (float& x : w3) x *= 3.0f;
+  high.out = make_var(a.tap.out->value);
+  high.out->grad = Tensor::from({1, a.seq, a.heads * a.w}, w3);
+  parallel.begin_layer(0);
+  parallel.record(low);
+  parallel.record(high);
+  const std::vector<double> both = parallel.end_step();
+  REQUIRE(both.size() == 1);
+  CHECK(both[0] == doctest::Approx(2 * g));
 }
 
 TEST_CASE("locality: uniform attention gives l(r) = (floor(rN) + 1) / N, about r") {
@@ -226,4 +244,63 @@ TEST_CASE("locality: attention matrices from taps: softmax of equal scores is un
   }
   for (int64_t j = 0; j < 3; ++j) CHECK(K[0][2 * r.seq + j] == doctest::Approx(std::fabs(s[j]) / z));
   CHECK(K[0][2 * r.seq + 3] == 0.0);
+}
+
+namespace {
+/// Keeps every tap of a forward with its layer.
+class KeepTaps : public ScoreProbe {
+ public:
+  std::vector<ScoreTap> taps;
+
+ protected:
+  void take(ScoreTap tap) override { taps.push_back(std::move(tap)); }
+};
+}  // namespace
+
+TEST_CASE("locality and taps: a diag_norm_parallel layer reports both branches, and its curve is their mean") {
+  ModelConfig c;
+  c.vocab_size = 40;
+  c.d_model = 16;
+  c.n_heads = 2;
+  c.n_layers = 2;
+  c.channel_mixer.d_ff = 32;
+  c.attention.diag.block_size = 4;
+  c.layers = {MixerKind::Diag, MixerKind::DiagNormParallel};
+  TransNormerModel model(c, 3);
+  const int64_t n = 16;
+  std::vector<int32_t> tokens(n);
+  for (int64_t i = 0; i < n; ++i) tokens[i] = static_cast<int32_t>((7 * i + 3) % c.vocab_size);
+
+  // The taps of one forward: layer 0 (diag) once, layer 1 twice (its diag and norm branches).
+  Tape tape;
+  tape.set_enabled(false);
+  Rng rng(0);
+  KeepTaps probe;
+  ForwardContext ctx{tape, false, rng, nullptr, &probe};
+  model.forward(ctx, tokens, 1, n);
+  REQUIRE(probe.taps.size() == 3);
+  CHECK(probe.taps[0].layer == 0);
+  CHECK(probe.taps[1].layer == 1);
+  CHECK(probe.taps[2].layer == 1);
+  CHECK(probe.taps[1].block == 4);  // the diag branch first
+  CHECK(probe.taps[2].block == 0);  // then NormAttention
+
+  // Each branch's curve by hand from its tap; the analysis gives layer 1 their mean.
+  const std::vector<double> r = locality_grid(0.25);
+  std::vector<std::vector<double>> branch(2, std::vector<double>(r.size(), 0.0));
+  for (int b = 0; b < 2; ++b) {
+    int64_t rows = 0;
+    for (const std::vector<double>& P : attention_matrices(probe.taps[1 + b]))
+      accumulate_locality(P, n, true, r, branch[b], rows);
+    for (double& v : branch[b]) v /= static_cast<double>(rows);
+  }
+  const LocalityCurves curves = analyze_locality(model, tokens, n, 1, 0.25);
+  REQUIRE(curves.layers.size() == 2);
+  CHECK(curves.layers[1].mixer == "diag_norm_parallel");
+  CHECK(branch[0][1] == doctest::Approx(1.0));  // the diag branch: a window of 5 covers a block of 4
+  CHECK(branch[1][1] < 0.99);                     // NormAttention sees the whole causal row
+  for (size_t k = 0; k < r.size(); ++k) {
+    INFO(r[k]);
+    CHECK(curves.layers[1].l[k] == doctest::Approx((branch[0][k] + branch[1][k]) / 2));
+  }
 }

@@ -66,7 +66,8 @@ TEST_CASE("mixer table: every entry is complete, with a unique name and kind and
 
 TEST_CASE("mixer table: the reference's order, and lookups by name and kind agree with the table") {
   CHECK(mixer_names() ==
-        std::vector<std::string>{"softmax", "linear", "norm_attention", "diag", "performer", "cosformer"});
+        std::vector<std::string>{"softmax", "linear", "norm_attention", "diag", "performer", "cosformer",
+                                 "diag_norm_parallel"});
   for (const MixerEntry& entry : mixer_table()) {
     CHECK(find_mixer(entry.name) == &entry);
     CHECK(find_mixer(entry.kind) == &entry);
@@ -86,13 +87,18 @@ TEST_CASE("mixer table: the reference's order, and lookups by name and kind agre
 TEST_CASE("mixer table: every variant's options round trip through to_json and resolve") {
   for (const mixer_test::MixerCase& mc : mixer_test::mixer_cases()) {
     INFO(mc.name());
-    // A variant sets only its own mixer's options, so reading its section into default options
-    // must give the variant's options back; read strictly (no key the reader does not know).
+    // Reading a variant's section over its options changes nothing (every option the entry owns
+    // is written and read back), and into default options gives the same section; read strictly
+    // (no key the reader does not know). A variant may also set other entries' options
+    // (diag_norm_parallel's branches use diag's and norm_attention's).
     const ModelConfig config = mc.apply(small_config());
     const nlohmann::json section = mc.entry->to_json(config.attention);
+    const std::string where = "model.attention." + std::string(mc.entry->name);
+    AttentionOptions over = config.attention;
+    mc.entry->resolve(JsonSection(section, where), true, over);
+    CHECK(over == config.attention);
     AttentionOptions back;
-    mc.entry->resolve(JsonSection(section, "model.attention." + std::string(mc.entry->name)), true, back);
-    CHECK(back == config.attention);
+    mc.entry->resolve(JsonSection(section, where), true, back);
     CHECK(mc.entry->to_json(back) == section);
     // In a whole model config: model_config_to_json → resolve_model_json gives the same options.
     const ModelConfig reread = resolve_model_json(model_config_to_json(config), ModelJsonOptions{true});
@@ -150,11 +156,15 @@ TEST_CASE("mixer table: FLOP counts of every mixer by hand (d_model 8, 2 heads, 
   CHECK(core(MixerKind::NormAttention, true) == 1536.0);
   CHECK(core(MixerKind::Performer, false) == 1440.0);  // K = m = 3
   CHECK(core(MixerKind::Cosformer, true) == 3840.0);   // K = 2D = 8
+  // diag_norm_parallel: diag + NormAttention, 832 + 1536 causal, 1280 + 1536 bidirectional.
+  CHECK(core(MixerKind::DiagNormParallel, true) == 2368.0);
+  CHECK(core(MixerKind::DiagNormParallel, false) == 2816.0);
   // q/k/v/out: 4 · 2·N·d² = 6144 (N = 12); Performer adds 2 · 2·N·H·m·D = 1152.
   for (MixerKind kind : {MixerKind::Softmax, MixerKind::Linear, MixerKind::NormAttention, MixerKind::Diag,
                          MixerKind::Cosformer})
     CHECK(projections(kind) == 6144.0);
   CHECK(projections(MixerKind::Performer) == 7296.0);
+  CHECK(projections(MixerKind::DiagNormParallel) == 2 * 6144.0);  // both branches' q/k/v/out
   c.attention.cosformer.out_proj = false;
   CHECK(projections(MixerKind::Cosformer) == 4608.0);  // q/k/v only
 }
