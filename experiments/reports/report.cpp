@@ -19,6 +19,7 @@ ReportResult write_report(const ReportOptions& options) {
   const ReportInputs inputs = read_report_inputs(options.dirs);
   const ReportTable table = build_table(inputs, {options.metrics, options.by});
   const std::vector<ReportPlot> plots = make_report_plots(inputs, table);
+  const ReportHighlights highlights = report_highlights(inputs, table);
 
   ReportResult result;
   result.out_dir = !options.out_dir.empty() ? options.out_dir : options.dirs.size() == 1 ? options.dirs[0] : "report";
@@ -26,7 +27,7 @@ ReportResult write_report(const ReportOptions& options) {
   std::error_code ec;
   fs::create_directories(folder, ec);
   if (ec) throw IoError("cannot create " + folder.string() + ": " + ec.message());
-  const ReportDocument doc{inputs, table, plots, result.out_dir};
+  const ReportDocument doc{inputs, table, plots, highlights, result.out_dir};
   auto write = [&](const std::string& name, const std::string& text) {
     const std::string path = (fs::path(result.out_dir) / name).string();
     write_file_atomic(path, text);

@@ -19,6 +19,7 @@ th, td { border: 1px solid #ddd; padding: 0.3em 0.6em; text-align: right; white-
 th { background: #f4f4f4; position: sticky; top: 0; }
 td.text, th.text { text-align: left; }
 td.paper { color: #666; font-style: italic; }
+td.best { font-weight: bold; background: #eef7ee; }
 tr.notdone td { background: #fff4f4; }
 td.state-done { color: #1a7f37; } td.state-other { color: #b42318; }
 ul.problems li { font-size: 0.9em; margin: 0.2em 0; }
@@ -72,14 +73,15 @@ std::string points_table(const ReportDocument& doc) {
   out += "<th>params</th><th>tokens/s</th><th>wall (s)</th>";
   for (const std::string& a : t.analysis) out += "<th>" + html_escape(a) + "</th>";
   out += "<th class=\"text\">runs</th></tr>\n";
-  for (const ReportRow& row : t.rows) {
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    const ReportRow& row = t.rows[r];
     const bool all_done = row.state == "done";
     out += all_done ? "<tr>" : "<tr class=\"notdone\">";
     out += cell(row.label, "text") + cell(row.state, all_done ? "text state-done" : "text state-other");
     for (const std::string& v : row.values) out += cell(v, "text");
     for (const std::string& m : t.metrics) {
       const PooledStat& s = row.metrics.at(m);
-      out += cell(format_stat(s)) + cell(std::to_string(s.n));
+      out += cell(format_stat(s), is_best(doc.highlights, m, r) ? "best" : "") + cell(std::to_string(s.n));
       if (has(t.paper_metrics, m)) {
         const auto it = row.paper.find(m);
         out += cell(it == row.paper.end() ? "" : format_value(it->second), "paper");
@@ -155,7 +157,16 @@ std::string report_html(const ReportDocument& doc) {
          "its done runs, n = how many. Runs that are not done are counted in the state column and do not enter "
          "the statistics.";
   if (!t.by.empty()) out += " Rows are ordered by " + html_escape(t.by) + ".";
-  out += "</p>\n<h2>Points</h2>\n" + points_table(doc);
+  else out += " Rows are in the order of the sweep file (the paper's table order for the ablations).";
+  out += "</p>\n";
+  if (const std::string shared = describe_shared(doc.highlights); !shared.empty())
+    out += "<p><b>Shared by every run:</b> " + html_escape(shared) + ".</p>\n";
+  if (!doc.highlights.best.empty()) {
+    out += "<ul class=\"best\">\n";
+    for (const BestValue& b : doc.highlights.best) out += "<li>" + html_escape(describe_best(t, b)) + "</li>\n";
+    out += "</ul>\n";
+  }
+  out += "<h2>Points</h2>\n" + points_table(doc);
 
   std::string problems;
   for (const ReportRow& row : t.rows)

@@ -63,6 +63,17 @@ std::string report_json(const ReportDocument& doc) {
   out["metrics"] = t.metrics;
   out["available_metrics"] = t.available;
   out["by"] = t.by.empty() ? ordered_json(nullptr) : ordered_json(t.by);
+  ordered_json shared = ordered_json::object();
+  for (const auto& [key, value] : doc.highlights.shared) shared[key] = value;
+  out["shared"] = shared;
+  ordered_json best = ordered_json::array();
+  for (const BestValue& b : doc.highlights.best) {
+    ordered_json behind = ordered_json::array();
+    for (size_t r : b.clearly_worse) behind.push_back(t.rows[r].label);
+    best.push_back({{"metric", b.metric}, {"lower_is_better", b.lower_is_better}, {"row", t.rows[b.row].label},
+                    {"clearly_worse", behind}});
+  }
+  out["best"] = best;
   ordered_json rows = ordered_json::array();
   for (const ReportRow& row : t.rows) {
     ordered_json r = ordered_json::object();

@@ -59,7 +59,12 @@ std::string report_markdown(const ReportDocument& doc) {
          "how many. Runs that are not done (failed, diverged, pending, running, incomplete) are counted in "
          "the state column and do not enter the statistics.";
   if (!t.by.empty()) out += " Rows are ordered by " + t.by + ".";
+  else out += " Rows are in the order of the sweep file (the paper's table order for the ablations).";
   out += "\n\n";
+  if (const std::string shared = describe_shared(doc.highlights); !shared.empty())
+    out += "**Shared by every run:** " + md_cell(shared) + ".\n\n";
+  for (const BestValue& b : doc.highlights.best) out += "- " + md_cell(describe_best(t, b)) + "\n";
+  if (!doc.highlights.best.empty()) out += "\n";
 
   std::vector<std::string> head = {"point", "state"};
   for (const std::string& k : t.short_keys) head.push_back(md_cell(k));
@@ -75,12 +80,13 @@ std::string report_markdown(const ReportDocument& doc) {
   head.push_back("runs");
   out += row_line(head);
   out += row_line(std::vector<std::string>(head.size(), "---"));
-  for (const ReportRow& row : t.rows) {
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    const ReportRow& row = t.rows[r];
     std::vector<std::string> cells = {md_cell(row.label), md_cell(row.state)};
     for (const std::string& v : row.values) cells.push_back(md_cell(v));
     for (const std::string& m : t.metrics) {
       const PooledStat& s = row.metrics.at(m);
-      cells.push_back(format_stat(s));
+      cells.push_back(is_best(doc.highlights, m, r) ? "**" + format_stat(s) + "**" : format_stat(s));
       cells.push_back(std::to_string(s.n));
       if (std::find(t.paper_metrics.begin(), t.paper_metrics.end(), m) != t.paper_metrics.end()) {
         const auto it = row.paper.find(m);

@@ -13,6 +13,7 @@
 #include "core/io/atomic_file.h"
 #include "experiments/reports/report.h"
 #include "experiments/reports/report_format.h"
+#include "experiments/reports/report_highlights.h"
 #include "experiments/reports/svg_plot.h"
 #include "tests/temp_dir.h"
 #include "tests/experiments/report_fixture.h"
@@ -102,8 +103,18 @@ TEST_CASE("report: a sweep's seeds pooled exactly, failed points shown, paper va
 
   const std::string md = read_file((sweep / "report.md").string());
   CHECK(contains(md, "| normalize=scaling | done | scaling | "));
-  CHECK(contains(md, "| 12.0 ± 2.0 | 3 |"));
-  CHECK(contains(md, "| 30 ± 0 | 3 | 31.01 |"));  // test.ppl, its n, the paper value beside it
+  CHECK(contains(md, "| **12.0 ± 2.0** | 3 |"));       // the best valid.ppl in bold
+  CHECK(contains(md, "| **30 ± 0** | 3 | 31.01 |"));  // test.ppl (tied: the first row), its n, the paper value
+  CHECK(contains(md, "| 20 | 1 |"));
+  // Highlights: the settings every run shares, and the best point of each metric.
+  CHECK(contains(md, "**Shared by every run:** task language_modeling, d_model 32, seq_len 16, batch_size 2, "
+                     "max_steps 20, tokens per run 640, params 12.3k."));
+  CHECK(contains(md, "- valid.ppl (lower is better): best normalize=scaling, 12.0 ± 2.0; no point is clearly "
+                     "behind it (gap > 2 × the larger std)."));
+  CHECK(j["shared"]["train.max_steps"] == "20");
+  CHECK(j["shared"]["params"] == "12.3k");
+  CHECK(j["best"][1]["metric"] == "valid.ppl");
+  CHECK(j["best"][1]["row"] == "normalize=scaling");
   CHECK(contains(md, "| normalize=srmsnorm | failed (2 of 3 seeds) |"));
   CHECK(contains(md, "| 20 | 1 |"));
   CHECK(contains(md, "out of memory (made up)"));
@@ -301,4 +312,42 @@ TEST_CASE("report formatting: mean ± std to the std's precision, exact CSV numb
   CHECK(md_cell("a|b") == "a\\|b");
   CHECK(relative_link("/r/sweep/p1", "/r/sweep") == "p1");
   CHECK(relative_link("/r/a", "/r/report") == "../a");
+}
+
+TEST_CASE("report highlights: the best mean of each metric, and the rows clearly behind it") {
+  CHECK(lower_is_better("valid.ppl"));
+  CHECK(lower_is_better("test.loss"));
+  CHECK(lower_is_better("valid.error"));
+  CHECK_FALSE(lower_is_better("valid.accuracy"));
+  CHECK_FALSE(lower_is_better("dev_matched.mcc"));
+  CHECK_FALSE(lower_is_better("valid.pearson"));
+
+  // Hand-made rows: valid.ppl 10 ± 1, 13 ± 1, 11 ± 2, 14 (one seed); valid.accuracy the other way.
+  ReportTable table;
+  table.metrics = {"valid.ppl", "valid.accuracy"};
+  const double ppl[4][3] = {{10, 1, 3}, {13, 1, 3}, {11, 2, 3}, {14, 0, 1}};
+  const double acc[4][3] = {{0.80, 0.01, 3}, {0.70, 0.01, 3}, {0.79, 0.02, 3}, {0.90, 0, 1}};
+  for (int r = 0; r < 4; ++r) {
+    ReportRow row;
+    row.label = "row" + std::to_string(r);
+    row.metrics["valid.ppl"] = PooledStat{ppl[r][0], ppl[r][1], static_cast<size_t>(ppl[r][2])};
+    row.metrics["valid.accuracy"] = PooledStat{acc[r][0], acc[r][1], static_cast<size_t>(acc[r][2])};
+    table.rows.push_back(row);
+  }
+  const ReportHighlights h = report_highlights(ReportInputs{}, table);
+  CHECK(h.shared.empty());  // no run has a config or a parameter count
+  REQUIRE(h.best.size() == 2);
+  // valid.ppl: row0 (10 ± 1) is best; row1 is 3 behind > 2 × max(1, 1); row2 is 1 behind < 2 × 2;
+  // row3 has one seed, so no std and no verdict.
+  CHECK(h.best[0].row == 0);
+  CHECK(h.best[0].lower_is_better);
+  CHECK(h.best[0].clearly_worse == std::vector<size_t>{1});
+  CHECK(is_best(h, "valid.ppl", 0));
+  CHECK_FALSE(is_best(h, "valid.ppl", 1));
+  // valid.accuracy: higher is better, so row3 (0.90, one seed) is best, and with no std of its own
+  // nothing is called clearly behind it.
+  CHECK(h.best[1].row == 3);
+  CHECK(h.best[1].clearly_worse.empty());
+  CHECK(describe_best(table, h.best[0]) ==
+        "valid.ppl (lower is better): best row0, 10.0 ± 1.0; clearly behind it (gap > 2 × the larger std): row1.");
 }

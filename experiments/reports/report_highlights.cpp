@@ -1,0 +1,119 @@
+#include "experiments/reports/report_highlights.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "experiments/reports/report_format.h"
+
+namespace tn {
+
+namespace {
+
+/// The settings a reader compares runs by, in reading order.
+const std::vector<std::string> kSharedKeys = {
+    "task",          "model.arch",        "model.d_model",        "model.n_layers",
+    "model.n_heads", "data.seq_len",      "train.batch_size",     "train.max_steps",
+    "train.schedule.name", "train.schedule.warmup_steps", "train.optimizer.lr", "train.precision"};
+
+std::string config_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+/// The value of `key` shared by every run with a config, or nullopt (absent somewhere, or differing).
+std::optional<std::string> shared_value(const ReportInputs& inputs, const std::string& key) {
+  std::optional<std::string> value;
+  for (const RunRecord& run : inputs.runs) {
+    if (run.flat_config.empty()) continue;
+    const auto it = std::find_if(run.flat_config.begin(), run.flat_config.end(),
+                                 [&](const auto& kv) { return kv.first == key; });
+    if (it == run.flat_config.end() || it->second.is_null()) return std::nullopt;
+    const std::string text = config_text(it->second);
+    if (value && *value != text) return std::nullopt;
+    value = text;
+  }
+  return value;
+}
+
+std::optional<std::string> params_text(const ReportTable& table) {
+  double lo = INFINITY, hi = -INFINITY;
+  for (const ReportRow& row : table.rows)
+    if (row.params.has_mean()) {
+      lo = std::min(lo, row.params.mean);
+      hi = std::max(hi, row.params.mean);
+    }
+  if (!std::isfinite(lo)) return std::nullopt;
+  return format_count(lo) == format_count(hi) ? format_count(lo) : format_count(lo) + "–" + format_count(hi);
+}
+
+std::optional<BestValue> best_of(const ReportTable& table, const std::string& metric) {
+  BestValue best{metric, lower_is_better(metric), 0, {}};
+  bool found = false;
+  for (size_t r = 0; r < table.rows.size(); ++r) {
+    const PooledStat& s = table.rows[r].metrics.at(metric);
+    if (!s.has_mean() || !std::isfinite(s.mean)) continue;
+    const double current = table.rows[best.row].metrics.at(metric).mean;
+    if (!found || (best.lower_is_better ? s.mean < current : s.mean > current)) best.row = r;
+    found = true;
+  }
+  if (!found) return std::nullopt;
+  const PooledStat& b = table.rows[best.row].metrics.at(metric);
+  for (size_t r = 0; r < table.rows.size() && b.has_std(); ++r) {
+    const PooledStat& s = table.rows[r].metrics.at(metric);
+    if (r == best.row || !s.has_std() || !std::isfinite(s.mean)) continue;
+    if (std::fabs(s.mean - b.mean) > 2.0 * std::max(s.std, b.std)) best.clearly_worse.push_back(r);
+  }
+  return best;
+}
+
+}  // namespace
+
+bool lower_is_better(const std::string& metric) {
+  const std::string name = metric.substr(metric.rfind('.') == std::string::npos ? 0 : metric.rfind('.') + 1);
+  for (const char* low : {"loss", "ppl", "perplexity", "error", "bpc", "mse", "mae"})
+    if (name == low || name.find(std::string(low) + "_") == 0) return true;
+  return false;
+}
+
+ReportHighlights report_highlights(const ReportInputs& inputs, const ReportTable& table) {
+  ReportHighlights h;
+  for (const std::string& key : kSharedKeys)
+    if (auto v = shared_value(inputs, key)) h.shared.emplace_back(key, *v);
+  const auto steps = shared_value(inputs, "train.max_steps"), batch = shared_value(inputs, "train.batch_size"),
+             seq = shared_value(inputs, "data.seq_len");
+  if (steps && batch && seq) {
+    try {
+      const double tokens = std::stod(*steps) * std::stod(*batch) * std::stod(*seq);
+      h.shared.emplace_back("tokens per run", format_count(tokens));
+    } catch (const std::exception&) {  // a value that is not a number: no total
+    }
+  }
+  if (auto p = params_text(table)) h.shared.emplace_back("params", *p);
+  for (const std::string& m : table.metrics)
+    if (auto b = best_of(table, m)) h.best.push_back(std::move(*b));
+  return h;
+}
+
+bool is_best(const ReportHighlights& h, const std::string& metric, size_t row) {
+  for (const BestValue& b : h.best)
+    if (b.metric == metric) return b.row == row;
+  return false;
+}
+
+std::string describe_shared(const ReportHighlights& h) {
+  std::string out;
+  for (const auto& [key, value] : h.shared) {
+    const std::string name = key.substr(key.rfind('.') == std::string::npos ? 0 : key.rfind('.') + 1);
+    out += (out.empty() ? "" : ", ") + name + " " + value;
+  }
+  return out;
+}
+
+std::string describe_best(const ReportTable& table, const BestValue& best) {
+  std::string out = best.metric + (best.lower_is_better ? " (lower is better)" : " (higher is better)") + ": best " +
+                    table.rows[best.row].label + ", " + format_stat(table.rows[best.row].metrics.at(best.metric));
+  if (best.clearly_worse.empty()) return out + "; no point is clearly behind it (gap > 2 × the larger std).";
+  out += "; clearly behind it (gap > 2 × the larger std): ";
+  for (size_t i = 0; i < best.clearly_worse.size(); ++i)
+    out += (i ? ", " : "") + table.rows[best.clearly_worse[i]].label;
+  return out + ".";
+}
+
+}  // namespace tn

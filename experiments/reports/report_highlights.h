@@ -1,0 +1,50 @@
+#pragma once
+// What a reader of a report looks for first: the settings every run shares (steps, batch, model
+// size, ...), and, per metric, the best point and which points it is clearly better than. "Clearly"
+// is the rule docs/results uses: the gap between two means exceeds twice the larger of their
+// standard deviations (over seeds); with one seed there is no std and nothing is called clear.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "experiments/reports/report_inputs.h"
+#include "experiments/reports/report_table.h"
+
+namespace tn {
+
+/// The best row of one metric.
+struct BestValue {
+  std::string metric;  // "valid.ppl"
+  bool lower_is_better = true;
+  size_t row = 0;      // index into ReportTable::rows
+  /// Rows whose mean is worse by more than 2 × max(std of the best, std of that row); each has
+  /// n ≥ 2 and so does the best.
+  std::vector<size_t> clearly_worse;
+};
+
+struct ReportHighlights {
+  /// ("train.max_steps", "450"), in a fixed order: the keys of kSharedKeys (report_highlights.cpp)
+  /// whose config value is the same in every run that has a config, then "tokens per run" when
+  /// steps, batch and seq_len are all shared, and "params" (one value, or "min–max" over the rows).
+  std::vector<std::pair<std::string, std::string>> shared;
+  std::vector<BestValue> best;  // one per chosen metric with a mean in some row, in column order
+};
+
+/// Whether a smaller value of `metric` ("valid.ppl", "test.loss") is better: loss, ppl,
+/// perplexity and error metrics are; accuracy, f1, mcc, pearson, spearman and others are not.
+bool lower_is_better(const std::string& metric);
+
+/// The highlights of `table` (built from `inputs`).
+ReportHighlights report_highlights(const ReportInputs& inputs, const ReportTable& table);
+
+/// Whether `row` is the best of `metric` in `h`.
+bool is_best(const ReportHighlights& h, const std::string& metric, size_t row);
+
+/// "task language_modeling, d_model 128, ..., params 3.03M" (plain text; "" when nothing is shared).
+std::string describe_shared(const ReportHighlights& h);
+/// "valid.ppl (lower is better): best t1, 636 ± 37; clearly behind it (gap > 2 × the larger std):
+/// ffn, none." or "...; no point is clearly behind it." (plain text).
+std::string describe_best(const ReportTable& table, const BestValue& best);
+
+}  // namespace tn
