@@ -60,7 +60,7 @@ MixerEntry performer_mixer_entry() {
                .probe_size = LinearAttention::kChunk},
           },
       .no_grad_probes_because =
-          "its stabiliser is a constant for autograd (reference README item 8), so plain finite "
+          "its stabiliser is a constant for autograd (the PyTorch reference detaches it), so plain finite "
           "differences, which move the stabiliser too, differentiate another function wherever a "
           "denominator is clamped; the kernel is checked with the stabiliser held fixed "
           "(tests/layers/kernels/test_performer_features.cpp) and the module against PyTorch's "

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Copies the records of a sweep folder (sweep.json, and each run's config.yaml, metrics.jsonl,
+# summary.json, train.log, locality.json, predictions/; not the checkpoints or train states) into
+# DEST, so that a report's links resolve in the repository and `transnormer report DEST` rebuilds
+# it. A rerun of the sweep into a folder restored from DEST skips the points that are done.
+#   bash scripts/keep_run_records.sh runs/ablations/t1_design docs/results/t1_design/runs
+set -euo pipefail
+if [ $# -ne 2 ]; then
+  echo "usage: $0 SWEEP_DIR DEST" >&2
+  exit 2
+fi
+src=$1 dest=$2
+if [ ! -f "$src/sweep.json" ]; then
+  echo "$src: no sweep.json: not a sweep folder (give the folder of transnormer sweep --out)" >&2
+  exit 2
+fi
+mkdir -p "$dest"
+(cd "$src" && find . -type f \( -name sweep.json -o -name config.yaml -o -name metrics.jsonl -o \
+    -name summary.json -o -name diverged.json -o -name train.log -o -name locality.json -o \
+    -path '*/predictions/*.jsonl' \) -print0) |
+  while IFS= read -r -d '' f; do
+    mkdir -p "$dest/$(dirname "$f")"
+    cp -p "$src/$f" "$dest/$f"
+  done
+echo "kept the records of $src in $dest ($(du -sh "$dest" | cut -f1))" >&2
