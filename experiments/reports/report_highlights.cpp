@@ -100,7 +100,11 @@ bool is_best(const ReportHighlights& h, const std::string& metric, size_t row) {
 std::string describe_shared(const ReportHighlights& h) {
   std::string out;
   for (const auto& [key, value] : h.shared) {
-    const std::string name = key.substr(key.rfind('.') == std::string::npos ? 0 : key.rfind('.') + 1);
+    std::string name = key.substr(key.rfind('.') == std::string::npos ? 0 : key.rfind('.') + 1);
+    if (name == "name") {  // train.schedule.name: the section names it
+      const std::string section = key.substr(0, key.rfind('.'));
+      name = section.substr(section.rfind('.') == std::string::npos ? 0 : section.rfind('.') + 1);
+    }
     out += (out.empty() ? "" : ", ") + name + " " + value;
   }
   return out;
