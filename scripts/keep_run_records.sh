@@ -3,6 +3,8 @@
 # summary.json, train.log, locality.json, predictions/; not the checkpoints or train states) into
 # DEST, so that a report's links resolve in the repository and `transnormer report DEST` rebuilds
 # it. A rerun of the sweep into a folder restored from DEST skips the points that are done.
+# Paths of this machine are replaced in the copies: the data root ($TRANSNORMER_DATA, else ./data)
+# by "<data root>", and the binary's path in recorded command lines by "transnormer".
 #   bash scripts/keep_run_records.sh runs/ablations/t1_design docs/results/t1_design/runs
 set -euo pipefail
 if [ $# -ne 2 ]; then
@@ -21,5 +23,16 @@ mkdir -p "$dest"
   while IFS= read -r -d '' f; do
     mkdir -p "$dest/$(dirname "$f")"
     cp -p "$src/$f" "$dest/$f"
+  done
+root=${TRANSNORMER_DATA:-data}
+roots=()  # absolute spellings only: a relative "data" would match inside other paths
+[[ "$root" == /* ]] && roots+=("$root")
+[ -d "$root" ] && roots+=("$(cd "$root" && pwd -P)" "$(cd "$root" && pwd)")
+find "$dest" -type f \( -name '*.json' -o -name '*.jsonl' -o -name '*.yaml' -o -name '*.log' \) -print0 |
+  while IFS= read -r -d '' f; do
+    for r in "${roots[@]}"; do
+      [ "${#r}" -gt 1 ] && sed -i "s#${r%/}/#<data root>/#g; s#${r%/}\([\" ]\)#<data root>\1#g; s#${r%/}\$#<data root>#" "$f"
+    done
+    sed -i -E 's#(\"command\": \"|^\# transnormer sweep [^:]*: )[^" ]*/transnormer #\1transnormer #' "$f"
   done
 echo "kept the records of $src in $dest ($(du -sh "$dest" | cut -f1))" >&2
