@@ -7,18 +7,22 @@
 #include <iostream>
 #include <string>
 
+#include "app/command_line.h"
 #include "app/verbs.h"
+#include "core/version.h"
 #include "core/error.h"
 #include "core/process/stop_signal.h"
 #include "experiments/runner/runner.h"
 
 int main(int argc, char** argv) {
+  tn::app::keep_command_line(argc, argv);
   auto logger = spdlog::stderr_color_mt("transnormer");
   logger->set_pattern("[%H:%M:%S] %^%l%$ %v");
   spdlog::set_default_logger(logger);
 
   CLI::App app{"transnormer: train and evaluate linear transformers (TransNormer, EMNLP 2022) on CPU"};
   app.require_subcommand(1, 1);
+  app.set_version_flag("--version", std::string("transnormer ") + tn::program_version());
   std::vector<std::pair<CLI::App*, tn::app::Action>> verbs;
   auto add = [&](tn::app::Action (*register_verb)(CLI::App&)) {
     const size_t before = app.get_subcommands({}).size();
@@ -55,6 +59,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);

@@ -1,49 +1,136 @@
-// `transnormer train CONFIG.yaml [--set key.path=value ...] [--out DIR] [--data-root DIR] [--threads N] [--resume]`
-// Parses the arguments; the runner (experiments/runner/runner.h) does the rest, for any task.
-#include <nlohmann/json.hpp>
+// `transnormer train CONFIG.yaml [--set key.path=value ...] [--out DIR] [--data-root DIR] [--threads N]
+//                   [--resume | --overwrite] [--dry-run]`
+// `transnormer train --resume RUN_DIR [--set ...]`: continues a run from its own config.yaml.
+// Parses the arguments, claims the run directory, sends the log to DIR/train.log as well as
+// stderr; the runner (experiments/runner/runner.h) does the rest, for any task.
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iostream>
 
+#include "app/command_line.h"
 #include "app/verbs.h"
+#include "core/error.h"
 #include "core/process/stop_signal.h"
 #include "data/data_root.h"
-#include "experiments/spec.h"
+#include "experiments/runner/dry_run.h"
 #include "experiments/runner/runner.h"
+#include "experiments/spec.h"
 
 namespace tn::app {
 namespace {
+
+namespace fs = std::filesystem;
+
 struct TrainArgs {
   std::string config, out, data_root;
   std::vector<std::string> overrides;
   int threads = 0;
-  bool resume = false;
+  bool resume = false, overwrite = false, dry_run = false;
+  std::string command;  // the command line as given, for run.json
 };
+
+/// CONFIG may be a run directory when resuming: its config.yaml is the spec and it is the --out.
+void resolve_run_folder(TrainArgs& a) {
+  if (!fs::is_directory(a.config)) return;
+  if (!a.resume)
+    throw ConfigError(a.config + " is a folder: to continue the run in it, use `transnormer train --resume " + a.config +
+                      "`; to start a run, give a spec file (YAML)");
+  const std::string spec = (fs::path(a.config) / "config.yaml").string();
+  if (!fs::is_regular_file(spec))
+    throw ConfigError(a.config + ": no config.yaml, so this folder holds no run to resume; give the run's folder, "
+                      "or the spec file with --out");
+  if (!a.out.empty() && fs::weakly_canonical(a.out) != fs::weakly_canonical(a.config))
+    throw ConfigError("--out " + a.out + " differs from the run folder " + a.config + " given to --resume; leave out --out");
+  a.out = a.config;
+  a.config = spec;
+}
+
+constexpr const char* kLogPattern = "[%Y-%m-%d %H:%M:%S] %l %v";
+
+/// Keeps the log lines of the run's start (before its folder may be written) in memory.
+std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt> hold_early_log() {
+  auto ring = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(256);
+  ring->set_pattern(kLogPattern);
+  spdlog::default_logger()->sinks().push_back(ring);
+  return ring;
+}
+
+/// Sends the log to DIR/train.log too (appended when resuming, else started anew), beginning with
+/// the lines `early` held, unless stderr already goes to that file (a sweep's child, whose stderr
+/// the sweep keeps there).
+void log_to_run_folder(const std::string& dir, bool resume,
+                       const std::shared_ptr<spdlog::sinks::ringbuffer_sink_mt>& early) {
+  auto& sinks = spdlog::default_logger()->sinks();
+  std::erase(sinks, early);
+  const std::string path = (fs::path(dir) / "train.log").string();
+  struct stat err {}, file {};
+  if (::fstat(2, &err) == 0 && ::stat(path.c_str(), &file) == 0 && err.st_dev == file.st_dev && err.st_ino == file.st_ino)
+    return;
+  {
+    std::ofstream out(path, resume ? std::ios::app : std::ios::trunc);
+    for (const std::string& line : early->last_formatted()) out << line;
+    if (!out) throw IoError(path + ": cannot write the run's log");
+  }
+  try {
+    auto sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(path, false);
+    sink->set_pattern(kLogPattern);
+    sinks.push_back(sink);
+  } catch (const spdlog::spdlog_ex& e) {
+    throw IoError(path + ": cannot write the run's log (" + e.what() + ")");
+  }
+}
+
+int run(TrainArgs& a) {
+  resolve_run_folder(a);
+  std::vector<std::string> overrides = a.overrides;
+  if (a.threads > 0) overrides.push_back("train.threads=" + std::to_string(a.threads));
+  ExperimentSpec spec = load_spec(a.config, overrides);
+  RunOptions options;
+  options.out_dir = a.out.empty() ? (fs::path("runs") / spec.name).string() : a.out;
+  options.data_root = resolve_data_root(a.data_root);
+  options.resume = a.resume;
+  options.overwrite = a.overwrite;
+  options.invocation = {a.command, a.overrides};
+  if (a.dry_run) {
+    std::cout << dry_run(spec, options) << std::flush;
+    return 0;
+  }
+  const auto early = hold_early_log();
+  options.on_run_dir = [&](const std::string& dir) { log_to_run_folder(dir, a.resume, early); };
+  install_stop_handlers();  // SIGTERM/SIGINT: finish the step, save, exit 143/130
+  options.stop_requested = stop_signal;
+  run_training(spec, options);
+  return 0;
+}
+
 }  // namespace
 
 Action add_train_verb(CLI::App& app) {
   auto args = std::make_shared<TrainArgs>();
   CLI::App* sub = app.add_subcommand("train", "Train a model from a YAML experiment spec");
-  sub->add_option("config", args->config, "experiment spec (YAML)")->required();
+  sub->add_option("config", args->config, "experiment spec (YAML), or with --resume a run folder")->required();
   sub->add_option("--set", args->overrides, "override a spec value: key.path=value (repeatable)");
   sub->add_option("--out", args->out, "run directory (default runs/<config name>)");
   sub->add_option("--data-root", args->data_root,
                   "dataset root (default $TRANSNORMER_DATA, else ./data)");
   sub->add_option("--threads", args->threads, "threads (default: train.threads, else all cores)")->check(CLI::Range(0, 1024));
-  sub->add_flag("--resume", args->resume,
-                "continue the run in the run directory from its last checkpoint (same spec; "
-                "train.max_steps may be raised)");
+  auto* resume = sub->add_flag("--resume", args->resume,
+                               "continue the run in the run directory from its last checkpoint (same spec; "
+                               "train.max_steps may be raised); `train --resume RUN_DIR` reads RUN_DIR/config.yaml");
+  sub->add_flag("--overwrite", args->overwrite,
+                "start again in a run directory that holds a run, deleting that run's files")
+      ->excludes(resume);
+  sub->add_flag("--dry-run", args->dry_run,
+                "resolve and check the spec, read the data, print the run's config.yaml with the data files and "
+                "memory estimate; train and write nothing");
   return [args]() {
-    std::vector<std::string> overrides = args->overrides;
-    if (args->threads > 0) overrides.push_back("train.threads=" + std::to_string(args->threads));
-    ExperimentSpec spec = load_spec(args->config, overrides);
-    RunOptions options;
-    options.out_dir = args->out.empty() ? (std::filesystem::path("runs") / spec.name).string() : args->out;
-    options.data_root = resolve_data_root(args->data_root);
-    options.resume = args->resume;
-    install_stop_handlers();  // SIGTERM/SIGINT: finish the step, save, exit 143/130
-    options.stop_requested = stop_signal;
-    run_training(spec, options);
-    return 0;
+    args->command = command_line();
+    return run(*args);
   };
 }
 

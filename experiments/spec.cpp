@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include <spdlog/fmt/fmt.h>
+
 #include "core/config/json_section.h"
 #include "core/error.h"
 #include "data/readers/registry.h"
@@ -347,6 +349,29 @@ LrSchedule make_schedule(const ScheduleSpec& schedule, double peak_lr, int64_t m
   out.total_steps = schedule.total_steps > 0 ? schedule.total_steps : max_steps;
   out.end_lr = schedule.end_lr;
   out.power = schedule.power;
+  return out;
+}
+
+std::vector<std::string> schedule_warnings(const TrainSpec& train) {
+  std::vector<std::string> out;
+  const ScheduleSpec& s = train.schedule;
+  if (s.kind == ScheduleKind::Constant) return out;
+  const LrSchedule schedule = make_schedule(s, train.optimizer.lr, train.max_steps);
+  const std::string steps = std::to_string(train.max_steps);
+  if (s.warmup_steps >= train.max_steps)
+    out.push_back(fmt::format("train.schedule.warmup_steps ({}) is not below train.max_steps ({}): the run ends "
+                              "inside the warmup, at lr {:.3g} of the peak {:.3g}; lower warmup_steps (e.g. to {})",
+                              s.warmup_steps, steps, schedule.lr(train.max_steps), train.optimizer.lr,
+                              std::max<int64_t>(1, train.max_steps / 10)));
+  const bool decays = s.kind == ScheduleKind::PolynomialDecay || s.kind == ScheduleKind::Cosine;
+  if (decays && s.total_steps > train.max_steps)
+    out.push_back(fmt::format("train.schedule.total_steps ({}) is beyond train.max_steps ({}): the decay is cut "
+                              "short at lr {:.3g}; set total_steps to {} or leave it out (it follows max_steps)",
+                              s.total_steps, steps, schedule.lr(train.max_steps), steps));
+  if (decays && s.total_steps < train.max_steps)
+    out.push_back(fmt::format("train.schedule.total_steps ({}) is below train.max_steps ({}): the last {} steps "
+                              "run at the final lr {:.3g}; set total_steps to {} or leave it out",
+                              s.total_steps, steps, train.max_steps - s.total_steps, schedule.lr(train.max_steps), steps));
   return out;
 }
 

@@ -128,4 +128,10 @@ std::string spec_to_yaml(const ExperimentSpec& spec);
 /// max_steps. Throws ConfigError for warmup_steps < 1 with inverse_sqrt.
 LrSchedule make_schedule(const ScheduleSpec& schedule, double peak_lr, int64_t max_steps);
 
+/// What does not fit train.max_steps in the schedule, one message per problem, each with its fix:
+/// a warmup that has not ended by the last step (the run never reaches the peak lr), a decay
+/// (total_steps of polynomial_decay or cosine) that ends after the last step or well before it.
+/// Empty when the schedule fits. The runner and `train --dry-run` print them as warnings.
+std::vector<std::string> schedule_warnings(const TrainSpec& train);
+
 }  // namespace tn

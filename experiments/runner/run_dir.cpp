@@ -5,8 +5,46 @@
 
 #include "core/error.h"
 #include "core/io/atomic_file.h"
+#include "experiments/runner/train_state.h"
 
 namespace tn {
+
+namespace {
+/// The files a run writes (runner, train state, run history, predictions/).
+/// (Not train.log: it may be the open stderr of this very process, a sweep's child; the new run's
+/// log replaces it.)
+const char* const kRunFiles[] = {"config.yaml",   "metrics.jsonl",         "summary.json",
+                                 "run.json",      kDivergedFile,           "checkpoint.safetensors",
+                                 kTrainStateFile, kPreviousTrainStateFile};
+}  // namespace
+
+bool holds_run(const std::string& path) {
+  for (const char* name : {"config.yaml", "metrics.jsonl", "summary.json", "checkpoint.safetensors"})
+    if (std::filesystem::exists(std::filesystem::symlink_status(std::filesystem::path(path) / name))) return true;
+  return false;
+}
+
+void claim_run_dir(const std::string& path, bool overwrite) {
+  if (!holds_run(path)) return;
+  if (!overwrite)
+    throw ConfigError(path + " already holds a run (its config.yaml, metrics or checkpoint): continue it with "
+                      "`transnormer train --resume " + path + "`, start it again with --overwrite (deletes that "
+                      "run's files), or give another --out");
+  clear_run(path);
+}
+
+void clear_run(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (const char* name : kRunFiles) {
+    fs::remove(fs::path(path) / name, ec);
+    if (ec) throw IoError((fs::path(path) / name).string() + ": cannot delete (" + ec.message() + ")");
+  }
+  const fs::path predictions = fs::path(path) / "predictions";
+  if (fs::is_symlink(predictions)) fs::remove(predictions, ec);
+  else if (fs::is_directory(predictions)) fs::remove_all(predictions, ec);
+  if (ec) throw IoError(predictions.string() + ": cannot delete (" + ec.message() + ")");
+}
 
 RunDir::RunDir(std::string path) : path_(std::move(path)) {
   std::error_code ec;

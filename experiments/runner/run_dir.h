@@ -15,6 +15,21 @@ namespace tn {
 /// Written when training diverged: {"step", "error"} (`sweep` and `report` mark the run diverged).
 inline constexpr const char* kDivergedFile = "diverged.json";
 
+/// Whether the folder `path` holds a run: its config.yaml, metrics.jsonl, summary.json or
+/// checkpoint. (A train.log alone does not count: a sweep writes one before the run starts.)
+bool holds_run(const std::string& path);
+
+/// Refuses to start a new run in a folder that holds one (ConfigError, exit 2, naming --resume
+/// and --overwrite) unless `overwrite`; with `overwrite`, deletes that run's files (clear_run).
+/// Nothing is written when it refuses.
+void claim_run_dir(const std::string& path, bool overwrite);
+
+/// Deletes the files a run writes in `path` (config.yaml, metrics.jsonl, summary.json, run.json,
+/// diverged.json, the checkpoints and train states, predictions/), never the folder itself nor
+/// anything else in it. A symlink among them is removed, not followed. train.log stays: the new
+/// run's log replaces it (`train` truncates it; a sweep's child writes it as its stderr).
+void clear_run(const std::string& path);
+
 class RunDir {
  public:
   /// Creates `path` (and parents). Throws DataError when it cannot.

@@ -16,6 +16,7 @@
 #include "experiments/runner/memory_check.h"
 #include "experiments/runner/resume.h"
 #include "experiments/runner/run_dir.h"
+#include "experiments/runner/run_history.h"
 #include "experiments/runner/train_log.h"
 #include "experiments/runner/train_state.h"
 #include "experiments/runner/train_step.h"
@@ -36,6 +37,8 @@ class Run {
  public:
   Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<Task> task);
   RunSummary execute();
+  /// Records how this session ended in run.json (done, diverged, stopped, failed).
+  void finish(const std::string& outcome) { history_->finish(outcome); }
 
  private:
   void train_steps();
@@ -56,6 +59,7 @@ class Run {
   std::unique_ptr<Task> task_;
   std::unique_ptr<TransNormerModel> model_;
   std::unique_ptr<RunDir> run_;
+  std::unique_ptr<RunHistory> history_;
   std::unique_ptr<TrainStep> step_;
   TrainLog log_{0, 0};          // the training log (its open window is saved with each checkpoint)
   std::unique_ptr<GradStats> grad_stats_;  // train.analysis.grad_stats, else null
@@ -68,6 +72,12 @@ class Run {
 Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<Task> task)
     : spec_(spec), options_(options), task_(std::move(task)) {
   const TrainSpec& train = spec_.train;
+  // The run directory first: refuse before any work, and never over another run's files.
+  if (options.resume && !std::filesystem::is_directory(options.out_dir))
+    throw ConfigError(options.out_dir + ": nothing to resume: the directory does not exist; "
+                      "train without --resume to start a new run");
+  if (!options.resume) claim_run_dir(options.out_dir, options.overwrite);
+  for (const std::string& warning : schedule_warnings(train)) spdlog::warn("{}", warning);
   set_num_threads(train.threads);  // before any oneDNN primitive is made
   task_->configure_model(spec_.model, spec_.vocab_size_given, spec_.path);
   spec_.vocab_size_given = true;
@@ -76,10 +86,8 @@ Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<
   spdlog::info("model: {} layers, d_model {}, {} heads, {} parameters, {} threads", spec_.model.n_layers,
                spec_.model.d_model, spec_.model.n_heads, model_->params().parameter_count(), num_threads());
 
-  if (options.resume && !std::filesystem::is_directory(options.out_dir))
-    throw ConfigError(options.out_dir + ": nothing to resume: the directory does not exist; "
-                      "train without --resume to start a new run");
   run_ = std::make_unique<RunDir>(options.out_dir);
+  if (options.on_run_dir) options.on_run_dir(run_->path());
   if (options.resume) check_resumable(*run_, spec_);
   std::filesystem::remove(run_->file(kDivergedFile));  // this session decides anew
   step_ = std::make_unique<TrainStep>(*model_, train);
@@ -105,6 +113,7 @@ Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<
                  finishing_ ? ": final evaluations only" : "");
   }
   run_->write_config(spec_to_yaml(spec_));
+  history_ = std::make_unique<RunHistory>(run_->path(), options.invocation, num_threads(), options.resume);
 }
 
 Metrics Run::evaluate(const std::string& split, int64_t step) {
@@ -198,8 +207,8 @@ void Run::train_steps() {
 void Run::stop(int signal, int64_t step) {
   if (saved_step_ != step) save(step);
   throw TrainingInterrupted(signal, fmt::format("stopped by {} after step {}: the checkpoint and train state of that "
-                                                "step are in {}; continue with `transnormer train {} --out {} --resume`",
-                                                signal_name(signal), step, run_->path(), spec_.path, run_->path()));
+                                                "step are in {}; continue with `transnormer train --resume {}`",
+                                                signal_name(signal), step, run_->path(), run_->path()));
 }
 
 RunSummary Run::summarize() const {
@@ -249,9 +258,18 @@ RunSummary Run::execute() {
 RunSummary run_training(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<Task> task) {
   Run run(spec, options, std::move(task));
   try {
-    return run.execute();
+    RunSummary summary = run.execute();
+    run.finish("done");
+    return summary;
   } catch (const TrainingDiverged& e) {
     RunDir(options.out_dir).write_diverged(e.step, e.what());
+    run.finish("diverged");
+    throw;
+  } catch (const TrainingInterrupted&) {
+    run.finish("stopped");
+    throw;
+  } catch (...) {
+    run.finish("failed");
     throw;
   }
 }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "experiments/outputs/run_summary.h"
+#include "experiments/runner/run_history.h"
 #include "experiments/spec.h"
 #include "experiments/tasks/task.h"
 
@@ -19,6 +20,14 @@ struct RunOptions {
   std::string out_dir;    // run directory (created)
   std::string data_root;  // where relative data paths are taken from
   bool resume = false;    // continue the run in out_dir from its last checkpoint (--resume)
+  /// A new run in a folder that holds one deletes that run's files first (--overwrite); without
+  /// it, such a folder is refused (ConfigError) before anything is written.
+  bool overwrite = false;
+  RunInvocation invocation;  // the command line and overrides, for run.json
+  /// Called with the run directory once the run has passed its checks (spec, data, memory, the
+  /// folder's claim or resume) and the folder exists, before its first file is written: the CLI
+  /// starts DIR/train.log there. Empty: nothing.
+  std::function<void(const std::string& dir)> on_run_dir;
   /// Polled after every step: a nonzero signal number stops the run there, with a checkpoint and
   /// train state of that step (TrainingInterrupted). Empty: never stop.
   std::function<int()> stop_requested;

@@ -75,7 +75,9 @@ std::string shell_quote(const std::string& arg) {
   return out + "'";
 }
 
-/// The child's command line: `transnormer train BASE --set ... --out DIR --threads T [--resume]`.
+/// The child's command line: `transnormer train BASE --set ... --out DIR --threads T --resume|--overwrite`:
+/// a point that does not resume starts afresh in its folder, which belongs to the sweep (a point
+/// killed before its first checkpoint, a diverged one) and may hold that earlier attempt.
 std::vector<std::string> train_command(const SweepSpec& sweep, const SweepPoint& point, const SweepOptions& options,
                                        bool resume) {
   std::vector<std::string> argv = {options.binary, "train", sweep.base};
@@ -84,7 +86,7 @@ std::vector<std::string> train_command(const SweepSpec& sweep, const SweepPoint&
   argv.insert(argv.end(), {"--out", (fs::path(options.out_dir) / point.dir).string(), "--threads",
                            std::to_string(options.threads_per_job)});
   if (!options.data_root.empty()) argv.insert(argv.end(), {"--data-root", options.data_root});
-  if (resume) argv.push_back("--resume");
+  argv.push_back(resume ? "--resume" : "--overwrite");
   return argv;
 }
 

@@ -81,6 +81,7 @@ inline std::string scratch_dir(const std::string& name) {
 }
 
 inline void write_text(const std::string& path, const std::string& text) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   std::ofstream(path) << text;
 }
 

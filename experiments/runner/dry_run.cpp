@@ -1,0 +1,51 @@
+#include "experiments/runner/dry_run.h"
+
+#include <spdlog/fmt/fmt.h>
+
+#include <filesystem>
+
+#include "core/error.h"
+#include "experiments/runner/memory_check.h"
+#include "experiments/runner/run_dir.h"
+#include "experiments/tasks/registry.h"
+
+namespace tn {
+
+namespace {
+
+std::string run_dir_line(const RunOptions& options) {
+  if (options.resume) {
+    if (!std::filesystem::is_directory(options.out_dir))
+      throw ConfigError(options.out_dir + ": nothing to resume: the directory does not exist; "
+                        "train without --resume to start a new run");
+    return "# run directory: " + options.out_dir + " (resumed from its last checkpoint)\n";
+  }
+  if (holds_run(options.out_dir)) {
+    if (!options.overwrite) claim_run_dir(options.out_dir, false);  // throws the refusal
+    return "# run directory: " + options.out_dir + " (holds a run: --overwrite would delete its files)\n";
+  }
+  return "# run directory: " + options.out_dir + (std::filesystem::exists(options.out_dir) ? "\n" : " (new)\n");
+}
+
+}  // namespace
+
+std::string dry_run(ExperimentSpec spec, const RunOptions& options) {
+  const std::string dir = run_dir_line(options);
+  const std::unique_ptr<Task> task = make_task(spec, options.data_root);
+  task->configure_model(spec.model, spec.vocab_size_given, spec.path);
+  spec.vocab_size_given = true;
+  const MemoryEstimate memory = estimate_training_memory(spec.model, task->positions_per_batch());
+  check_fits_in_memory(memory, spec.path);
+
+  std::string out = spec_to_yaml(spec);
+  out += "# --dry-run: nothing was trained or written.\n" + dir;
+  for (const auto& [split, source] : task->report().data) out += "# data " + split + ": " + source + "\n";
+  out += fmt::format("# parameters: about {:.4g}M; training memory at least {:.2f} GiB ({:.2f} GiB weights, "
+                     "gradients and AdamW state; {:.2f} GiB activations of one batch)\n",
+                     memory.parameters / 1e6, memory.total_bytes() / 1073741824.0, memory.weight_bytes / 1073741824.0,
+                     memory.activation_bytes / 1073741824.0);
+  for (const std::string& warning : schedule_warnings(spec.train)) out += "# warning: " + warning + "\n";
+  return out;
+}
+
+}  // namespace tn

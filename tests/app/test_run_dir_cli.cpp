@@ -1,0 +1,136 @@
+// The life of a run directory through the CLI: a folder holding a run is never overwritten without
+// --overwrite (and is left byte for byte as it was), a run records how it was started (run.json,
+// train.log), `train --dry-run` writes nothing, schedules that do not fit max_steps are warned
+// about, and --version prints the version that run.json records.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+
+#include "tests/app/cli_runner.h"
+#include "tests/app/tiny_spec.h"
+
+using namespace tn::test;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Every file of `dir` (recursively) with its bytes.
+std::map<std::string, std::string> folder_bytes(const std::string& dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& entry : fs::recursive_directory_iterator(dir))
+    if (entry.is_regular_file()) out[fs::relative(entry.path(), dir).string()] = slurp(entry.path().string());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("cli: a folder holding a run is refused without --resume or --overwrite, and left intact") {
+  const std::string dir = scratch_dir("run_dir_overwrite");
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  const std::string train = "train " + dir + "/tiny.yaml --set train.max_steps=10 --threads 1 --out " + dir + "/run";
+  REQUIRE(run_cli(train, dir).code == 0);
+  const auto before = folder_bytes(dir + "/run");
+  REQUIRE(before.count("checkpoint.safetensors") == 1);
+
+  const CliResult again = run_cli(train + " --set train.seed=9", dir);
+  INFO(again.err);
+  CHECK(again.code == 2);
+  CHECK(again.err.find("already holds a run") != std::string::npos);
+  CHECK(again.err.find("--resume") != std::string::npos);
+  CHECK(again.err.find("--overwrite") != std::string::npos);
+  CHECK(folder_bytes(dir + "/run") == before);  // byte for byte
+
+  CHECK(run_cli(train + " --resume --overwrite", dir).code == 2);  // one or the other
+
+  // --overwrite starts again: a new history of one session, the other seed's numbers.
+  const CliResult over = run_cli(train + " --set train.seed=9 --overwrite", dir);
+  INFO(over.err);
+  REQUIRE(over.code == 0);
+  const json history = json::parse(slurp(dir + "/run/run.json"));
+  CHECK(history["sessions"].size() == 1);
+  CHECK(slurp(dir + "/run/config.yaml").find("seed: 9") != std::string::npos);
+  CHECK(slurp(dir + "/run/summary.json") != before.at("summary.json"));
+
+  // A folder with other files but no run is fine, and they stay.
+  write_text(dir + "/mine/notes.txt", "keep me");
+  REQUIRE(run_cli("train " + dir + "/tiny.yaml --set train.max_steps=5 --threads 1 --out " + dir + "/mine", dir).code == 0);
+  CHECK(slurp(dir + "/mine/notes.txt") == "keep me");
+}
+
+TEST_CASE("cli: a run records its command, overrides, version, host, threads and times, and train.log keeps its log") {
+  const std::string dir = scratch_dir("run_dir_record");
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  const CliResult version = run_cli("--version", dir);
+  REQUIRE(version.code == 0);
+  REQUIRE(version.out.rfind("transnormer ", 0) == 0);
+  const std::string program_version = version.out.substr(12, version.out.find('\n') - 12);
+
+  const CliResult first = run_cli("train " + dir + "/tiny.yaml --set train.max_steps=10 --threads 1 --out " + dir + "/run", dir);
+  REQUIRE(first.code == 0);
+  const CliResult second = run_cli("train --resume " + dir + "/run --set train.max_steps=20", dir);
+  INFO(second.err);
+  REQUIRE(second.code == 0);
+  const json history = json::parse(slurp(dir + "/run/run.json"));
+  REQUIRE(history["sessions"].size() == 2);
+  const json& s0 = history["sessions"][0];
+  CHECK(s0["command"] == "transnormer train " + dir + "/tiny.yaml --set train.max_steps=10 --threads 1 --out " + dir + "/run");
+  CHECK(s0["overrides"] == json{"train.max_steps=10"});
+  CHECK(s0["version"] == program_version);
+  CHECK(s0["threads"] == 1);
+  CHECK_FALSE(s0["host"].get<std::string>().empty());
+  CHECK(s0["outcome"] == "done");
+  CHECK(s0["started"].get<std::string>().size() == 20);  // 2026-12-02T04:04:07Z
+  CHECK(s0["ended"].get<std::string>() >= s0["started"].get<std::string>());
+  CHECK(history["sessions"][1]["command"] == "transnormer train --resume " + dir + "/run --set train.max_steps=20");
+  CHECK(history["sessions"][1]["outcome"] == "done");
+
+  // train.log: what stderr showed, of both sessions (the resume appends).
+  const std::string log = slurp(dir + "/run/train.log");
+  CHECK(log.find("model: 2 layers") != std::string::npos);
+  CHECK(log.find("resuming") != std::string::npos);
+  CHECK(log.find("step     20") != std::string::npos);
+
+  // A folder is not a spec without --resume, and --resume needs a run in it.
+  const CliResult folder = run_cli("train " + dir + "/run", dir);
+  CHECK(folder.code == 2);
+  CHECK(folder.err.find("--resume") != std::string::npos);
+  fs::create_directories(dir + "/empty");
+  CHECK(run_cli("train --resume " + dir + "/empty", dir).code == 2);
+}
+
+TEST_CASE("cli: train --dry-run prints the resolved spec, data and memory, warns about the schedule, writes nothing") {
+  const std::string dir = scratch_dir("run_dir_dry");
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  const CliResult dry = run_cli("train " + dir + "/tiny.yaml --dry-run --set train.max_steps=3 --out " + dir + "/run", dir);
+  INFO(dry.err);
+  REQUIRE(dry.code == 0);
+  CHECK_FALSE(fs::exists(dir + "/run"));
+  CHECK(dry.out.find("task: language_modeling") != std::string::npos);
+  CHECK(dry.out.find("vocab_size: ") != std::string::npos);  // filled from the data
+  CHECK(dry.out.find("# data train: ") != std::string::npos);
+  CHECK(dry.out.find("# parameters: about") != std::string::npos);
+  // warmup 5 > 3 steps: inverse sqrt reaches 1e-7 + 3 · (3e-3 − 1e-7)/5 = 0.0018 at step 3.
+  CHECK(dry.out.find("# warning: train.schedule.warmup_steps (5) is not below train.max_steps (3)") != std::string::npos);
+  CHECK(dry.out.find("at lr 0.0018 of the peak 0.003") != std::string::npos);
+  // A decay longer than the run: polynomial decay 1e-3 → 0 over 100 steps stops at step 10 with
+  // lr 1e-3 · (1 − 10/100) = 0.0009.
+  const CliResult decay = run_cli("train " + dir + "/tiny.yaml --dry-run --set train.max_steps=10 "
+                                  "--set 'train.schedule={name: polynomial_decay, warmup_steps: 0, total_steps: 100}' "
+                                  "--set train.optimizer.lr=1e-3",
+                                  dir);
+  INFO(decay.err);
+  REQUIRE(decay.code == 0);
+  CHECK(decay.out.find("total_steps (100) is beyond train.max_steps (10): the decay is cut short at lr 0.0009") !=
+        std::string::npos);
+  // Into a folder holding a run: the same refusal as a run, and nothing written.
+  REQUIRE(run_cli("train " + dir + "/tiny.yaml --set train.max_steps=5 --threads 1 --out " + dir + "/run", dir).code == 0);
+  const auto before = folder_bytes(dir + "/run");
+  const CliResult refused = run_cli("train " + dir + "/tiny.yaml --dry-run --out " + dir + "/run", dir);
+  CHECK(refused.code == 2);
+  CHECK(refused.err.find("already holds a run") != std::string::npos);
+  CHECK(folder_bytes(dir + "/run") == before);
+}
