@@ -8,6 +8,7 @@
 #include "core/dnnl/engine.h"
 #include "core/error.h"
 #include "core/io/atomic_file.h"
+#include "data/data_root.h"
 #include "data/readers/wikitext.h"
 #include "data/tokenizers/word_vocab.h"
 #include "experiments/analysis/locality.h"
@@ -17,7 +18,7 @@
 namespace tn::app {
 namespace {
 struct LocalityArgs {
-  std::string checkpoint, data, out = ".";
+  std::string checkpoint, data, out = ".", data_root;
   int64_t seq_len = 512, samples = 8;
   double r_step = 0.05;
   int threads = 0;
@@ -29,7 +30,7 @@ int run_locality(const LocalityArgs& args) {
   if (ckpt.vocab.empty())
     throw DataError(args.checkpoint + ": the checkpoint holds no \"transnormer.vocab\"; it cannot map words to ids");
   const WordVocab vocab = WordVocab::from_tokens(ckpt.vocab);
-  const std::vector<int32_t> stream = vocab.encode(read_lines(args.data));
+  const std::vector<int32_t> stream = vocab.encode(read_lines(find_data_file(resolve_data_root(args.data_root), args.data)));
   const LocalityCurves curves = analyze_locality(*ckpt.model, stream, args.seq_len, args.samples, args.r_step);
   std::filesystem::create_directories(args.out);
   const std::string json_path = (std::filesystem::path(args.out) / "locality.json").string();
@@ -48,7 +49,8 @@ Action add_analyze_verb(CLI::App& app) {
   sub->require_subcommand(1, 1);
   CLI::App* loc = sub->add_subcommand("locality", "Locality accumulation l(r) per layer (paper §3.2, Fig. 2)");
   loc->add_option("--checkpoint", args->checkpoint, "checkpoint.safetensors of an LM run")->required();
-  loc->add_option("--data", args->data, "a .tokens file to take the samples from")->required();
+  loc->add_option("--data", args->data, "a .tokens file to take the samples from (relative: from the current folder, else the data root)")->required();
+  loc->add_option("--data-root", args->data_root, "dataset root (default $TRANSNORMER_DATA, else ./data)");
   loc->add_option("--seq-len", args->seq_len, "tokens per sample, N (default 512)")->check(CLI::Range(int64_t{2}, int64_t{1} << 16));
   loc->add_option("--samples", args->samples, "samples, K (default 8)")->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   loc->add_option("--r-step", args->r_step, "step of the neighbourhood fraction r (default 0.05)");

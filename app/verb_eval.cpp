@@ -21,6 +21,7 @@ namespace tn::app {
 namespace {
 struct EvalArgs {
   std::string target, split = "test", checkpoint, data, data_root;
+  bool best = false;
   int64_t seq_len = 0, batch = 16;
   int threads = 0;
 };
@@ -39,8 +40,9 @@ int eval_checkpoint(const EvalArgs& args) {
     throw ConfigError("eval --checkpoint needs --data FILE.tokens and --seq-len L (>= 1)");
   LoadedCheckpoint ckpt = load_checkpoint(args.checkpoint);
   LmData data{vocab_of(ckpt, args.checkpoint)};
-  data.test = data.vocab.encode(read_lines(args.data));
-  data.test_file = args.data;
+  const std::string file = find_data_file(resolve_data_root(args.data_root), args.data);
+  data.test = data.vocab.encode(read_lines(file));
+  data.test_file = file;
   const LanguageModelingTask task(std::move(data), args.seq_len, args.batch, 0);
   std::cout << task.evaluate(*ckpt.model, Task::kTest, args.batch).to_json().dump() << std::endl;
   return 0;
@@ -48,7 +50,7 @@ int eval_checkpoint(const EvalArgs& args) {
 
 /// A run directory (or the config whose default run directory it is), through its task.
 int eval_run(const EvalArgs& args) {
-  LoadedRun run = load_run(args.target, resolve_data_root(args.data_root));
+  LoadedRun run = load_run(args.target, resolve_data_root(args.data_root), args.best);
   if (!run.task->has_split(args.split))
     throw ConfigError(run.dir + "/config.yaml: the spec has no labelled " + args.split + " split");
   nlohmann::json out = {{"split", args.split}};
@@ -64,7 +66,8 @@ Action add_eval_verb(CLI::App& app) {
   sub->add_option("target", args->target, "run directory (or its config.yaml)");
   sub->add_option("--split", args->split, "valid or test")->check(CLI::IsMember({"valid", "test"}));
   sub->add_option("--checkpoint", args->checkpoint, "checkpoint.safetensors to evaluate");
-  sub->add_option("--data", args->data, "a .tokens file (with --checkpoint)");
+  sub->add_option("--data", args->data, "a .tokens file (with --checkpoint; relative: from the current folder, else the data root)");
+  sub->add_flag("--best", args->best, "evaluate the run's checkpoint_best.safetensors (train.checkpoint.best_metric)");
   sub->add_option("--seq-len", args->seq_len, "block length (with --checkpoint)");
   sub->add_option("--batch", args->batch, "blocks per batch (does not change the result)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));

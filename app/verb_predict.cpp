@@ -18,6 +18,7 @@ struct PredictArgs {
   std::string target, split = "test", out, data_root;
   int64_t batch = 0;
   int threads = 0;
+  bool best = false;
 };
 }  // namespace
 
@@ -31,10 +32,11 @@ Action add_predict_verb(CLI::App& app) {
   sub->add_option("--batch", args->batch, "examples per batch (default the run's eval_batch_size)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   sub->add_option("--data-root", args->data_root, "dataset root (default $TRANSNORMER_DATA, else ./data)");
+  sub->add_flag("--best", args->best, "predict with the run's checkpoint_best.safetensors (train.checkpoint.best_metric)");
   sub->add_option("--threads", args->threads, "threads (default: all cores)")->check(CLI::Range(0, 1024));
   return [args]() {
     set_num_threads(args->threads);
-    LoadedRun run = load_run(args->target, resolve_data_root(args->data_root));
+    LoadedRun run = load_run(args->target, resolve_data_root(args->data_root), args->best);
     const std::string out = args->out.empty() ? (std::filesystem::path(run.dir) / "submission").string() : args->out;
     const int64_t batch = args->batch > 0 ? args->batch : run.spec.train.eval_batch_size;
     const std::vector<std::string> files = run.task->write_submission(*run.checkpoint.model, args->split, batch, out);

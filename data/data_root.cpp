@@ -17,4 +17,9 @@ std::string data_path(const std::string& root, const std::string& relative) {
   return (std::filesystem::path(root) / p).string();
 }
 
+std::string find_data_file(const std::string& root, const std::string& path) {
+  if (path.empty() || std::filesystem::path(path).is_absolute() || std::filesystem::exists(path)) return path;
+  return data_path(root, path);
+}
+
 }  // namespace tn

@@ -8,6 +8,7 @@
 
 #include "core/config/json_section.h"
 #include "core/error.h"
+#include "experiments/outputs/metrics.h"
 #include "data/readers/registry.h"
 #include "experiments/spec_yaml.h"
 #include "experiments/tasks/registry.h"
@@ -100,9 +101,26 @@ ScheduleSpec resolve_schedule(const JsonSection& s, int64_t max_steps) {
 }
 
 
+TrainSpec::Checkpoint resolve_checkpoint(const JsonSection& s) {
+  s.check_keys({"best_metric", "mode"}, true);
+  TrainSpec::Checkpoint c;
+  if (!s.has("best_metric")) {
+    if (s.has("mode")) s.fail("mode", "has no metric to apply to", "set best_metric too (e.g. valid.accuracy)");
+    return c;
+  }
+  c.best_metric = s.string("best_metric", "");
+  if (c.best_metric.rfind("valid.", 0) != 0 || c.best_metric.size() <= 6)
+    s.fail("best_metric", "is \"" + c.best_metric + "\", not a validation metric",
+           "use valid.<metric> (the split checkpoints are written with), e.g. valid.accuracy or valid.ppl");
+  static const Names<bool> modes = {{"min", false}, {"max", true}};
+  c.maximize = s.choice("mode", !lower_is_better(c.best_metric), modes);
+  return c;
+}
+
 TrainSpec resolve_train(const JsonSection& s) {
   s.check_keys({"batch_size", "max_steps", "seed", "optimizer", "schedule", "clip_norm", "eval_every", "test_every",
-                "log_every", "eval_batch_size", "update_freq", "threads", "precision", "analysis", "init_from"},
+                "log_every", "eval_batch_size", "update_freq", "threads", "precision", "analysis", "init_from",
+                "checkpoint", "patience"},
                true);
   TrainSpec t;
   t.batch_size = s.at_least("batch_size", s.integer("batch_size", t.batch_size), 1, "use a positive batch such as 8");
@@ -135,6 +153,12 @@ TrainSpec resolve_train(const JsonSection& s) {
     if (t.init_from.empty())
       s.fail("init_from", "is empty", "name a run directory or a checkpoint.safetensors, or remove the key");
   }
+  t.checkpoint = resolve_checkpoint(s.section("checkpoint"));
+  t.patience = s.at_least("patience", s.integer("patience", t.patience), 0,
+                          "use the number of validations without improvement to stop after, or 0 for never");
+  if (t.patience > 0 && t.checkpoint.best_metric.empty())
+    s.fail("patience", "needs a metric to watch",
+           "set train.checkpoint.best_metric (e.g. valid.accuracy, valid.ppl), or remove train.patience");
   return t;
 }
 
@@ -244,7 +268,7 @@ ordered_json schedule_json(const ScheduleSpec& s) {
 }
 
 ordered_json train_json(const TrainSpec& t) {
-  return ordered_json{
+  ordered_json out{
       {"batch_size", t.batch_size},
       {"max_steps", t.max_steps},
       {"seed", t.seed},
@@ -264,6 +288,12 @@ ordered_json train_json(const TrainSpec& t) {
       {"precision", std::string(to_string(t.precision))},
       {"analysis", ordered_json{{"grad_stats", t.analysis.grad_stats}}},
       {"init_from", t.init_from.empty() ? ordered_json(nullptr) : ordered_json(t.init_from)}};
+  // Written only when set, so the configs of runs that do not use them read as before.
+  if (!t.checkpoint.best_metric.empty())
+    out["checkpoint"] = ordered_json{{"best_metric", t.checkpoint.best_metric},
+                                     {"mode", t.checkpoint.maximize ? "max" : "min"}};
+  if (t.patience > 0) out["patience"] = t.patience;
+  return out;
 }
 
 /// Resolves a spec document, adding the file:line of the offending key to any issue.

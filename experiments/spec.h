@@ -68,6 +68,17 @@ struct TrainSpec {
   /// matching parameters start this run (fine-tuning; layers/init_from.h). "" = none. Relative
   /// paths are taken from the current directory.
   std::string init_from;
+  /// train.checkpoint: {best_metric: valid.<metric>, mode: min|max}: each validation whose
+  /// best_metric beats every earlier one also writes checkpoint_best.safetensors. best_metric ""
+  /// (the default): none. mode defaults to min for loss, ppl and error metrics, else max.
+  struct Checkpoint {
+    std::string best_metric;
+    bool maximize = false;
+    bool operator==(const Checkpoint&) const = default;
+  } checkpoint;
+  /// train.patience: stop after this many validations in a row without a better best_metric
+  /// (early stopping; needs train.checkpoint.best_metric). 0 (the default): never.
+  int64_t patience = 0;
   bool operator==(const TrainSpec&) const = default;
 };
 

@@ -8,6 +8,13 @@
 
 namespace tn {
 
+bool lower_is_better(const std::string& metric) {
+  const std::string name = metric.substr(metric.rfind('.') == std::string::npos ? 0 : metric.rfind('.') + 1);
+  for (const char* low : {"loss", "ppl", "perplexity", "error", "bpc", "mse", "mae"})
+    if (name == low || name.rfind(std::string(low) + "_", 0) == 0) return true;
+  return false;
+}
+
 namespace {
 constexpr const char* kStep = "step";
 constexpr const char* kSplit = "split";

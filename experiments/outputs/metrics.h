@@ -15,6 +15,11 @@ namespace tn {
 /// loss (nats per target), ppl (exp(loss)) and tokens (targets scored); later tasks add accuracy,
 /// mcc, f1, pearson, spearman. A count is an integer (written as a JSON integer). from_json
 /// gives the names in the JSON object's (alphabetical) order.
+/// Whether a smaller value of a metric ("ppl", "valid.ppl", "test.loss") is better: loss, ppl,
+/// perplexity, error, bpc, mse and mae are; accuracy, f1, mcc, pearson, spearman and others are not.
+/// Reports mark the best value by it; train.checkpoint.mode defaults by it.
+bool lower_is_better(const std::string& metric);
+
 class Metrics {
  public:
   /// Sets a real-valued metric (replacing one of the same name, keeping its place).

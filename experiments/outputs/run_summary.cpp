@@ -8,7 +8,8 @@ namespace tn {
 
 namespace {
 // Top-level keys of summary.json that are not baselines or split metrics.
-const std::vector<std::string> kKnown = {"train", "params", "vocab_size", "peak_rss_mb", "data", "evals", "analysis"};
+const std::vector<std::string> kKnown = {"train", "params", "vocab_size", "peak_rss_mb", "data", "evals", "analysis",
+                                         "best", "stopped_early_at"};
 
 const nlohmann::json& need(const nlohmann::json& object, const std::string& key) {
   if (!object.is_object() || !object.contains(key))
@@ -55,6 +56,8 @@ nlohmann::json RunSummary::to_json() const {
   for (const EvalRecord& r : evals) records.push_back(r.to_json());
   out["evals"] = records;
   if (!analysis.is_null()) out["analysis"] = analysis;
+  if (!best.is_null()) out["best"] = best;
+  if (!stopped_early_at.is_null()) out["stopped_early_at"] = stopped_early_at;
   return out;
 }
 
@@ -71,6 +74,8 @@ RunSummary RunSummary::from_json(const nlohmann::json& o) {
   const nlohmann::json& evals = need(o, "evals");
   if (!evals.is_array()) throw std::invalid_argument("summary: \"evals\" is not a list");
   for (const nlohmann::json& r : evals) s.evals.push_back(EvalRecord::from_json(r));
+  if (o.contains("best")) s.best = o["best"];
+  if (o.contains("stopped_early_at")) s.stopped_early_at = o["stopped_early_at"];
   if (o.contains("analysis")) {
     if (!o["analysis"].is_object()) throw std::invalid_argument("summary: \"analysis\" is not an object");
     s.analysis = o["analysis"];

@@ -48,6 +48,11 @@ struct RunSummary {
   /// Opt-in analyses of the run (train.analysis), null when none ran. "grad_stats":
   /// {"definition", "layers": [{"layer", "mixer", "mean", "std", "rsd", "n"}], "rsd_mean"}.
   nlohmann::json analysis;
+  /// train.checkpoint.best_metric's best validation: {"metric", "mode", "value", "step"} (its
+  /// weights are in checkpoint_best.safetensors), null when not configured.
+  nlohmann::json best;
+  /// The step train.patience stopped the run at, null when it ran to train.max_steps.
+  nlohmann::json stopped_early_at;
 
   nlohmann::json to_json() const;
   /// Throws std::invalid_argument naming the first key that is missing or of the wrong type.

@@ -65,13 +65,6 @@ std::optional<BestValue> best_of(const ReportTable& table, const std::string& me
 
 }  // namespace
 
-bool lower_is_better(const std::string& metric) {
-  const std::string name = metric.substr(metric.rfind('.') == std::string::npos ? 0 : metric.rfind('.') + 1);
-  for (const char* low : {"loss", "ppl", "perplexity", "error", "bpc", "mse", "mae"})
-    if (name == low || name.find(std::string(low) + "_") == 0) return true;
-  return false;
-}
-
 ReportHighlights report_highlights(const ReportInputs& inputs, const ReportTable& table) {
   ReportHighlights h;
   for (const std::string& key : kSharedKeys)

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "experiments/outputs/metrics.h"
 #include "experiments/reports/report_inputs.h"
 #include "experiments/reports/report_table.h"
 
@@ -30,10 +31,6 @@ struct ReportHighlights {
   std::vector<std::pair<std::string, std::string>> shared;
   std::vector<BestValue> best;  // one per chosen metric with a mean in some row, in column order
 };
-
-/// Whether a smaller value of `metric` ("valid.ppl", "test.loss") is better: loss, ppl,
-/// perplexity and error metrics are; accuracy, f1, mcc, pearson, spearman and others are not.
-bool lower_is_better(const std::string& metric);
 
 /// The highlights of `table` (built from `inputs`).
 ReportHighlights report_highlights(const ReportInputs& inputs, const ReportTable& table);

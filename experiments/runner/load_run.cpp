@@ -3,11 +3,12 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "experiments/runner/best_checkpoint.h"
 #include "experiments/tasks/registry.h"
 
 namespace tn {
 
-LoadedRun load_run(const std::string& target, const std::string& data_root) {
+LoadedRun load_run(const std::string& target, const std::string& data_root, bool best) {
   std::filesystem::path run_dir = target;
   if (std::filesystem::is_regular_file(run_dir))  // a config: its default run directory
     run_dir = std::filesystem::path("runs") / load_spec(target).name;
@@ -16,10 +17,14 @@ LoadedRun load_run(const std::string& target, const std::string& data_root) {
   if (!std::filesystem::exists(config) || !std::filesystem::exists(ckpt_path))
     throw DataError(run_dir.string() + ": not a run directory (needs config.yaml and "
                     "checkpoint.safetensors); train first or pass --checkpoint");
+  const std::string weights = best ? (run_dir / kBestCheckpointFile).string() : ckpt_path;
+  if (best && !std::filesystem::exists(weights))
+    throw DataError(weights + " does not exist: the run kept no best checkpoint; train with "
+                    "train.checkpoint.best_metric (e.g. valid.accuracy) to keep one, or leave out --best");
   LoadedRun run;
   run.dir = run_dir.string();
   run.spec = load_spec(config);
-  run.checkpoint = load_checkpoint(ckpt_path);
+  run.checkpoint = load_checkpoint(weights);
   run.task = make_task(run.spec, data_root);
   if (run.checkpoint.vocab != run.task->vocabulary())
     throw DataError(ckpt_path + ": its vocabulary differs from the one built from " +

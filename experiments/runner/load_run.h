@@ -21,6 +21,8 @@ struct LoadedRun {
 /// checkpoint.safetensors, and the task from the data under `data_root`. Throws DataError when the
 /// directory lacks those files or the checkpoint's vocabulary differs from the task's (other
 /// data), and whatever load_spec, load_checkpoint and make_task throw.
-LoadedRun load_run(const std::string& target, const std::string& data_root);
+/// With `best`, the weights of checkpoint_best.safetensors (train.checkpoint.best_metric) instead:
+/// DataError when the run kept none, naming the key that makes it.
+LoadedRun load_run(const std::string& target, const std::string& data_root, bool best = false);
 
 }  // namespace tn

@@ -13,6 +13,7 @@
 #include "core/process/stop_signal.h"
 #include "core/system.h"
 #include "experiments/analysis/grad_stats.h"
+#include "experiments/runner/best_checkpoint.h"
 #include "experiments/runner/memory_check.h"
 #include "experiments/runner/resume.h"
 #include "experiments/runner/run_dir.h"
@@ -49,9 +50,14 @@ class Run {
   /// Writes the checkpoint and train state of `step` (refusing non-finite weights).
   void save(int64_t step);
   TrainingDiverged diverged(const std::string& what, int64_t step) const;
+  /// After the validation `v` of `step`: tracks the best (writing checkpoint_best), then saves.
+  /// Returns whether train.patience ends the run here.
+  bool checkpoint_after_validation(const Metrics& v, int64_t step);
   /// Saves `step` and throws TrainingInterrupted for `signal`.
   [[noreturn]] void stop(int signal, int64_t step);
   RunSummary summarize() const;
+  /// train.max_steps, or the step train.patience stopped the run at.
+  int64_t final_step() const { return done_.stopped_early ? done_.step : spec_.train.max_steps; }
 
   const Clock::time_point start_ = Clock::now();
   ExperimentSpec spec_;
@@ -63,6 +69,7 @@ class Run {
   std::unique_ptr<TrainStep> step_;
   TrainLog log_{0, 0};          // the training log (its open window is saved with each checkpoint)
   std::unique_ptr<GradStats> grad_stats_;  // train.analysis.grad_stats, else null
+  BestCheckpoint best_{spec_.train};         // train.checkpoint.best_metric and train.patience
   TrainState done_;             // totals so far (restored on --resume)
   bool finishing_ = false;      // resumed after the last step: only the final evaluations remain
   int64_t saved_step_ = 0;      // step of the checkpoint on disk, 0 before the first
@@ -103,10 +110,11 @@ Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<
   } else {
     done_ = restore_run(*run_, spec_, *model_, *step_, *task_);
     if (grad_stats_) grad_stats_->restore(done_.analysis);
+    best_.restore(done_.best);
     saved_step_ = done_.step;
-    // A run stopped after its last step but before its final evaluations only evaluates now;
-    // the evaluations of that step are redone, in the metrics and in the totals.
-    finishing_ = done_.step == train.max_steps;
+    // A run stopped after its last step (or by its patience) but before its final evaluations
+    // only evaluates now; the evaluations of that step are redone, in the metrics and in the totals.
+    finishing_ = done_.step == train.max_steps || done_.stopped_early;
     if (finishing_) std::erase_if(done_.evals, [&](const EvalRecord& r) { return r.step == done_.step; });
     run_->resume_metrics(done_.step, !finishing_);
     spdlog::info("resuming {} after step {} (epoch {:.2f}){}", run_->path(), done_.step, task_->epochs_done(),
@@ -168,6 +176,7 @@ void Run::train_steps() {
   for (int64_t i = 0; i < step_->update_freq(); ++i) batches.push_back(task_->new_batch());
   Tape tape;
   tape.set_bf16(train.precision == Precision::BF16);  // evaluation stays f32 (the master weights)
+  if (finishing_) return;  // resumed after the last step: only the final evaluations remain
   log_ = TrainLog(train.log_every, train.max_steps);
   log_.restore_window(done_.log_window);
   for (int64_t step = done_.step + 1; step <= train.max_steps; ++step) {
@@ -186,22 +195,40 @@ void Run::train_steps() {
       record.grad_scores = grad_scores;
       run_->append_metrics(record);
     }
-    const bool last = step == train.max_steps;
+    bool last = step == train.max_steps;
     if (task_->has_split(Task::kValid) && ((train.eval_every > 0 && step % train.eval_every == 0) || last)) {
       Metrics v = evaluate(Task::kValid, step);
       if (!std::isfinite(v.at("loss"))) throw diverged("the validation loss", step);
+      last = checkpoint_after_validation(v, step) || last;
       if (last) final_[Task::kValid] = v;
-      save(step);
     }
     if (task_->has_split(Task::kTest) && ((train.test_every > 0 && step % train.test_every == 0) || last)) {
       Metrics t = evaluate(Task::kTest, step);
       if (last) final_[Task::kTest] = t;
     }
-    if (last) evaluate_extra_splits();
-    if (!last && options_.stop_requested) {
+    if (last) {
+      evaluate_extra_splits();
+      break;
+    }
+    if (options_.stop_requested) {
       if (const int signal = options_.stop_requested()) stop(signal, step);
     }
   }
+}
+
+bool Run::checkpoint_after_validation(const Metrics& v, int64_t step) {
+  if (best_.observe(v, step)) {
+    save_checkpoint(run_->file(kBestCheckpointFile), *model_, task_->vocabulary(), step);
+    spdlog::info("best so far: {} -> {}", best_.describe(), kBestCheckpointFile);
+  }
+  done_.best = best_.state();
+  const bool stop = best_.patience_exhausted() && step < spec_.train.max_steps;
+  done_.stopped_early = stop;
+  save(step);
+  if (stop)
+    spdlog::info("early stopping at step {}: {} validations without a better {} (best: {})", step,
+                 spec_.train.patience, spec_.train.checkpoint.best_metric, best_.describe());
+  return stop;
 }
 
 void Run::stop(int signal, int64_t step) {
@@ -214,7 +241,7 @@ void Run::stop(int signal, int64_t step) {
 RunSummary Run::summarize() const {
   RunSummary s;
   s.final = final_;
-  s.train = {spec_.train.max_steps,
+  s.train = {final_step(),
              task_->epochs_done(),
              done_.tokens,
              done_.tokens / done_.train_s,
@@ -231,21 +258,23 @@ RunSummary Run::summarize() const {
   s.baselines = report.baselines;
   s.evals = done_.evals;
   if (grad_stats_) s.analysis = {{"grad_stats", grad_stats_->summary()}};
+  s.best = best_.summary();
+  if (done_.stopped_early) s.stopped_early_at = done_.step;
   return s;
 }
 
 void Run::evaluate_extra_splits() {
-  for (const std::string& split : task_->extra_eval_splits()) final_[split] = evaluate(split, spec_.train.max_steps);
+  for (const std::string& split : task_->extra_eval_splits()) final_[split] = evaluate(split, final_step());
 }
 
 RunSummary Run::execute() {
   train_steps();
   if (finishing_) {
     for (const char* split : {Task::kValid, Task::kTest})
-      if (task_->has_split(split)) final_[split] = evaluate(split, spec_.train.max_steps);
+      if (task_->has_split(split)) final_[split] = evaluate(split, final_step());
     evaluate_extra_splits();
   }
-  if (saved_step_ != spec_.train.max_steps) save(spec_.train.max_steps);
+  if (saved_step_ != final_step()) save(final_step());
   const RunSummary summary = summarize();
   run_->write_summary(summary);
   spdlog::info("done in {}: {:.0f} train tokens/s, peak RSS {:.0f} MB; outputs in {}",

@@ -29,7 +29,9 @@ void save_train_state(const std::string& path, const AdamW& optimizer, const Tra
                                {"tokens", state.tokens},
                                {"evals", evals},
                                {"log_window", state.log_window},
-                               {"analysis", state.analysis}};
+                               {"analysis", state.analysis},
+                               {"best", state.best},
+                               {"stopped_early", state.stopped_early}};
   save_safetensors(path, tensors, {{kKey, meta.dump()}});
 }
 
@@ -52,6 +54,8 @@ TrainState load_train_state(const std::string& path, AdamW& optimizer) {
     for (const nlohmann::json& r : meta.at("evals")) state.evals.push_back(EvalRecord::from_json(r));
     if (meta.contains("log_window")) state.log_window = meta["log_window"];
     if (meta.contains("analysis")) state.analysis = meta["analysis"];
+    if (meta.contains("best")) state.best = meta["best"];
+    state.stopped_early = meta.value("stopped_early", false);
   } catch (const std::exception& e) {
     throw DataError(path + ": corrupt train state metadata (" + e.what() + ")");
   }

@@ -28,6 +28,8 @@ struct TrainState {
   std::vector<EvalRecord> evals;      // evaluation records so far (summary.json)
   nlohmann::json log_window;          // the train log's open window (TrainLog::window_json), null when closed
   nlohmann::json analysis;            // the opt-in analyses' series so far (GradStats::state), null when off
+  nlohmann::json best;                // the best validation so far (BestCheckpoint::state), null when off
+  bool stopped_early = false;         // train.patience ended the run at `step`
 };
 
 /// Writes the optimizer's moments and `state` to `path` atomically. Throws IoError when the write fails.

@@ -94,6 +94,20 @@ TEST_CASE("cli: a run records its command, overrides, version, host, threads and
   CHECK(log.find("resuming") != std::string::npos);
   CHECK(log.find("step     20") != std::string::npos);
 
+  // --data relative to the data root (not found from the current folder) for eval and analyze.
+  REQUIRE_FALSE(fs::exists("wikitext-103/wiki.test.tokens"));
+  const std::string ckpt = dir + "/run/checkpoint.safetensors";
+  const CliResult eval = run_cli("eval --checkpoint " + ckpt + " --data wikitext-103/wiki.test.tokens --seq-len 32", dir);
+  INFO(eval.err);
+  CHECK(eval.code == 0);
+  CHECK(json::parse(eval.out)["tokens"].get<int64_t>() > 100000);
+  const CliResult locality = run_cli("analyze locality --checkpoint " + ckpt +
+                                     " --data wikitext-103/wiki.test.tokens --seq-len 32 --samples 2 --out " + dir + "/loc",
+                                     dir);
+  INFO(locality.err);
+  CHECK(locality.code == 0);
+  CHECK(fs::exists(dir + "/loc/locality.json"));
+
   // A folder is not a spec without --resume, and --resume needs a run in it.
   const CliResult folder = run_cli("train " + dir + "/run", dir);
   CHECK(folder.code == 2);

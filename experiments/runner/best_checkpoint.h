@@ -1,0 +1,44 @@
+#pragma once
+// train.checkpoint.best_metric and train.patience (experiments/spec.h): which validation is the
+// best so far (its weights go to checkpoint_best.safetensors) and when to stop early, as fine-tuning
+// and LRA model selection use them. Its state travels in the train state, so --resume keeps the
+// best so far and the count of validations without improvement.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "experiments/outputs/metrics.h"
+#include "experiments/spec.h"
+
+namespace tn {
+
+inline constexpr const char* kBestCheckpointFile = "checkpoint_best.safetensors";
+
+class BestCheckpoint {
+ public:
+  explicit BestCheckpoint(const TrainSpec& train);
+  bool enabled() const { return !metric_.empty(); }
+  /// After the validation of `step` (`valid` holds its metrics): whether it beats every earlier one
+  /// (strictly; the first always does). Counts the validations without improvement. Throws
+  /// ConfigError naming train.checkpoint.best_metric when `valid` lacks the metric, with those it has.
+  bool observe(const Metrics& valid, int64_t step);
+  /// Whether train.patience validations in a row brought no improvement.
+  bool patience_exhausted() const { return patience_ > 0 && bad_evals_ >= patience_; }
+  /// "valid.accuracy 0.8142 at step 526 (max)" for the log.
+  std::string describe() const;
+  /// {"value", "step", "bad_evals"} for the train state, null when disabled; restore reads it back.
+  nlohmann::json state() const;
+  void restore(const nlohmann::json& state);
+  /// summary.json's "best": {"metric", "mode", "value", "step"}, null when disabled or never observed.
+  nlohmann::json summary() const;
+
+ private:
+  std::string metric_;  // "valid.accuracy"
+  bool maximize_ = false;
+  int64_t patience_ = 0;
+  double value_ = 0;
+  int64_t step_ = 0;  // 0: nothing observed yet
+  int64_t bad_evals_ = 0;
+};
+
+}  // namespace tn
