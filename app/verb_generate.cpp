@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -65,7 +66,12 @@ int run_generate(const GenerateArgs& args) {
   validate(options.sampling);
   set_num_threads(args.threads);
 
-  LoadedCheckpoint ckpt = load_checkpoint(args.checkpoint);
+  std::string path = args.checkpoint;  // a run directory stands for its checkpoint
+  if (std::filesystem::is_directory(path)) path = (std::filesystem::path(path) / "checkpoint.safetensors").string();
+  LoadedCheckpoint ckpt = load_checkpoint(path);
+  if (ckpt.model->config().arch != Arch::Decoder || ckpt.model->config().head != HeadKind::LM)
+    throw ConfigError(path + " holds an encoder (arch: encoder, a masked LM or classifier): generate continues text "
+                      "with a decoder LM (arch: decoder, head: lm), such as the quickstart's runs/quickstart");
   if (ckpt.vocab.empty())
     throw DataError(args.checkpoint + ": the checkpoint holds no \"transnormer.vocab\", so words "
                     "cannot be mapped to ids; use a checkpoint written by `transnormer train` on "
@@ -117,7 +123,7 @@ Action add_generate_verb(CLI::App& app) {
       "Continue a prompt with a decoder LM checkpoint, token by token (NormAttention and linear "
       "layers keep a d_head x d_head state per head, DiagAttention a cache of one block, softmax a "
       "KV cache; cosFormer recomputes its whole prefix each step)");
-  sub->add_option("--checkpoint", args->checkpoint, "checkpoint.safetensors with a vocabulary")
+  sub->add_option("--checkpoint", args->checkpoint, "checkpoint.safetensors with a vocabulary, or its run directory")
       ->required();
   sub->add_option("--prompt", args->prompt,
                   "text to continue: whitespace-separated words, unknown ones become <unk> "

@@ -31,8 +31,12 @@ InitFromReport init_from_weights(TransNormerModel& model, const SafetensorsFile&
   const auto& entries = model.params().entries();
   for (const auto& [name, var] : entries) {
     const auto it = file.tensors.find(name);
-    if (it == file.tensors.end() || (is_head(name) && !same_head)) {
+    if (it == file.tensors.end()) {
       report.created.push_back(name);
+      continue;
+    }
+    if (is_head(name) && !same_head) {
+      report.replaced.push_back(name);
       continue;
     }
     if (it->second.shape() != var->value.shape())
@@ -43,7 +47,7 @@ InitFromReport init_from_weights(TransNormerModel& model, const SafetensorsFile&
     report.loaded.push_back(name);
   }
   for (const auto& [name, tensor] : file.tensors)
-    if (!entries.count(name) || (is_head(name) && !same_head)) report.ignored.push_back(name);
+    if (!entries.count(name)) report.ignored.push_back(name);  // the model's own are loaded or replaced
   for (const std::string& name : report.loaded) entries.at(name)->value.copy_from(file.tensors.at(name));
   return report;
 }

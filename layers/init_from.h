@@ -14,6 +14,9 @@ struct InitFromReport {
   std::vector<std::string> loaded;   // model entries copied from the checkpoint
   std::vector<std::string> created;  // model entries the checkpoint lacks: initialised afresh
   std::vector<std::string> ignored;  // checkpoint tensors the model has no entry for
+  /// Head entries both have, initialised afresh because the checkpoint's head is another (the MLM
+  /// head's head.dense under a classifier); in neither list above.
+  std::vector<std::string> replaced;
 };
 
 /// Copies every tensor of `file` that `model` has an entry (parameter or buffer) of the same

@@ -277,6 +277,9 @@ RunSummary Run::execute() {
   if (saved_step_ != final_step()) save(final_step());
   const RunSummary summary = summarize();
   run_->write_summary(summary);
+  // The checkpoint and train state of the last step are on disk: the previous state, kept for a
+  // stop in the middle of a save, is no longer needed (it doubled a small run's disk use).
+  std::filesystem::remove(run_->file(kPreviousTrainStateFile));
   spdlog::info("done in {}: {:.0f} train tokens/s, peak RSS {:.0f} MB; outputs in {}",
                format_duration(seconds_since(start_)), summary.train.tokens_per_s, summary.peak_rss_mb, run_->path());
   return summary;

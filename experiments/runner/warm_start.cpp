@@ -38,8 +38,8 @@ InitFromReport warm_start(TransNormerModel& model, const std::string& init_from,
     }
   }
   const InitFromReport r = init_from_weights(model, file, path);
-  spdlog::info("init_from {}: {} tensors loaded; new: {}; ignored: {}", path, r.loaded.size(), list(r.created),
-               list(r.ignored));
+  spdlog::info("init_from {}: {} tensors loaded; new: {}; initialised anew (the checkpoint's head is another): {}; "
+               "ignored: {}", path, r.loaded.size(), list(r.created), list(r.replaced), list(r.ignored));
   return r;
 }
 

@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
+
+#include <filesystem>
 #include <sstream>
 
 #include "tests/app/cli_runner.h"
@@ -83,6 +85,11 @@ TEST_CASE("cli: generate prints N words, --json agrees, greedy and seeded sampli
                                        .out);
   CHECK(unknown["prompt_ids"][0] == 2);
   CHECK(unknown["ids"].empty());
+
+  // The run directory stands for its checkpoint.
+  const std::string run_dir = std::filesystem::path(ckpt).parent_path().string();
+  const json by_dir = json::parse(run_cli("generate --checkpoint '" + run_dir + "' --max-new-tokens 3 --json", dir).out);
+  CHECK(by_dir["ids"] == empty["ids"]);
 }
 
 TEST_CASE("cli: generate rejects bad input with exit code 2") {

@@ -88,6 +88,10 @@ TEST_CASE("cli: a run records its command, overrides, version, host, threads and
   CHECK(history["sessions"][1]["command"] == "transnormer train --resume " + dir + "/run --set train.max_steps=20");
   CHECK(history["sessions"][1]["outcome"] == "done");
 
+  // A finished run keeps one train state: the previous one only guards a save in progress.
+  CHECK(fs::exists(dir + "/run/train_state.safetensors"));
+  CHECK_FALSE(fs::exists(dir + "/run/train_state.previous.safetensors"));
+
   // train.log: what stderr showed, of both sessions (the resume appends).
   const std::string log = slurp(dir + "/run/train.log");
   CHECK(log.find("model: 2 layers") != std::string::npos);
