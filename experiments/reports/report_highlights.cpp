@@ -90,6 +90,36 @@ bool is_best(const ReportHighlights& h, const std::string& metric, size_t row) {
   return false;
 }
 
+std::string speed_note(const ReportTable& table) {
+  int jobs = 0;
+  for (const ReportRow& row : table.rows) jobs = std::max(jobs, row.speed_jobs);
+  if (jobs < 2) return "";
+  return "† tokens/s and wall time measured with up to " + std::to_string(jobs) +
+         " sweep points running side by side, sharing the machine's cores and memory bandwidth: compare "
+         "speeds from a sweep run with --jobs 1, or with `transnormer bench`.";
+}
+
+std::string baseline_note(const ReportTable& table) {
+  if (table.baseline_metrics.empty()) return "";
+  return "(baseline): the task's reference value on the same split, from its data alone: the unigram "
+         "perplexity for language models (a model that knows only word frequencies), the majority class "
+         "for classification, a constant prediction for regression. A model must beat it to have learned "
+         "anything beyond the label or word counts.";
+}
+
+std::string reproduce_command(const ReportSource& source) {
+  if (!source.sweep || source.sweep->sweep_file.empty()) return "";
+  std::string out = "transnormer sweep " + source.sweep->sweep_file + " --out " + source.dir;
+  std::optional<int> jobs, threads;
+  for (const PointRecord& p : source.sweep->points) {
+    if (p.jobs) jobs = std::max(jobs.value_or(0), *p.jobs);
+    if (p.threads) threads = std::max(threads.value_or(0), *p.threads);
+  }
+  if (jobs) out += " --jobs " + std::to_string(*jobs);
+  if (threads) out += " --threads-per-job " + std::to_string(*threads);
+  return out;
+}
+
 std::string describe_shared(const ReportHighlights& h) {
   std::string out;
   for (const auto& [key, value] : h.shared) {

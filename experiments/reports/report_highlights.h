@@ -38,6 +38,18 @@ ReportHighlights report_highlights(const ReportInputs& inputs, const ReportTable
 /// Whether `row` is the best of `metric` in `h`.
 bool is_best(const ReportHighlights& h, const std::string& metric, size_t row);
 
+/// The sentence under a table whose rows carry a † on their speed (ReportRow::speed_jobs > 1):
+/// those tokens/s and wall times were measured beside other points; "" when no row is marked.
+std::string speed_note(const ReportTable& table);
+
+/// The sentence explaining a baseline column ("" when the table has none).
+std::string baseline_note(const ReportTable& table);
+
+/// The command that reruns a sweep source: "transnormer sweep FILE --out DIR [--jobs J
+/// --threads-per-job T]" (the jobs and threads of its points' launches when recorded); "" for a
+/// run directory or a sweep without its file's name.
+std::string reproduce_command(const ReportSource& source);
+
 /// "task language_modeling, d_model 128, ..., params 3.03M" (plain text; "" when nothing is shared).
 std::string describe_shared(const ReportHighlights& h);
 /// "valid.ppl (lower is better): best t1, 636 ± 37; clearly behind it (gap > 2 × the larger std):

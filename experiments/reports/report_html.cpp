@@ -92,7 +92,9 @@ std::string points_table(const ReportDocument& doc) {
       }
     }
     out += cell(row.params.has_mean() ? format_count(row.params.mean) : "");
-    out += cell(row.tokens_per_s.has_mean() ? format_value(std::round(row.tokens_per_s.mean)) : "");
+    out += cell(row.tokens_per_s.has_mean()
+                    ? format_value(std::round(row.tokens_per_s.mean)) + (row.speed_jobs > 1 ? " †" : "")
+                    : "");
     out += cell(row.wall_s.has_mean() ? format_value(std::round(row.wall_s.mean * 10) / 10) : "");
     for (const std::string& a : t.analysis) {
       const auto it = row.analysis.find(a);
@@ -147,7 +149,9 @@ std::string report_html(const ReportDocument& doc) {
   for (const ReportSource& s : doc.inputs.sources)
     if (s.sweep)
       out += "<li>" + link(relative_link(s.dir, doc.out_dir), s.dir) + ": sweep " + html_escape(s.sweep->name) + " (" +
-             std::to_string(s.sweep->points.size()) + " runs)</li>\n";
+             std::to_string(s.sweep->points.size()) + " runs)" +
+             (reproduce_command(s).empty() ? "" : "; rerun with <code>" + html_escape(reproduce_command(s)) + "</code>") +
+             "</li>\n";
   if (run_dirs > 5)
     out += "<li>" + std::to_string(run_dirs) + " run directories (see Runs below)</li>\n";
   else
@@ -167,6 +171,8 @@ std::string report_html(const ReportDocument& doc) {
     out += "</ul>\n";
   }
   out += "<h2>Points</h2>\n" + points_table(doc);
+  for (const std::string& note : {speed_note(t), baseline_note(t)})
+    if (!note.empty()) out += "<p class=\"note\">" + html_escape(note) + "</p>\n";
 
   std::string problems;
   for (const ReportRow& row : t.rows)

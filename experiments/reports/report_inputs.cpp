@@ -20,6 +20,8 @@ RunRecord read_point(const fs::path& folder, const PointRecord& point, size_t so
   run.point = point.name;
   run.overrides = nlohmann::json::parse(point.overrides.dump());
   run.sweep_wall_s = point.wall_s;
+  run.sweep_jobs = point.jobs;
+  run.sweep_threads = point.threads;
   run.source = source;
   for (const auto& item : point.overrides.items())  // a point that wrote no config.yaml keeps its paper values
     if (item.key().rfind("paper.", 0) == 0 && item.value().is_number() && !run.paper.count(item.key().substr(6)))

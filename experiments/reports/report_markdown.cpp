@@ -32,6 +32,8 @@ std::string describe_sources(const ReportDocument& doc) {
     }
     out += "- `" + s.dir + "`: sweep " + s.sweep->name + " (" + std::to_string(s.sweep->points.size()) + " runs" +
            (s.sweep->sweep_file.empty() ? "" : ", from " + s.sweep->sweep_file) + ")\n";
+    if (const std::string command = reproduce_command(s); !command.empty())
+      out += "  - rerun with `" + command + "`\n";
   }
   if (run_dirs.size() > kListedRunDirs) {
     out += "- " + std::to_string(run_dirs.size()) + " run directories: `" + run_dirs.front() + "` ... `" +
@@ -98,7 +100,9 @@ std::string report_markdown(const ReportDocument& doc) {
       }
     }
     cells.push_back(row.params.has_mean() ? format_count(row.params.mean) : "");
-    cells.push_back(row.tokens_per_s.has_mean() ? format_value(std::round(row.tokens_per_s.mean)) : "");
+    cells.push_back(row.tokens_per_s.has_mean()
+                        ? format_value(std::round(row.tokens_per_s.mean)) + (row.speed_jobs > 1 ? " †" : "")
+                        : "");
     cells.push_back(row.wall_s.has_mean() ? format_value(std::round(row.wall_s.mean * 10) / 10) : "");
     for (const std::string& a : t.analysis) {
       const auto it = row.analysis.find(a);
@@ -113,6 +117,9 @@ std::string report_markdown(const ReportDocument& doc) {
     cells.push_back(links);
     out += row_line(cells);
   }
+
+  if (const std::string note = speed_note(t); !note.empty()) out += "\n" + note + "\n";
+  if (const std::string note = baseline_note(t); !note.empty()) out += "\n" + note + "\n";
 
   std::string problems;
   for (const ReportRow& row : t.rows)

@@ -64,6 +64,15 @@ bool wants_log(const std::vector<double>& values) {
   return hi > 0 && hi / lo > 10;
 }
 
+/// A metric's axis label with its unit: losses in nats, perplexity exp(loss), shares as fractions.
+std::string metric_label(const std::string& metric) {
+  const std::string name = metric.substr(metric.rfind('.') == std::string::npos ? 0 : metric.rfind('.') + 1);
+  if (name == "loss") return metric + " (nats)";
+  if (name == "ppl") return metric + " (exp of the loss in nats)";
+  if (name == "accuracy" || name == "f1") return metric + " (fraction)";
+  return metric;
+}
+
 bool wants_log(const LinePlot& p) {
   std::vector<double> all;
   for (const LineSeries& s : p.series) all.insert(all.end(), s.y.begin(), s.y.end()), all.insert(all.end(), s.lo.begin(), s.lo.end());
@@ -161,7 +170,7 @@ std::optional<PointPlot> final_plot(const ReportTable& t, const std::string& met
   PointPlot p;
   p.title = metric + " per point (mean ± std over seeds)";
   p.x_label = axis.label;
-  p.y_label = metric;
+  p.y_label = metric_label(metric);
   p.categories = axis.categories;
   p.log_x = axis.log_x;
   p.connect = t.by_numeric && !t.by.empty();
@@ -202,8 +211,8 @@ std::optional<LinePlot> locality_plot(const ReportInputs& in, const ReportTable&
   if (with == 0) return std::nullopt;
   LinePlot p;
   p.title = with > kMaxLocalitySeries ? "Locality l(r): mean per point" : "Locality l(r) per run";
-  p.x_label = "r";
-  p.y_label = "l(r)";
+  p.x_label = "r (window as a fraction of the sequence)";
+  p.y_label = "l(r) (share of attention mass in the window)";
   double lo = INFINITY, hi = -INFINITY;
   for (const ReportRow& row : t.rows) {
     std::vector<const StepCurve*> pooled;
@@ -260,7 +269,7 @@ std::optional<PointPlot> grad_rsd_plot(const ReportInputs& in, const ReportTable
   PointPlot p;
   p.title = "Gradient RSD per layer (mean ± std over seeds)";
   p.x_label = axis.label;
-  p.y_label = "RSD";
+  p.y_label = "RSD of mean |dL/ds| (std / mean over steps)";
   p.categories = axis.categories;
   for (const auto& [index, mixers] : layer_mixers) {
     PointSeries s;  // named by its mixer when every point has the same one there
@@ -290,8 +299,8 @@ std::vector<ReportPlot> make_report_plots(const ReportInputs& in, const ReportTa
   };
   if (auto p = row_curves(in, t, [](const RunRecord& run) { return &run.train_loss; })) {
     p->title = "Training loss (mean over seeds" + band_note(*p) + ")";
-    p->x_label = "step";
-    p->y_label = "training loss";
+    p->x_label = "step (optimizer updates)";
+    p->y_label = "training loss (nats)";
     p->log_y = wants_log(*p);
     add_line(p, "train_loss");
   }
@@ -308,8 +317,8 @@ std::vector<ReportPlot> make_report_plots(const ReportInputs& in, const ReportTa
     };
     if (auto p = row_curves(in, t, curve)) {
       p->title = curve_metric + " during training (mean over seeds" + band_note(*p) + ")";
-      p->x_label = "step";
-      p->y_label = curve_metric;
+      p->x_label = "step (optimizer updates)";
+      p->y_label = metric_label(curve_metric);
       p->log_y = wants_log(*p);
       add_line(p, file_stem(curve_metric) + "_curve");
     }

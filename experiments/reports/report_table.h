@@ -26,6 +26,9 @@ struct ReportRow {
   /// by "split.metric"; the first done run's.
   std::map<std::string, double> baseline;
   PooledStat params, tokens_per_s, wall_s;     // wall: the sweep's wall_s, else train.total_s
+  /// The most sweep points that ran side by side with one of this row's runs (the sweep's --jobs);
+  /// above 1 its tokens/s and wall time were shared with other points. 0: unknown or not a sweep.
+  int speed_jobs = 0;
   std::map<std::string, PooledStat> analysis;  // by "analysis.grad_stats.rsd_mean"
 };
 

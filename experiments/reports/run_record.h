@@ -50,6 +50,7 @@ struct RunRecord {
   std::string point;         // the point's name in sweep.json
   nlohmann::json overrides;  // the point's own overrides (train.seed included); null otherwise
   std::optional<double> sweep_wall_s;
+  std::optional<int> sweep_jobs, sweep_threads;  // the sweep's --jobs and --threads-per-job at its launch
   size_t source = 0;  // index of the DIR argument it came from
 
   bool done() const { return state == "done" && summary.has_value(); }

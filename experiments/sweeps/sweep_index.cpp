@@ -62,6 +62,8 @@ nlohmann::ordered_json SweepIndex::to_json() const {
     r["exit_code"] = p.exit_code ? nlohmann::ordered_json(*p.exit_code) : nlohmann::ordered_json(nullptr);
     r["wall_s"] = p.wall_s ? nlohmann::ordered_json(*p.wall_s) : nlohmann::ordered_json(nullptr);
     if (p.pid) r["pid"] = *p.pid;
+    if (p.jobs) r["jobs"] = *p.jobs;
+    if (p.threads) r["threads"] = *p.threads;
     r["error"] = p.error;
     r["spec"] = p.spec;
     list.push_back(std::move(r));
@@ -87,6 +89,8 @@ SweepIndex SweepIndex::from_json(const nlohmann::ordered_json& o) {
     if (r.contains("exit_code") && !r["exit_code"].is_null()) p.exit_code = r["exit_code"].get<int>();
     if (r.contains("wall_s") && !r["wall_s"].is_null()) p.wall_s = r["wall_s"].get<double>();
     if (r.contains("pid") && !r["pid"].is_null()) p.pid = r["pid"].get<int>();
+    if (r.contains("jobs") && r["jobs"].is_number_integer()) p.jobs = r["jobs"].get<int>();
+    if (r.contains("threads") && r["threads"].is_number_integer()) p.threads = r["threads"].get<int>();
     p.error = r.value("error", "");
     if (r.contains("spec")) p.spec = r["spec"];  // absent: a point that never ran here
     index.points.push_back(std::move(p));

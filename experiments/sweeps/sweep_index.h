@@ -5,7 +5,7 @@
 // that a rerun continues from, and `report` reads. Layout (docs/architecture.md "Sweeps"):
 //   {"name", "sweep_file", "base", "set": {key: value}, "axes": [key...],
 //    "points": [{"name", "dir", "overrides": {key: value}, "command", "state", "exit_code",
-//                "wall_s", "pid" (while running), "error", "spec"}]}
+//                "wall_s", "pid" (while running), "jobs", "threads", "error", "spec"}]}
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -27,6 +27,9 @@ struct PointRecord {
   std::optional<int> exit_code;     // of its last launch
   std::optional<double> wall_s;     // seconds of its last launch
   std::optional<int> pid;           // the child's process id while it runs
+  /// The sweep's --jobs and --threads-per-job at the point's last launch: with jobs > 1 its speed
+  /// was measured beside other points (report marks it). Absent in indexes of older sweeps.
+  std::optional<int> jobs, threads;
   std::string error;                // the last error line of its log, when it failed
   nlohmann::ordered_json spec;      // resolved spec (spec_to_json, train.threads left out)
 };

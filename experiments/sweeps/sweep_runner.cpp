@@ -191,6 +191,8 @@ void SweepRun::launch(size_t point) {
   running_[pid] = {point, Clock::now()};
   r.command = command;
   r.pid = pid;
+  r.jobs = options_.jobs;
+  r.threads = options_.threads_per_job;
   r.state = PointState::Running;
   r.exit_code.reset();
   r.error.clear();

@@ -94,6 +94,8 @@ inline void write_fake_sweep(const std::filesystem::path& folder, const std::vec
                     {"state", p.state},
                     {"exit_code", p.state == "done" ? nlohmann::json(0) : p.state == "failed" ? nlohmann::json(1) : nlohmann::json()},
                     {"wall_s", p.state == "done" ? nlohmann::json(3.0) : nlohmann::json()},
+                    {"jobs", 2},
+                    {"threads", 1},
                     {"error", p.error}});
   }
   const nlohmann::json sweep = {{"name", "scaling_vs_norm"},

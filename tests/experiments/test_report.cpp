@@ -115,6 +115,13 @@ TEST_CASE("report: a sweep's seeds pooled exactly, failed points shown, paper va
   CHECK(j["shared"]["params"] == "12.3k");
   CHECK(j["best"][1]["metric"] == "valid.ppl");
   CHECK(j["best"][1]["row"] == "normalize=scaling");
+  // The command that reruns the sweep, and the speed measured beside another point marked.
+  CHECK(contains(md, "rerun with `transnormer sweep configs/ablations/scaling_vs_norm.yaml --out " + sweep.string() +
+                         " --jobs 2 --threads-per-job 1`"));
+  CHECK(contains(md, "| 5000 † |"));
+  CHECK(contains(md, "† tokens/s and wall time measured with up to 2 sweep points running side by side"));
+  CHECK(contains(md, "(baseline): the task's reference value on the same split"));
+  CHECK(scaling["speed_jobs"] == 2);
   CHECK(contains(md, "| normalize=srmsnorm | failed (2 of 3 seeds) |"));
   CHECK(contains(md, "| 20 | 1 |"));
   CHECK(contains(md, "out of memory (made up)"));
@@ -148,6 +155,23 @@ TEST_CASE("report: a sweep's seeds pooled exactly, failed points shown, paper va
     REQUIRE(fs::exists(svg));
     CHECK(well_formed_svg(read_file(svg.string())));
   }
+  // Units on the axes (PLplot writes each character as a hexadecimal entity: decode them).
+  const auto svg_text = [](const std::string& svg) {
+    std::string out;
+    for (size_t i = 0; i < svg.size(); ++i) {
+      if (svg.compare(i, 3, "&#x") == 0) {
+        const size_t end = svg.find(';', i);
+        out += static_cast<char>(std::stoi(svg.substr(i + 3, end - i - 3), nullptr, 16));
+        i = end;
+      } else {
+        out += svg[i];
+      }
+    }
+    return out;
+  };
+  CHECK(contains(svg_text(read_file((sweep / "plots" / "train_loss.svg").string())), "training loss (nats)"));
+  CHECK(contains(svg_text(read_file((sweep / "plots" / "final_valid_ppl.svg").string())),
+                 "valid.ppl (exp of the loss in nats)"));
   for (const auto& entry : fs::recursive_directory_iterator(sweep))  // atomic writes leave no temporaries
     CHECK_FALSE(contains(entry.path().filename().string(), ".tmp."));
 }
