@@ -37,6 +37,18 @@ ordered_json spec_identity(const ExperimentSpec& spec) {
   return j;
 }
 
+/// Whether `identity` is the point that ran with only train.max_steps raised: the run then
+/// continues (train --resume allows a higher max_steps) instead of being refused as changed.
+bool raised_max_steps(const ordered_json& identity, const PointRecord& ran) {
+  if (!ran.spec.is_object() || !ran.spec.contains("train") || !identity.contains("train")) return false;
+  const ordered_json& was = ran.spec["train"]["max_steps"];
+  const ordered_json& now = identity["train"]["max_steps"];
+  if (!was.is_number_integer() || !now.is_number_integer() || now.get<int64_t>() <= was.get<int64_t>()) return false;
+  ordered_json same = ran.spec;
+  same["train"]["max_steps"] = now;
+  return same == identity;
+}
+
 /// The first key path where `a` and `b` differ, with both values as JSON text.
 bool first_difference(const ordered_json& a, const ordered_json& b, const std::string& path, std::string& out) {
   if (a.is_object() && b.is_object()) {
@@ -329,6 +341,12 @@ SweepIndex reconcile_index(const SweepSpec& sweep, const std::string& out_dir) {
     const ordered_json identity = spec_identity(p.spec);
     if (PointRecord* r = index.find(p.dir)) {
       std::string difference;
+      if (raised_max_steps(identity, *r)) {
+        spdlog::info("sweep {}: {} continues to train.max_steps {}", sweep.name, p.name,
+                     identity["train"]["max_steps"].dump());
+        r->spec = identity;
+        if (r->state == PointState::Done) r->state = PointState::Pending;  // its run resumes from its checkpoint
+      }
       if (first_difference(identity, r->spec, "", difference))
         throw ConfigError(sweep.path + ": point `" + p.name + "` (" + (fs::path(out_dir) / p.dir).string() +
                           ") differs from the one that ran: " + difference +

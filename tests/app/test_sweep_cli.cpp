@@ -72,18 +72,30 @@ TEST_CASE("cli sweep: points run as train children, a rerun skips done points, a
   CHECK(again.err.find("2 points, 0 to run") != std::string::npos);
   CHECK(slurp(out + "/lr-0.003/summary.json") == summary);
 
-  // A changed point is refused, naming it; an added point runs alone.
-  write_text(dir + "/changed.yaml", "base: tiny.yaml\nset: {train.max_steps: 21, train.eval_every: 10}\n"
+  // A changed point is refused, naming it (a lower train.max_steps is a change); an added point
+  // runs alone.
+  write_text(dir + "/changed.yaml", "base: tiny.yaml\nset: {train.max_steps: 19, train.eval_every: 10}\n"
                                     "grid:\n  train.optimizer.lr: [3e-3]\n");
   CliResult changed = run_cli("sweep " + dir + "/changed.yaml --out " + out, dir);
   CHECK(changed.code == 2);
   CHECK(changed.err.find("point `lr=0.003`") != std::string::npos);
-  CHECK(changed.err.find("train.max_steps is 21") != std::string::npos);
+  CHECK(changed.err.find("train.max_steps is 19") != std::string::npos);
   write_text(dir + "/sweep.yaml", "base: tiny.yaml\nset: {train.max_steps: 20, train.eval_every: 10}\n"
                                   "grid:\n  train.optimizer.lr: [3e-3, 1e6, 1e-3]\n");
   CliResult added = run_cli("sweep " + dir + "/sweep.yaml --out " + out, dir);
   CHECK(added.err.find("3 points, 1 to run") != std::string::npos);
   CHECK(point(out, "lr-0.001")["state"] == "done");
+
+  // A raised train.max_steps continues the done points from their checkpoints.
+  write_text(dir + "/longer.yaml", "base: tiny.yaml\nset: {train.max_steps: 30, train.eval_every: 10}\n"
+                                   "grid:\n  train.optimizer.lr: [3e-3, 1e-3]\n");
+  CliResult longer = run_cli("sweep " + dir + "/longer.yaml --out " + out, dir);
+  INFO(longer.err);
+  CHECK(longer.err.find("continues to train.max_steps 30") != std::string::npos);
+  CHECK(longer.err.find("resuming lr=0.003") != std::string::npos);
+  CHECK(point(out, "lr-0.003")["state"] == "done");
+  CHECK(json::parse(slurp(out + "/lr-0.003/summary.json"))["train"]["steps"] == 30);
+  CHECK(json::parse(slurp(out + "/lr-0.001/summary.json"))["train"]["steps"] == 30);
 
   // Bad sweep files: exit 2 with file:line, before anything runs.
   write_text(dir + "/bad.yaml", "base: tiny.yaml\ngrid:\n  model.d_modle: [32]\n");
