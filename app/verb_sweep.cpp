@@ -1,4 +1,5 @@
-// `transnormer sweep SWEEP.yaml [--jobs N] [--threads-per-job T] [--out DIR] [--dry-run] [--retry-failed] [--data-root DIR]`
+// `transnormer sweep SWEEP.yaml|SPEC.yaml [--set key=value ...] [--grid key=v1,v2 ...] [--jobs N]
+//                   [--threads-per-job T] [--out DIR] [--dry-run] [--retry-failed] [--data-root DIR]`
 // Parses the arguments; experiments/sweeps does the rest (expansion, validation, child runs, sweep.json).
 #include <filesystem>
 #include <iostream>
@@ -18,13 +19,19 @@ struct SweepArgs {
   int jobs = 2;  // docs/performance.md "Sweeps": small points gain more side by side than from threads
   int threads_per_job = 0;
   bool dry_run = false, retry_failed = false;
+  SweepCommandLine cli;
 };
 }  // namespace
 
 Action add_sweep_verb(CLI::App& app) {
   auto args = std::make_shared<SweepArgs>();
   CLI::App* sub = app.add_subcommand("sweep", "Run every point of a sweep file (grid, zip, points, seeds) as `train` runs");
-  sub->add_option("sweep", args->file, "sweep file (YAML: base, set, grid, zip, points, seeds)")->required();
+  sub->add_option("sweep", args->file,
+                  "sweep file (YAML: base, set, grid, zip, points, seeds), or an experiment spec to sweep around "
+                  "with --grid and --set")
+      ->required();
+  sub->add_option("--set", args->cli.set, "a value for every point: key.path=value (repeatable)");
+  sub->add_option("--grid", args->cli.grid, "a grid axis: key.path=v1,v2,... (repeatable; first axis slowest)");
   sub->add_option("--jobs", args->jobs, "points run at a time (default 2)")->check(CLI::Range(1, 256));
   sub->add_option("--threads-per-job", args->threads_per_job, "threads of each point (default: cores / jobs)")
       ->check(CLI::Range(1, 1024));
@@ -33,7 +40,7 @@ Action add_sweep_verb(CLI::App& app) {
   sub->add_flag("--dry-run", args->dry_run, "list the points, their overrides and folders; run nothing");
   sub->add_flag("--retry-failed", args->retry_failed, "run failed and diverged points again");
   return [args]() {
-    const SweepSpec sweep = load_sweep(args->file);  // every point validated before anything runs
+    const SweepSpec sweep = load_sweep(args->file, args->cli);  // every point validated before anything runs
     const std::string out = args->out.empty() ? (std::filesystem::path("runs") / sweep.name).string() : args->out;
     if (args->dry_run) {
       std::cout << describe_sweep(sweep, out);

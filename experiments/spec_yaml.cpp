@@ -296,6 +296,11 @@ void apply_overrides(YamlDocument& spec, const std::vector<std::string>& overrid
   }
 }
 
+json parse_yaml_value(const std::string& text, const std::string& origin) {
+  KeyLocations scratch(origin);
+  return yaml_to_json(parse_yaml(text, origin), "", scratch);
+}
+
 std::string locate_key(const std::string& path, const std::string& key) {
   return read_yaml_document(path).where.locate(ConfigIssue(key, "", ""));
 }

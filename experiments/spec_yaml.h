@@ -68,6 +68,10 @@ void apply_overrides(YamlDocument& doc, const std::vector<std::string>& override
 /// or a path through a value that is not a mapping.
 void apply_override(YamlDocument& doc, const std::string& key, const nlohmann::json& value, const std::string& origin);
 
+/// A value written on the command line ("64", "[softmax, linear]", "{kernel: elu}") as JSON, read
+/// as YAML like a spec's values. Throws ConfigError at `origin` for malformed YAML.
+nlohmann::json parse_yaml_value(const std::string& text, const std::string& origin);
+
 /// Where `key` ("model.d_model") is written in the YAML file `path`: "path:line", or the line of
 /// its closest enclosing section, or "path". Throws ConfigError as read_yaml_document.
 std::string locate_key(const std::string& path, const std::string& key);

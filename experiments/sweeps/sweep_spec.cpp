@@ -33,9 +33,16 @@ struct NamedPoint {
 /// The sweep document and the locations of its keys.
 class SweepFile {
  public:
-  explicit SweepFile(const std::string& path) : path_(path), doc_(read_yaml_document(path)) {
+  SweepFile(const std::string& path, const SweepCommandLine& cli) : path_(path), doc_(read_yaml_document(path)) {
     if (!doc_.root.is_object())
       throw ConfigError(path + ": a sweep file is a mapping with base: and grid:, zip:, points: or seeds:");
+    if (!doc_.root.contains("base") && doc_.root.contains("model")) {  // an experiment spec: sweep around it
+      const std::filesystem::path spec(path);
+      doc_ = YamlDocument{json{{"name", spec.stem().string() + "-multirun"}, {"base", spec.filename().string()}},
+                          KeyLocations(path)};
+    }
+    for (const std::string& a : cli.set) add_from_command_line("set", "--set", a, false);
+    for (const std::string& a : cli.grid) add_from_command_line("grid", "--grid", a, true);
   }
   const json& root() const { return doc_.root; }
   /// "file:line" of `key` ("grid.model.d_model", "points[1].set"), or of its section, or "file".
@@ -53,6 +60,27 @@ class SweepFile {
     }
   }
   const std::string& path() const { return path_; }
+  /// Adds "key=value" (or "key=v1,v2,..." as a list when `list`) to the mapping `section`,
+  /// located at the option's text. ConfigError for a malformed assignment or a key the file has.
+  void add_from_command_line(const std::string& section, const std::string& option, const std::string& assignment,
+                             bool list) {
+    const std::string origin = path_ + ": " + option + " " + assignment;
+    const size_t eq = assignment.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw ConfigError(origin + ": expected key.path=value" + (list ? "s, e.g. --grid model.d_model=64,128" : ""));
+    const std::string key = assignment.substr(0, eq);
+    for (const char* s : {"set", "grid", "zip"})
+      if (doc_.root.contains(s) && doc_.root[s].is_object() && doc_.root[s].contains(key))
+        throw ConfigError(origin + ": " + key + " is already in the sweep file's " + s + " (" + at(std::string(s) + "." + key) +
+                          "); change it there, or leave out " + option);
+    const json value = parse_yaml_value(list ? "[" + assignment.substr(eq + 1) + "]" : assignment.substr(eq + 1), origin);
+    if (!doc_.root.contains(section) || !doc_.root[section].is_object()) doc_.root[section] = json::object();
+    doc_.root[section][key] = value;
+    doc_.where.add_key(section, key);
+    doc_.where.set_override(section + "." + key, origin);
+    for (size_t i = 0; list && i < value.size(); ++i)
+      doc_.where.set_override(section + "." + key + "[" + std::to_string(i) + "]", origin);
+  }
   /// The keys of the mapping at `key` in file order.
   std::vector<std::string> keys_in_order(const std::string& key) const { return doc_.where.keys_in_order(key); }
 
@@ -201,8 +229,10 @@ std::string safe_name(const std::string& text) {
   return out;
 }
 
-SweepSpec load_sweep(const std::string& path) {
-  const SweepFile f(path);
+SweepSpec load_sweep(const std::string& path) { return load_sweep(path, SweepCommandLine{}); }
+
+SweepSpec load_sweep(const std::string& path, const SweepCommandLine& cli) {
+  const SweepFile f(path, cli);
   f.checked([&] {
     JsonSection(f.root(), "").check_keys({"name", "base", "set", "grid", "zip", "points", "seeds", "description"}, true);
     return 0;

@@ -148,3 +148,37 @@ TEST_CASE("cli sweep: a killed child and a stopped sweep resume to the numbers o
   CHECK(a["test"]["loss"].get<double>() == b["test"]["loss"].get<double>());
   CHECK(train_losses(slurp(dir + "/whole/seed-5/metrics.jsonl")) == train_losses(slurp(parts + "/seed-5/metrics.jsonl")));
 }
+
+TEST_CASE("cli sweep: --grid and --set sweep around an experiment spec or add to a sweep file, as Hydra's multirun") {
+  const std::string dir = scratch_dir("sweep_multirun");
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  const std::string out = dir + "/multi";
+  CliResult r = run_cli("sweep " + dir + "/tiny.yaml --grid train.optimizer.lr=3e-3,1e-3 --set train.max_steps=5 "
+                        "--set train.eval_every=5 --jobs 2 --threads-per-job 1 --out " + out,
+                        dir);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const json index = json::parse(slurp(out + "/sweep.json"));
+  CHECK(index["name"] == "tiny-multirun");
+  REQUIRE(index["points"].size() == 2);
+  for (const char* p : {"lr-0.003", "lr-0.001"}) {
+    INFO(p);
+    CHECK(point(out, p)["state"] == "done");
+    CHECK(point(out, p)["jobs"] == 2);
+    CHECK(json::parse(slurp(out + "/" + p + "/summary.json"))["train"]["steps"] == 5);
+  }
+  // A sweep file gains the command line's set and grid; a key it already has is refused, naming both.
+  write_text(dir + "/sweep.yaml", "base: tiny.yaml\nset: {train.max_steps: 5}\ngrid:\n  train.optimizer.lr: [3e-3]\n");
+  CliResult dry = run_cli("sweep " + dir + "/sweep.yaml --grid model.d_model=16,32 --set train.eval_every=5 --dry-run", dir);
+  INFO(dry.err);
+  CHECK(dry.code == 0);
+  CHECK(dry.out.find("2 points") != std::string::npos);
+  CHECK(dry.out.find("model.d_model=16") != std::string::npos);
+  CliResult twice = run_cli("sweep " + dir + "/sweep.yaml --set train.max_steps=7 --dry-run", dir);
+  CHECK(twice.code == 2);
+  CHECK(twice.err.find("--set train.max_steps=7") != std::string::npos);
+  CHECK(twice.err.find("already in the sweep file's set (" + dir + "/sweep.yaml:2)") != std::string::npos);
+  CliResult typo = run_cli("sweep " + dir + "/tiny.yaml --grid model.d_modle=16,32 --dry-run", dir);
+  CHECK(typo.code == 2);
+  CHECK(typo.err.find("did you mean `d_model`") != std::string::npos);
+}
