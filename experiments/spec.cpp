@@ -324,7 +324,7 @@ bool same_experiment(const ExperimentSpec& a, const ExperimentSpec& b) {
 }
 
 ExperimentSpec load_spec(const std::string& path, const std::vector<std::string>& overrides) {
-  YamlDocument doc = read_yaml_document(path);
+  YamlDocument doc = read_spec_document(path);
   apply_overrides(doc, overrides);
   return resolve_spec_document(doc);
 }
@@ -333,7 +333,7 @@ ExperimentSpec resolve_spec_document(const YamlDocument& doc) {
   return located(doc, [&] { return resolve_spec(doc.root, doc.where.file()); });
 }
 
-bool is_whole_spec(const std::string& path) { return yaml_has_top_level_key(path, {"data", "train"}); }
+bool is_whole_spec(const std::string& path) { return yaml_has_top_level_key(path, {"data", "train", "base"}); }
 
 ModelConfig load_model_only(const std::string& path, const std::vector<std::string>& overrides) {
   YamlDocument doc = read_yaml_document(path, true);

@@ -36,6 +36,15 @@ std::vector<std::string> KeyLocations::keys_in_order(const std::string& mapping)
 
 void KeyLocations::set_override(const std::string& key, const std::string& text) { at_[key] = {text, true}; }
 
+void KeyLocations::overlay(const KeyLocations& other) {
+  file_ = other.file_;
+  for (const auto& [key, location] : other.at_) at_[key] = location;
+  for (const auto& [mapping, keys] : other.order_)
+    for (const std::string& key : keys)
+      if (std::find(order_[mapping].begin(), order_[mapping].end(), key) == order_[mapping].end())
+        order_[mapping].push_back(key);
+}
+
 void KeyLocations::erase_under(const std::string& key) {
   for (auto it = at_.begin(); it != at_.end();) {
     const std::string& k = it->first;
@@ -242,6 +251,50 @@ YamlDocument read_yaml_document(const std::string& path, bool bare_model) {
     doc.root = yaml_to_json(node, "", doc.where);
   }
   return doc;
+}
+
+namespace {
+
+/// Puts `top` over `base` at `path`: mappings merge key by key, anything else replaces.
+void merge_over(json& base, const json& top, const std::string& path, KeyLocations& where) {
+  for (const auto& [key, value] : top.items()) {
+    const std::string p = join_path(path, key);
+    if (value.is_object() && base.contains(key) && base[key].is_object()) {
+      merge_over(base[key], value, p, where);
+    } else {
+      where.erase_under(p);
+      base[key] = value;
+    }
+  }
+}
+
+YamlDocument compose(const std::string& path, std::vector<std::string>& chain) {
+  YamlDocument doc = read_yaml_document(path);
+  if (!doc.root.is_object() || !doc.root.contains("base")) return doc;
+  const std::string at = doc.where.locate(ConfigIssue("base", "", ""));
+  if (!doc.root["base"].is_string())
+    throw ConfigError(at + ": base: is " + describe_json(doc.root["base"]) +
+                      ", not a file name; give the spec this one builds on, e.g. base: ../quickstart.yaml");
+  const std::filesystem::path base = std::filesystem::path(path).parent_path() / doc.root["base"].get<std::string>();
+  if (!std::filesystem::is_regular_file(base))
+    throw ConfigError(at + ": base: " + base.string() + " is not a file; give its path relative to " + path);
+  const std::string id = std::filesystem::weakly_canonical(base).string();
+  if (std::find(chain.begin(), chain.end(), id) != chain.end() || chain.size() > 32)
+    throw ConfigError(at + ": base: " + base.string() + " comes back to a spec already on the way (a cycle of base:)");
+  chain.push_back(id);
+  YamlDocument out = compose(base.string(), chain);
+  doc.root.erase("base");
+  if (!out.root.is_object()) out.root = json::object();
+  merge_over(out.root, doc.root, "", out.where);
+  out.where.overlay(doc.where);
+  return out;
+}
+
+}  // namespace
+
+YamlDocument read_spec_document(const std::string& path) {
+  std::vector<std::string> chain = {std::filesystem::weakly_canonical(path).string()};
+  return compose(path, chain);
 }
 
 bool yaml_has_top_level_key(const std::string& path, const std::vector<std::string>& keys) {

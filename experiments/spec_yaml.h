@@ -31,6 +31,9 @@ class KeyLocations {
   /// The keys of the mapping at `mapping` in the order the file wrote them (JSON objects sort
   /// them), e.g. a sweep's grid axes. Empty for a mapping the file did not write.
   std::vector<std::string> keys_in_order(const std::string& mapping) const;
+  /// Takes `other`'s locations and key orders, over these, and its file name (a spec composed on
+  /// top of its base).
+  void overlay(const KeyLocations& other);
 
  private:
   struct Location {
@@ -52,6 +55,13 @@ struct YamlDocument {
 /// and is read as {model: <file>}. Throws ConfigError: unreadable file or a directory, malformed
 /// YAML (file:line:col), a duplicate key (with the line of the first), a non-scalar key.
 YamlDocument read_yaml_document(const std::string& path, bool bare_model = false);
+
+/// An experiment spec with composition: a top-level `base: other.yaml` (relative to the file)
+/// is read first (itself composed), then this file's keys go on top: mappings merge key by key,
+/// anything else replaces the base's value. Each key keeps the file:line where its value came
+/// from. Without `base:`, the same as read_yaml_document. Throws ConfigError as that, and at the
+/// `base:` line for a base that is missing or not a string, or that comes back around (a cycle).
+YamlDocument read_spec_document(const std::string& path);
 
 /// Whether `path` holds a YAML mapping with at least one of `keys` at its top level. Throws
 /// ConfigError as read_yaml_document.

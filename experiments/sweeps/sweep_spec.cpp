@@ -36,7 +36,8 @@ class SweepFile {
   SweepFile(const std::string& path, const SweepCommandLine& cli) : path_(path), doc_(read_yaml_document(path)) {
     if (!doc_.root.is_object())
       throw ConfigError(path + ": a sweep file is a mapping with base: and grid:, zip:, points: or seeds:");
-    if (!doc_.root.contains("base") && doc_.root.contains("model")) {  // an experiment spec: sweep around it
+    const auto has = [&](const char* key) { return doc_.root.contains(key); };
+    if (has("model") || has("data") || has("train") || has("task")) {  // an experiment spec: sweep around it
       const std::filesystem::path spec(path);
       doc_ = YamlDocument{json{{"name", spec.stem().string() + "-multirun"}, {"base", spec.filename().string()}},
                           KeyLocations(path)};
@@ -288,7 +289,7 @@ SweepSpec load_sweep(const std::string& path, const SweepCommandLine& cli) {
   const size_t seed_count = seeds ? seeds->values.size() : 1;
   const YamlDocument base = f.checked([&] {
     try {
-      return read_yaml_document(sweep.base);
+      return read_spec_document(sweep.base);
     } catch (const ConfigError& e) {
       throw ConfigError(f.at("base") + ": base: " + e.what());
     }

@@ -152,3 +152,40 @@ TEST_CASE("cli: train --dry-run prints the resolved spec, data and memory, warns
   CHECK(refused.err.find("already holds a run") != std::string::npos);
   CHECK(folder_bytes(dir + "/run") == before);
 }
+
+TEST_CASE("cli: a spec composed on another (base:) takes its keys, and errors point at the file that wrote the value") {
+  const std::string dir = scratch_dir("run_dir_compose");
+  write_text(dir + "/base.yaml", tiny_spec(dir));
+  write_text(dir + "/sub/child.yaml", "base: ../base.yaml\nmodel: {d_model: 16}\ntrain:\n  max_steps: 7\n");
+  const CliResult dry = run_cli("train " + dir + "/sub/child.yaml --dry-run", dir);
+  INFO(dry.err);
+  REQUIRE(dry.code == 0);
+  CHECK(dry.out.find("from " + dir + "/sub/child.yaml") != std::string::npos);
+  CHECK(dry.out.find("d_model: 16") != std::string::npos);   // the child's
+  CHECK(dry.out.find("n_layers: 2") != std::string::npos);   // the base's, in the merged model mapping
+  CHECK(dry.out.find("max_steps: 7") != std::string::npos);  // the child's
+  CHECK(dry.out.find("batch_size: 4") != std::string::npos); // the base's, in the merged train mapping
+  CHECK(dry.out.find("# run directory: runs/child") != std::string::npos);  // named after the child
+
+  // A bad key in the child is located in the child; a bad value from the base, in the base.
+  write_text(dir + "/sub/typo.yaml", "base: ../base.yaml\nmodel:\n  d_modle: 16\n");
+  const CliResult typo = run_cli("train " + dir + "/sub/typo.yaml --dry-run", dir);
+  CHECK(typo.code == 2);
+  CHECK(typo.err.find(dir + "/sub/typo.yaml:3") != std::string::npos);
+  write_text(dir + "/bad_base.yaml", tiny_spec(dir) + "  clip_norm: -1\n");
+  write_text(dir + "/on_bad.yaml", "base: bad_base.yaml\ntrain: {max_steps: 5}\n");
+  const CliResult from_base = run_cli("train " + dir + "/on_bad.yaml --dry-run", dir);
+  CHECK(from_base.code == 2);
+  CHECK(from_base.err.find(dir + "/bad_base.yaml:") != std::string::npos);
+  CHECK(from_base.err.find("clip_norm") != std::string::npos);
+  // A missing base and a cycle, at the base: line.
+  write_text(dir + "/lost.yaml", "train: {max_steps: 5}\nbase: nowhere.yaml\n");
+  const CliResult lost = run_cli("train " + dir + "/lost.yaml --dry-run", dir);
+  CHECK(lost.code == 2);
+  CHECK(lost.err.find(dir + "/lost.yaml:2: base:") != std::string::npos);
+  write_text(dir + "/a.yaml", "base: b.yaml\n");
+  write_text(dir + "/b.yaml", "base: a.yaml\n");
+  const CliResult cycle = run_cli("train " + dir + "/a.yaml --dry-run", dir);
+  CHECK(cycle.code == 2);
+  CHECK(cycle.err.find("cycle") != std::string::npos);
+}
