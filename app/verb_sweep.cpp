@@ -5,6 +5,7 @@
 #include <iostream>
 #include <thread>
 
+#include "app/config_path.h"
 #include "app/verbs.h"
 #include "core/error.h"
 #include "core/process/stop_signal.h"
@@ -40,7 +41,7 @@ Action add_sweep_verb(CLI::App& app) {
   sub->add_flag("--dry-run", args->dry_run, "list the points, their overrides and folders; run nothing");
   sub->add_flag("--retry-failed", args->retry_failed, "run failed and diverged points again");
   return [args]() {
-    const SweepSpec sweep = load_sweep(args->file, args->cli);  // every point validated before anything runs
+    const SweepSpec sweep = load_sweep(find_config(args->file), args->cli);  // every point validated before anything runs
     const std::string out = args->out.empty() ? (std::filesystem::path("runs") / sweep.name).string() : args->out;
     if (args->dry_run) {
       std::cout << describe_sweep(sweep, out);

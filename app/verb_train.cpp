@@ -13,6 +13,7 @@
 #include <iostream>
 
 #include "app/command_line.h"
+#include "app/config_path.h"
 #include "app/verbs.h"
 #include "core/error.h"
 #include "core/process/stop_signal.h"
@@ -86,6 +87,7 @@ void log_to_run_folder(const std::string& dir, bool resume,
 }
 
 int run(TrainArgs& a) {
+  if (!a.resume) a.config = find_config(a.config);
   resolve_run_folder(a);
   std::vector<std::string> overrides = a.overrides;
   if (a.threads > 0) overrides.push_back("train.threads=" + std::to_string(a.threads));
