@@ -7,13 +7,6 @@
 
 namespace tn {
 
-std::string format_duration(double seconds) {
-  const int total = static_cast<int>(std::max(0.0, seconds) + 0.5);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%d:%02d", total / 60, total % 60);
-  return buf;
-}
-
 void TrainLog::add(const StepResult& step, double seconds) {
   seconds_ += seconds;
   tokens_ += step.positions;

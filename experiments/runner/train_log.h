@@ -6,13 +6,14 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/progress.h"
+
 #include "experiments/outputs/metrics.h"
 #include "experiments/runner/train_step.h"
 
 namespace tn {
 
-/// "m:ss" for a duration in seconds (rounded; negative as 0:00).
-std::string format_duration(double seconds);
+
 
 class TrainLog {
  public:

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/progress.h"
 #include "data/batching/lm_blocks.h"
 
 namespace tn {
@@ -19,7 +20,9 @@ LmEval evaluate_lm(TransNormerModel& model, const std::vector<int32_t>& stream, 
   double sum_nll = 0.0;
   int64_t tokens = 0;
   std::vector<int64_t> ids;
+  Progress progress("evaluating", "sequences", blocks.count());
   for (int64_t first = 0; first < blocks.count(); first += batch_size) {
+    progress.advance(first);
     ids.clear();
     for (int64_t b = first; b < std::min(blocks.count(), first + batch_size); ++b) ids.push_back(b);
     make_batch(blocks, ids, batch);

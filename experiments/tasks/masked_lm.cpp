@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/progress.h"
 #include "core/error.h"
 #include "data/batching/lm_blocks.h"
 #include "data/data_root.h"
@@ -78,7 +79,9 @@ Metrics MaskedLmTask::evaluate(TransNormerModel& model, const std::string& split
   std::vector<int64_t> ids;
   double sum = 0;
   int64_t tokens = 0;
+  Progress progress("evaluating", "samples", samples.count());
   for (int64_t first = 0; first < samples.count(); first += batch_size) {
+    progress.advance(first);
     ids.clear();
     for (int64_t i = first; i < std::min(samples.count(), first + batch_size); ++i) ids.push_back(i);
     make_mlm_batch(samples, ids, masking_, kEvalMaskSeed, kValidMaskEpoch, pad_, batch.data);

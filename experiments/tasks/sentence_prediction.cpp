@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 
+#include "core/progress.h"
 #include "core/error.h"
 #include "core/io/atomic_file.h"
 #include "core/ops/cross_entropy.h"
@@ -163,7 +164,11 @@ SentencePredictionTask::Outputs SentencePredictionTask::run_split(TransNormerMod
   out.logits.assign(split.inputs.size() * out.width, 0.0f);
   double loss_sum = 0;
   SentenceBatch batch;
+  Progress progress("evaluating", "examples", static_cast<int64_t>(split.inputs.size()));
+  int64_t done = 0;
   for (const std::vector<int64_t>& ids : eval_batches(split.lengths, {.max_sentences = batch_size})) {
+    progress.advance(done);
+    done += static_cast<int64_t>(ids.size());
     make_sentence_batch(split, ids, target_.regression, pad_, batch);
     Var logits = sentence_logits(ctx, model, batch);
     const float* lp = logits->value.data();
