@@ -23,6 +23,7 @@ td.best { font-weight: bold; background: #eef7ee; }
 tr.notdone td { background: #fff4f4; }
 td.state-done { color: #1a7f37; } td.state-other { color: #b42318; }
 ul.problems li { font-size: 0.9em; margin: 0.2em 0; }
+div.plots { display: grid; grid-template-columns: repeat(auto-fill, minmax(560px, 1fr)); gap: 0 2em; }
 figure { margin: 1.5em 0; } figcaption { font-size: 0.9em; color: #555; }
 figure svg { max-width: 100%; height: auto; display: block; }
 a { color: #0b5cad; text-decoration: none; } a:hover { text-decoration: underline; }
@@ -188,10 +189,11 @@ std::string report_html(const ReportDocument& doc) {
   if (!problems.empty()) out += "<h2>Problems</h2>\n<ul class=\"problems\">\n" + problems + "</ul>\n";
 
   if (!doc.plots.empty()) {
-    out += "<h2>Plots</h2>\n";
+    out += "<h2>Plots</h2>\n<div class=\"plots\">\n";  // side by side where the page is wide enough
     for (size_t i = 0; i < doc.plots.size(); ++i)
       out += "<figure>\n" + inline_svg(doc.plots[i].svg, i) + "\n<figcaption>" + html_escape(doc.plots[i].title) +
              " (" + link(doc.plots[i].file, doc.plots[i].file) + ")</figcaption>\n</figure>\n";
+    out += "</div>\n";
   }
   out += "<h2>Runs</h2>\n" + runs_table(doc);
   return out + "</body>\n</html>\n";
