@@ -15,6 +15,7 @@
 #include <map>
 
 #include "core/error.h"
+#include "core/process/shell_quote.h"
 #include "experiments/runner/run_dir.h"
 #include "experiments/runner/train_log.h"
 #include "experiments/runner/train_state.h"
@@ -76,15 +77,6 @@ ordered_json overrides_json(const std::vector<SpecOverride>& overrides) {
   ordered_json out = ordered_json::object();
   for (const SpecOverride& o : overrides) out[o.key] = o.value;
   return out;
-}
-
-std::string shell_quote(const std::string& arg) {
-  if (!arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=./:,") ==
-                          std::string::npos)
-    return arg;
-  std::string out = "'";
-  for (char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
 }
 
 /// The child's command line: `transnormer train BASE --set ... --out DIR --threads T --resume|--overwrite`:

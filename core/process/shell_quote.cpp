@@ -1,0 +1,14 @@
+#include "core/process/shell_quote.h"
+
+namespace tn {
+
+std::string shell_quote(const std::string& arg) {
+  if (!arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=./:,") ==
+                          std::string::npos)
+    return arg;
+  std::string out = "'";
+  for (char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace tn
