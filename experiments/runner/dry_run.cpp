@@ -4,7 +4,6 @@
 
 #include <filesystem>
 
-#include "core/error.h"
 #include "experiments/runner/memory_check.h"
 #include "experiments/runner/run_dir.h"
 #include "experiments/tasks/registry.h"
@@ -13,17 +12,12 @@ namespace tn {
 
 namespace {
 
+/// The run directory's line, after the checks a run makes of it.
 std::string run_dir_line(const RunOptions& options) {
-  if (options.resume) {
-    if (!std::filesystem::is_directory(options.out_dir))
-      throw ConfigError(options.out_dir + ": nothing to resume: the directory does not exist; "
-                        "train without --resume to start a new run");
-    return "# run directory: " + options.out_dir + " (resumed from its last checkpoint)\n";
-  }
-  if (holds_run(options.out_dir)) {
-    if (!options.overwrite) claim_run_dir(options.out_dir, false);  // throws the refusal
+  check_run_dir(options.out_dir, options.resume, options.overwrite);
+  if (options.resume) return "# run directory: " + options.out_dir + " (resumed from its last checkpoint)\n";
+  if (holds_run(options.out_dir))
     return "# run directory: " + options.out_dir + " (holds a run: --overwrite would delete its files)\n";
-  }
   return "# run directory: " + options.out_dir + (std::filesystem::exists(options.out_dir) ? "\n" : " (new)\n");
 }
 

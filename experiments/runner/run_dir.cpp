@@ -24,13 +24,22 @@ bool holds_run(const std::string& path) {
   return false;
 }
 
-void claim_run_dir(const std::string& path, bool overwrite) {
-  if (!holds_run(path)) return;
-  if (!overwrite)
+void check_run_dir(const std::string& path, bool resume, bool overwrite) {
+  if (resume) {
+    if (!std::filesystem::is_directory(path))
+      throw ConfigError(path + ": nothing to resume: the directory does not exist; "
+                        "train without --resume to start a new run");
+    return;
+  }
+  if (!overwrite && holds_run(path))
     throw ConfigError(path + " already holds a run (its config.yaml, metrics or checkpoint): continue it with "
                       "`transnormer train --resume " + path + "`, start it again with --overwrite (deletes that "
                       "run's files), or give another --out");
-  clear_run(path);
+}
+
+void claim_run_dir(const std::string& path, bool resume, bool overwrite) {
+  check_run_dir(path, resume, overwrite);
+  if (!resume && overwrite && holds_run(path)) clear_run(path);
 }
 
 void clear_run(const std::string& path) {

@@ -19,10 +19,14 @@ inline constexpr const char* kDivergedFile = "diverged.json";
 /// checkpoint. (A train.log alone does not count: a sweep writes one before the run starts.)
 bool holds_run(const std::string& path);
 
-/// Refuses to start a new run in a folder that holds one (ConfigError, exit 2, naming --resume
-/// and --overwrite) unless `overwrite`; with `overwrite`, deletes that run's files (clear_run).
-/// Nothing is written when it refuses.
-void claim_run_dir(const std::string& path, bool overwrite);
+/// The checks before a run writes in `path`, writing nothing: ConfigError (exit 2) when resuming a
+/// folder that does not exist, or when starting a new run in a folder that holds one without
+/// `overwrite` (the message names --resume and --overwrite).
+void check_run_dir(const std::string& path, bool resume, bool overwrite);
+
+/// check_run_dir, then, for a new run with `overwrite` in a folder holding one, deletes that
+/// run's files (clear_run).
+void claim_run_dir(const std::string& path, bool resume, bool overwrite);
 
 /// Deletes the files a run writes in `path` (config.yaml, metrics.jsonl, summary.json, run.json,
 /// diverged.json, the checkpoints and train states, predictions/), never the folder itself nor

@@ -80,10 +80,7 @@ Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<
     : spec_(spec), options_(options), task_(std::move(task)) {
   const TrainSpec& train = spec_.train;
   // The run directory first: refuse before any work, and never over another run's files.
-  if (options.resume && !std::filesystem::is_directory(options.out_dir))
-    throw ConfigError(options.out_dir + ": nothing to resume: the directory does not exist; "
-                      "train without --resume to start a new run");
-  if (!options.resume) claim_run_dir(options.out_dir, options.overwrite);
+  claim_run_dir(options.out_dir, options.resume, options.overwrite);
   for (const std::string& warning : schedule_warnings(train)) spdlog::warn("{}", warning);
   set_num_threads(train.threads);  // before any oneDNN primitive is made
   task_->configure_model(spec_.model, spec_.vocab_size_given, spec_.path);
