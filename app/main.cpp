@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   add(tn::app::add_report_verb);
   add(tn::app::add_predict_verb);
   add(tn::app::add_tokenize_verb);
+  add(tn::app::add_data_verb);
 
   // A first word that is no verb gets its own message (CLI11 would say "A subcommand is required").
   if (argc > 1 && argv[1][0] != '-') {

@@ -50,7 +50,7 @@ Action add_analyze_verb(CLI::App& app) {
   CLI::App* loc = sub->add_subcommand("locality", "Locality accumulation l(r) per layer (paper §3.2, Fig. 2)");
   loc->add_option("--checkpoint", args->checkpoint, "checkpoint.safetensors of an LM run")->required();
   loc->add_option("--data", args->data, "a .tokens file to take the samples from (relative: from the current folder, else the data root)")->required();
-  loc->add_option("--data-root", args->data_root, "dataset root (default $TRANSNORMER_DATA, else ./data)");
+  loc->add_option("--data-root", args->data_root, "dataset root (default $TRANSNORMER_DATA, else ./datasets)");
   loc->add_option("--seq-len", args->seq_len, "tokens per sample, N (default 512)")->check(CLI::Range(int64_t{2}, int64_t{1} << 16));
   loc->add_option("--samples", args->samples, "samples, K (default 8)")->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   loc->add_option("--r-step", args->r_step, "step of the neighbourhood fraction r (default 0.05)");

@@ -71,7 +71,7 @@ Action add_eval_verb(CLI::App& app) {
   sub->add_option("--seq-len", args->seq_len, "block length (with --checkpoint)");
   sub->add_option("--batch", args->batch, "blocks per batch (does not change the result)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
-  sub->add_option("--data-root", args->data_root, "dataset root (default $TRANSNORMER_DATA, else ./data)");
+  sub->add_option("--data-root", args->data_root, "dataset root (default $TRANSNORMER_DATA, else ./datasets)");
   sub->add_option("--threads", args->threads, "threads (default: all cores)")->check(CLI::Range(0, 1024));
   return [args]() {
     set_num_threads(args->threads);

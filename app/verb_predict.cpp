@@ -31,7 +31,7 @@ Action add_predict_verb(CLI::App& app) {
   sub->add_option("--out", args->out, "folder for the files (default RUN_DIR/submission)");
   sub->add_option("--batch", args->batch, "examples per batch (default the run's eval_batch_size)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
-  sub->add_option("--data-root", args->data_root, "dataset root (default $TRANSNORMER_DATA, else ./data)");
+  sub->add_option("--data-root", args->data_root, "dataset root (default $TRANSNORMER_DATA, else ./datasets)");
   sub->add_flag("--best", args->best, "predict with the run's checkpoint_best.safetensors (train.checkpoint.best_metric)");
   sub->add_option("--threads", args->threads, "threads (default: all cores)")->check(CLI::Range(0, 1024));
   return [args]() {

@@ -37,7 +37,7 @@ Action add_sweep_verb(CLI::App& app) {
   sub->add_option("--threads-per-job", args->threads_per_job, "threads of each point (default: cores / jobs)")
       ->check(CLI::Range(1, 1024));
   sub->add_option("--out", args->out, "sweep folder (default runs/<sweep name>)");
-  sub->add_option("--data-root", args->data_root, "dataset root (default $TRANSNORMER_DATA, else ./data)");
+  sub->add_option("--data-root", args->data_root, "dataset root (default $TRANSNORMER_DATA, else ./datasets)");
   sub->add_flag("--dry-run", args->dry_run, "list the points, their overrides and folders; run nothing");
   sub->add_flag("--retry-failed", args->retry_failed, "run failed and diverged points again");
   return [args]() {

@@ -199,7 +199,7 @@ Action add_tokenize_verb(CLI::App& app) {
   sub->add_option("--bpe-dir", args->bpe_dir, "folder with encoder.json and vocab.bpe (default <data root>/gpt2_bpe)");
   sub->add_option("--dict", args->dict, "fairseq dict.txt: write (or read) its model ids instead of GPT-2 ids");
   sub->add_flag("--decode", args->decode, "read lines of ids, write text");
-  sub->add_option("--data-root", args->data_root, "dataset root (default $TRANSNORMER_DATA, else ./data)");
+  sub->add_option("--data-root", args->data_root, "dataset root (default $TRANSNORMER_DATA, else ./datasets)");
   return [args]() { return run_tokenize(*args); };
 }
 

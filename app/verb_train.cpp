@@ -119,7 +119,7 @@ Action add_train_verb(CLI::App& app) {
   sub->add_option("--set", args->overrides, "override a spec value: key.path=value (repeatable)");
   sub->add_option("--out", args->out, "run directory (default runs/<config name>)");
   sub->add_option("--data-root", args->data_root,
-                  "dataset root (default $TRANSNORMER_DATA, else ./data)");
+                  "dataset root (default $TRANSNORMER_DATA, else ./datasets)");
   sub->add_option("--threads", args->threads, "threads (default: train.threads, else all cores)")->check(CLI::Range(0, 1024));
   auto* resume = sub->add_flag("--resume", args->resume,
                                "continue the run in the run directory from its last checkpoint (same spec; "

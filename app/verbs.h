@@ -19,5 +19,6 @@ Action add_analyze_verb(CLI::App& app);
 Action add_report_verb(CLI::App& app);
 Action add_predict_verb(CLI::App& app);
 Action add_tokenize_verb(CLI::App& app);
+Action add_data_verb(CLI::App& app);
 
 }  // namespace tn::app

@@ -8,7 +8,7 @@ namespace tn {
 std::string resolve_data_root(const std::string& flag_value) {
   if (!flag_value.empty()) return flag_value;
   if (const char* env = std::getenv("TRANSNORMER_DATA"); env && *env) return env;
-  return "data";
+  return "datasets";
 }
 
 std::string data_path(const std::string& root, const std::string& relative) {

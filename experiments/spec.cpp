@@ -181,6 +181,25 @@ std::map<std::string, double> resolve_paper(const JsonSection& s) {
   return out;
 }
 
+/// `task:` a name, or a mapping {name, options...}: the name and the entry's typed options.
+void resolve_task(const JsonSection& top, ExperimentSpec& spec) {
+  Names<const TaskEntry*> tasks;
+  for (const TaskEntry& entry : task_table()) tasks.emplace_back(std::string(entry.name), &entry);
+  const json* value = top.get("task");
+  const bool mapping = value && value->is_object();
+  const JsonSection section = mapping ? top.section("task") : JsonSection(json::object(), "task");
+  if (mapping && !section.has("name"))
+    section.fail("name", "is required", "name the task (e.g. name: sequence_classification)");
+  const TaskEntry* entry = mapping ? section.choice("name", &task_table().front(), tasks)
+                                   : top.choice("task", &task_table().front(), tasks);
+  spec.task = std::string(entry->name);
+  if (entry->options) {
+    spec.task_options = entry->options(section);
+  } else if (mapping) {
+    section.check_keys({"name"}, true);
+  }
+}
+
 ExperimentSpec resolve_spec(const json& root, const std::string& path) {
   const JsonSection top(root, "");
   top.check_keys({"task", "model", "data", "train", "paper"}, true);
@@ -189,9 +208,7 @@ ExperimentSpec resolve_spec(const json& root, const std::string& path) {
   ExperimentSpec spec;
   spec.path = path;
   spec.name = std::filesystem::path(path).stem().string();
-  Names<std::string> tasks;
-  for (const TaskEntry& entry : task_table()) tasks.emplace_back(std::string(entry.name), std::string(entry.name));
-  spec.task = top.choice<std::string>("task", spec.task, tasks);
+  resolve_task(top, spec);
   const json& model = *top.get("model");
   spec.model = resolve_model_json(model, ModelJsonOptions{true, false, "model"});
   spec.vocab_size_given = model.is_object() && model.contains("vocab_size") && !model["vocab_size"].is_null();
@@ -319,7 +336,8 @@ std::string to_string(ScheduleKind kind) {
 }
 
 bool same_experiment(const ExperimentSpec& a, const ExperimentSpec& b) {
-  return a.task == b.task && a.model == b.model && a.vocab_size_given == b.vocab_size_given &&
+  const bool same_options = a.task_options ? b.task_options && a.task_options->equals(*b.task_options) : !b.task_options;
+  return a.task == b.task && same_options && a.model == b.model && a.vocab_size_given == b.vocab_size_given &&
          a.data && b.data && a.data->equals(*b.data) && a.train == b.train;
 }
 
@@ -349,7 +367,14 @@ ordered_json spec_to_json(const ExperimentSpec& spec) {
   json model = model_config_to_json(spec.model);
   if (!spec.vocab_size_given) model.erase("vocab_size");
   ordered_json root = ordered_json::object();
-  root["task"] = spec.task;
+  if (spec.task_options) {
+    ordered_json task = {{"name", spec.task}};
+    const ordered_json options = spec.task_options->to_json();  // items() does not keep a temporary alive
+    for (const auto& [key, value] : options.items()) task[key] = value;
+    root["task"] = task;
+  } else {
+    root["task"] = spec.task;
+  }
   root["model"] = ordered_model(model);
   root["data"] = spec.data ? spec.data->to_json() : ordered_json(nullptr);
   root["train"] = train_json(spec.train);

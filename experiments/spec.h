@@ -15,6 +15,7 @@
 #include "core/precision.h"
 #include "data/readers/reader.h"
 #include "experiments/spec_yaml.h"
+#include "experiments/tasks/task_options.h"
 #include "layers/model_config.h"
 
 namespace tn {
@@ -86,6 +87,7 @@ struct ExperimentSpec {
   std::string path;  // file it came from
   std::string name;  // file stem, for runs/<name>
   std::string task = "language_modeling";  // experiments/tasks/registry.h
+  std::shared_ptr<const TaskOptions> task_options;  // the task's own options; null when it takes none
   ModelConfig model;
   bool vocab_size_given = false;  // vocab_size may be left out: filled from the data's vocabulary later (model.vocab_size 0)
   std::shared_ptr<const DataSpec> data;  // the reader's typed section; never null in a resolved spec
@@ -96,7 +98,7 @@ struct ExperimentSpec {
   std::map<std::string, double> paper;
 };
 
-/// The same experiment: task, model (with vocab_size_given), data and train sections equal
+/// The same experiment: task (with its options), model (with vocab_size_given), data and train sections equal
 /// (path and name, where the spec was read from, do not count).
 bool same_experiment(const ExperimentSpec& a, const ExperimentSpec& b);
 

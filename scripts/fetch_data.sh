@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Downloads the datasets from their official sources into the data root (the first argument, else
-# $TRANSNORMER_DATA, else ./data: the same order as --data-root; see data/README.md), skipping each
+# $TRANSNORMER_DATA, else ./datasets: the same order as --data-root; see datasets/README.md), skipping each
 # part that is already there, and checks every file against the sha256 pinned below:
 #   gpt2_bpe/          GPT-2's encoder.json and vocab.bpe, fairseq's dict.txt (fairseq's copies)
 #   wikitext-103/      wiki.{train,valid,test}.tokens (wikitext-103-v1.zip, Merity et al. 2016)
@@ -8,15 +8,24 @@
 #   wikitext-2-raw/    wiki.{train,valid,test}.raw (wikitext-2-raw-v1.zip)
 #   glue/<TASK>/       the nine GLUE tasks as GLUE's download_glue_data.py lays them out (MRPC
 #                      built from Microsoft's files by scripts/format_mrpc.sh)
+#   lra/imdb/          aclImdb_v1.tar.gz (Maas et al. 2011), LRA's Text task, kept as published
+#   lra/listops-1000/  with --lra only: LRA ListOps, and
+#   lra/aan/           LRA Retrieval, both unpacked from the 8.23 GB LRA release (lra_release.gz);
+#                      without it, `transnormer data generate listops` makes ListOps in the same format
 # Pins marked "verified" match an independent copy (tiktoken's hashes; the official archive's
 # files); a mismatch there stops the script. The other pins are those of the copies this project
 # was developed against, not checked against the official archives here: a mismatch is reported
 # and the script goes on (the tests then say whether the data still reads as expected).
 #
-#   scripts/fetch_data.sh [DATA_ROOT]
+#   scripts/fetch_data.sh [--lra] [DATA_ROOT]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-root="${1:-${TRANSNORMER_DATA:-data}}"
+lra_release=no
+args=()
+for a in "$@"; do
+  if [[ "$a" == --lra ]]; then lra_release=yes; else args+=("$a"); fi
+done
+root="${args[0]:-${TRANSNORMER_DATA:-datasets}}"
 mkdir -p "$root"
 
 download() {  # download URL FILE
@@ -144,4 +153,30 @@ cba00490596dd14be8cf53b4f53bb744abe3a7b89f81ab210528d80225338ed5  dev.tsv
 ff0296817e235bf6f7a230c5f6781bd6ee228a45445f6510831fdef6f2a04766  test.tsv"
 check "$root/glue/QNLI" warn "763e95932dd3578251de71582e06829015f9c3815a518c751dc537219b159de4  dev.tsv
 6d856264e292fa7a7bc7b8e182efa1454ffd9532733c12ad813017dd5b377a5a  test.tsv"
+# LRA Text: the IMDB reviews as published (md5 as pinned by torchtext's IMDB loader), read by the
+# imdb reader straight from the archive. A folder that already holds the reviews (the unpacked
+# aclImdb/ or archives that split it) is left alone.
+dest="$root/lra/imdb"
+if [[ ! -s "$dest/aclImdb_v1.tar.gz" && -z "$(ls "$dest" 2>/dev/null | grep -E 'aclImdb|\.tar')" ]]; then
+  mkdir -p "$dest"
+  echo "downloading aclImdb_v1.tar.gz (84 MB)"
+  download http://ai.stanford.edu/~amaas/data/sentiment/aclImdb_v1.tar.gz "$tmp/aclImdb_v1.tar.gz"
+  if ! (cd "$tmp" && echo "7c2ac02c03563afcf9b574c7e56c153a  aclImdb_v1.tar.gz" | md5sum --quiet -c -); then
+    echo "fetch_data.sh: aclImdb_v1.tar.gz does not match its md5 (a damaged download); rerun" >&2
+    exit 1
+  fi
+  mv -f "$tmp/aclImdb_v1.tar.gz" "$dest/"
+fi
+
+# The LRA release (Tay et al. 2021; no official checksum exists), only when asked: 8.23 GB
+# downloaded, ListOps and AAN unpacked (Pathfinder and Path-X are not read here).
+if [[ "$lra_release" == yes && ( ! -s "$root/lra/listops-1000/basic_train.tsv" || ! -s "$root/lra/aan/new_aan_pairs.train.tsv" ) ]]; then
+  echo "downloading lra_release.gz (8.23 GB)"
+  download https://storage.googleapis.com/long-range-arena/lra_release.gz "$tmp/lra_release.gz"
+  mkdir -p "$tmp/lra" "$root/lra/listops-1000" "$root/lra/aan"
+  tar -xzf "$tmp/lra_release.gz" -C "$tmp/lra" --wildcards '*listops-1000/basic_*.tsv' '*tsv_data/new_aan_pairs.*.tsv'
+  find "$tmp/lra" -path '*listops-1000/basic_*.tsv' -exec mv -f {} "$root/lra/listops-1000/" \;
+  find "$tmp/lra" -path '*tsv_data/new_aan_pairs.*.tsv' -exec mv -f {} "$root/lra/aan/" \;
+  rm -f "$tmp/lra_release.gz"
+fi
 echo "datasets are in $root"

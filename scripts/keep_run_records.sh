@@ -3,7 +3,7 @@
 # summary.json, train.log, locality.json, predictions/; not the checkpoints or train states) into
 # DEST, so that a report's links resolve in the repository and `transnormer report DEST` rebuilds
 # it. A rerun of the sweep into a folder restored from DEST skips the points that are done.
-# Paths of this machine are replaced in the copies: the data root ($TRANSNORMER_DATA, else ./data)
+# Paths of this machine are replaced in the copies: the data root ($TRANSNORMER_DATA, else ./datasets)
 # by "<data root>", and the binary's path in recorded command lines by "transnormer".
 #   bash scripts/keep_run_records.sh runs/ablations/t1_design docs/results/t1_design/runs
 set -euo pipefail
@@ -24,8 +24,8 @@ mkdir -p "$dest"
     mkdir -p "$dest/$(dirname "$f")"
     cp -p "$src/$f" "$dest/$f"
   done
-root=${TRANSNORMER_DATA:-data}
-roots=()  # absolute spellings only: a relative "data" would match inside other paths
+root=${TRANSNORMER_DATA:-datasets}
+roots=()  # absolute spellings only: a relative "datasets" would match inside other paths
 [[ "$root" == /* ]] && roots+=("$root")
 [ -d "$root" ] && roots+=("$(cd "$root" && pwd -P)" "$(cd "$root" && pwd)")
 find "$dest" -type f \( -name '*.json' -o -name '*.jsonl' -o -name '*.yaml' -o -name '*.log' \) -print0 |

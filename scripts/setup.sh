@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian 12 machine: installs the build dependencies (Debian packages only), builds
 # transnormer in ./build (Release), and fetches the datasets (WikiText-103, WikiText raw, GPT-2 BPE,
-# GLUE) into ./data unless a data root ($TRANSNORMER_DATA or ./data) already holds them.
+# GLUE, the IMDB reviews of LRA Text) into ./datasets unless the data root ($TRANSNORMER_DATA, else
+# ./datasets) already holds them.
 #   bash scripts/setup.sh            (as root, or with sudo available)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake libdnnl-dev ocl-icd-opencl-dev libyaml-cpp-dev libspdlog-dev
-          libfmt-dev nlohmann-json3-dev doctest-dev libcli11-dev libplplot-dev libpcre2-dev curl unzip ca-certificates
+          libfmt-dev nlohmann-json3-dev doctest-dev libcli11-dev libplplot-dev libpcre2-dev libarchive-dev curl unzip
+          ca-certificates
           chromium)  # chromium: the report page's browser test
 missing=()
 for p in "${packages[@]}"; do
@@ -24,14 +26,14 @@ fi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc)"
 
-root="${TRANSNORMER_DATA:-data}"
+root="${TRANSNORMER_DATA:-datasets}"
 # The files the tests read; scripts/fetch_data.sh fetches everything missing (and skips the rest).
 needed=(wikitext-103/wiki.test.tokens wikitext-103/wiki.valid.tokens wikitext-2-raw/wiki.valid.raw
         wikitext-2-raw/wiki.test.raw gpt2_bpe/encoder.json gpt2_bpe/vocab.bpe gpt2_bpe/dict.txt
         glue/CoLA/dev.tsv glue/SST-2/dev.tsv glue/MRPC/dev.tsv glue/STS-B/dev.tsv glue/RTE/dev.tsv
-        glue/WNLI/dev.tsv glue/QNLI/dev.tsv)
+        glue/WNLI/dev.tsv glue/QNLI/dev.tsv lra/imdb)
 for f in "${needed[@]}"; do
-  if [ ! -f "$root/$f" ]; then
+  if [ ! -e "$root/$f" ]; then
     echo "setup: $root/$f not found; fetching the datasets" >&2
     bash scripts/fetch_data.sh "$root"
     break

@@ -1,6 +1,6 @@
 #pragma once
 // Where tests find their inputs. Golden fixtures: tests/golden/ in the source tree, unless
-// TRANSNORMER_GOLDEN names another folder of the same layout. Datasets: the source tree's data/
+// TRANSNORMER_GOLDEN names another folder of the same layout. Datasets: the source tree's datasets/
 // folder (what scripts/setup.sh fills), unless TRANSNORMER_DATA names another data root.
 #include <cstdlib>
 #include <string>
@@ -8,10 +8,10 @@
 namespace tn::test {
 
 /// The data root the tests read datasets from (e.g. wikitext-103/wiki.test.tokens below it):
-/// $TRANSNORMER_DATA when set and non-empty, else <source dir>/data.
+/// $TRANSNORMER_DATA when set and non-empty, else <source dir>/datasets.
 inline std::string data_root() {
   if (const char* env = std::getenv("TRANSNORMER_DATA"); env && *env) return env;
-  return std::string(TN_SOURCE_DIR) + "/data";
+  return std::string(TN_SOURCE_DIR) + "/datasets";
 }
 
 /// The golden fixture folder (tests/golden/README.md): $TRANSNORMER_GOLDEN when set and

@@ -19,7 +19,7 @@ struct BatchLimits {
 
 /// Batches of example indices (into `lengths`, each in tokens) covering every example exactly
 /// once, for training epoch `epoch`. The index shuffle is epoch_order(n, seed, epoch)
-/// (data/batching/lm_blocks.h: Fisher-Yates over SplitMix64 from state seed·2^32 + epoch); the
+/// (data/batching/batch_stream.h: Fisher-Yates over SplitMix64 from state seed·2^32 + epoch); the
 /// batch order is a Fisher-Yates shuffle continuing the same stream. Inside a batch, indices are
 /// in ascending length. Throws ShapeError when a length is negative or a limit is below 1, and
 /// ConfigError when one example alone exceeds max_tokens.

@@ -1,6 +1,7 @@
 #pragma once
-// Language-model blocks and training batches (data/README.md "The quickstart's language-model
-// protocol"; the PyTorch reference's lm_blocks, epoch_order, collate_blocks).
+// Language-model blocks and training batches (datasets/README.md "The quickstart's language-model
+// protocol"; the PyTorch reference's lm_blocks and collate_blocks; its epoch_order is in
+// data/batching/batch_stream.h).
 #include <cstdint>
 #include <vector>
 
@@ -24,12 +25,6 @@ struct LmBlocks {
   /// Targets over all blocks, = stream.size() - 1 (0 for an empty stream).
   int64_t total_targets() const;
 };
-
-/// Fisher-Yates shuffle driven by SplitMix64, state starts at (seed * 2^32 + epoch) mod 2^64
-/// (the reference's epoch_order): for i = n-1 down to 1, j = next() mod (i+1), swap entries i and j.
-/// epoch_order(10,1,0) = [9,7,4,0,3,8,2,5,1,6], epoch 1 = [1,6,3,2,4,5,9,8,0,7].
-/// Throws ShapeError when n_blocks < 0.
-std::vector<int64_t> epoch_order(int64_t n_blocks, uint64_t seed, uint64_t epoch);
 
 /// A batch padded to [rows, seq_len]: inputs padded with <pad>=0, targets with -100.
 /// Row-major: inputs[r * seq_len + t]. seq_len is the longest chosen block's target count, i.e.

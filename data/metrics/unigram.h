@@ -1,6 +1,6 @@
 #pragma once
 // The unigram perplexity floor that a language model must beat (summary.json unigram_*_ppl,
-// data/README.md; the PyTorch reference's unigram_ppl).
+// datasets/README.md; the PyTorch reference's unigram_ppl).
 #include <cstdint>
 #include <vector>
 

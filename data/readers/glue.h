@@ -1,5 +1,5 @@
 #pragma once
-// Parsing GLUE .tsv files (data/README.md "GLUE") into SentenceSplits, under the task table's
+// Parsing GLUE .tsv files (datasets/README.md "GLUE") into SentenceSplits, under the task table's
 // layouts (data/readers/glue_tasks.h). The rules are GLUE's own: lines split on '\n' (a trailing
 // '\r' dropped), the UTF-8 byte-order mark removed from the first line, fields split on '\t' with
 // no quote handling (the GLUE baseline reads with csv.QUOTE_NONE; many fields start with '"').

@@ -1,5 +1,5 @@
 #pragma once
-// The `glue` reader's data section: one GLUE task's .tsv files (data/README.md "GLUE"; layouts in
+// The `glue` reader's data section: one GLUE task's .tsv files (datasets/README.md "GLUE"; layouts in
 // data/readers/glue_tasks.h), and where the GPT-2 BPE files a GLUE task encodes them with live.
 //
 //   data: {reader: glue, task: MNLI, dir: glue/MNLI, train: train.tsv, valid: dev_matched.tsv,

@@ -1,7 +1,7 @@
 #pragma once
 // The GLUE task table (Wang et al. 2018): for each of the nine tasks, the layout of its .tsv files
 // as the GLUE baseline's download_glue_data.py writes them, its labels, its metrics, and the file
-// names of its leaderboard submission. data/README.md "GLUE" describes the layouts in prose; the
+// names of its leaderboard submission. datasets/README.md "GLUE" describes the layouts in prose; the
 // reader (data/readers/glue.h) is the only code that interprets them.
 #include <cstdint>
 #include <string>

@@ -68,7 +68,7 @@ struct SentenceTarget {
   int32_t num_classes = 0;
   std::vector<std::string> label_names;  // class k's label text in the files; empty for regression
   double target_min = NAN, target_max = NAN;  // the regression target's range; NaN for classes
-  std::vector<std::string> metrics;           // metric names in report order (data/metrics/glue_metrics.h)
+  std::vector<std::string> metrics;           // metric names in report order (data/metrics/classification_metrics.h, regression_metrics.h)
 };
 
 /// One split of a sentence-level dataset.

@@ -2,7 +2,10 @@
 
 #include <string>
 
+#include "data/readers/aan_spec.h"
 #include "data/readers/glue_spec.h"
+#include "data/readers/imdb_spec.h"
+#include "data/readers/listops_spec.h"
 #include "data/readers/wikitext_spec.h"
 
 namespace tn {
@@ -13,6 +16,11 @@ const std::vector<ReaderEntry>& reader_table() {
        &resolve_wikitext_spec},
       {"glue", "GLUE .tsv files of one task (data.task: CoLA, SST-2, MRPC, QQP, STS-B, MNLI, QNLI, RTE, WNLI)",
        &resolve_glue_spec},
+      {"listops", "LRA ListOps .tsv files (Source<TAB>Target): nested MIN/MAX/MED/SM expressions, 10 classes",
+       &resolve_listops_spec},
+      {"imdb", "LRA Text: the aclImdb reviews (archive or folder), characters, neg/pos", &resolve_imdb_spec},
+      {"aan", "LRA Retrieval: AAN .tsv pairs (label, ids, two documents), characters, linked or not",
+       &resolve_aan_spec},
   };
   return table;
 }

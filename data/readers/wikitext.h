@@ -1,5 +1,5 @@
 #pragma once
-// WikiText-style token files under the language-model data protocol (data/README.md; the PyTorch
+// WikiText-style token files under the language-model data protocol (datasets/README.md; the PyTorch
 // reference's read_lines / load_lm_splits).
 #include <string>
 #include <utility>

@@ -1,7 +1,7 @@
 #pragma once
 // The `wikitext` reader's data section: WikiText-layout .tokens files (Merity et al. 2016), one
 // line of whitespace-separated words each, read under the language-model data protocol
-// (data/README.md; README "The quickstart's data protocol").
+// (datasets/README.md; README "The quickstart's data protocol").
 //
 //   data: {reader: wikitext, train: wikitext-103/wiki.valid.tokens, valid: null,
 //          test: wikitext-103/wiki.test.tokens, split_valid_from_train: 0.1, seq_len: 256,

@@ -1,5 +1,5 @@
 #pragma once
-// Word-level vocabulary of the language-model data protocol (data/README.md; the PyTorch
+// Word-level vocabulary of the language-model data protocol (datasets/README.md; the PyTorch
 // reference's build_vocab / encode_words / words_of_lines).
 #include <cstdint>
 #include <string>

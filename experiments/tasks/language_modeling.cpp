@@ -23,7 +23,11 @@ BatchLoss NextTokenObjective::loss(ForwardContext& ctx, TransNormerModel& model,
 LanguageModelingTask::LanguageModelingTask(LmData data, int64_t seq_len, int64_t batch_size, uint64_t seed)
     : data_(std::move(data)), seq_len_(seq_len), batch_size_(batch_size), seed_(seed),
       blocks_{std::move(data_.train), seq_len},  // the blocks own the training stream
-      stream_(blocks_.count(), seed, "block") {}
+      stream_(blocks_.count(),
+              [n = blocks_.count(), batch_size, seed](uint64_t epoch) {
+                return shuffled_batches(n, batch_size, seed, epoch);
+              },
+              "block") {}
 
 void LanguageModelingTask::configure_model(ModelConfig& model, bool vocab_size_given,
                                            const std::string& spec_path) const {
@@ -45,7 +49,7 @@ void LanguageModelingTask::next_batch(Batch& batch) {
   auto* lm = dynamic_cast<LmTaskBatch*>(&batch);
   if (!lm) throw ShapeError("[LanguageModelingTask] the batch was not made by new_batch()");
   if (stream_.empty()) throw ShapeError("[LanguageModelingTask] no training blocks: an evaluation-only task");
-  stream_.next(batch_size_, ids_);
+  stream_.next(ids_);
   make_batch(blocks_, ids_, lm->data);
 }
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "data/batching/epoch_stream.h"
+#include "data/batching/batch_stream.h"
 #include "data/batching/lm_blocks.h"
 #include "experiments/spec.h"
 #include "experiments/tasks/lm_data.h"
@@ -59,7 +59,7 @@ class LanguageModelingTask final : public Task {
   int64_t seq_len_, batch_size_;
   uint64_t seed_;
   LmBlocks blocks_;
-  EpochStream stream_;
+  BatchStream stream_;
   std::vector<int64_t> ids_;
   NextTokenObjective objective_;
 };

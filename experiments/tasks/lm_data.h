@@ -1,5 +1,5 @@
 #pragma once
-// The language-model data of a run (README "The quickstart's data protocol"; data/README.md):
+// The language-model data of a run (README "The quickstart's data protocol"; datasets/README.md):
 // the reader's text splits, the word vocabulary built from the training lines only, and every
 // split encoded with it into one id stream (each line's words, then <eos>).
 #include <cstdint>

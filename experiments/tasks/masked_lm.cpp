@@ -28,7 +28,11 @@ BatchLoss MaskedLmObjective::loss(ForwardContext& ctx, TransNormerModel& model, 
 MaskedLmTask::MaskedLmTask(MlmData data, std::vector<std::string> vocabulary, MlmMasking masking, int32_t pad,
                            int64_t seq_len, int64_t batch_size, uint64_t seed)
     : data_(std::move(data)), vocabulary_(std::move(vocabulary)), masking_(masking), pad_(pad), seq_len_(seq_len),
-      batch_size_(batch_size), seed_(seed), stream_(data_.train.count(), seed, "sample") {}
+      batch_size_(batch_size), seed_(seed), stream_(data_.train.count(),
+              [n = data_.train.count(), batch_size, seed](uint64_t epoch) {
+                return shuffled_batches(n, batch_size, seed, epoch);
+              },
+              "sample") {}
 
 void MaskedLmTask::configure_model(ModelConfig& model, bool vocab_size_given, const std::string& spec_path) const {
   const auto vocab = static_cast<int64_t>(vocabulary_.size());
@@ -44,7 +48,7 @@ void MaskedLmTask::configure_model(ModelConfig& model, bool vocab_size_given, co
 void MaskedLmTask::next_batch(Batch& batch) {
   auto* mlm = dynamic_cast<MlmTaskBatch*>(&batch);
   if (!mlm) throw ShapeError("[MaskedLmTask] the batch was not made by new_batch()");
-  stream_.next(batch_size_, ids_);
+  stream_.next(ids_);
   make_mlm_batch(data_.train, ids_, masking_, seed_, static_cast<uint64_t>(stream_.epoch()), pad_, mlm->data);
   mlm->positions_ = 0;
   for (int64_t id : ids_) mlm->positions_ += data_.train.length(id);

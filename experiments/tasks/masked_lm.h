@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "data/batching/epoch_stream.h"
+#include "data/batching/batch_stream.h"
 #include "data/batching/mlm_batch.h"
 #include "experiments/spec.h"
 #include "experiments/tasks/mlm_data.h"
@@ -71,7 +71,7 @@ class MaskedLmTask final : public Task {
   int32_t pad_;
   int64_t seq_len_, batch_size_;
   uint64_t seed_;
-  EpochStream stream_;
+  BatchStream stream_;
   std::vector<int64_t> ids_;
   MaskedLmObjective objective_;
 };

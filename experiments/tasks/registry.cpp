@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "experiments/tasks/language_modeling.h"
+#include "experiments/tasks/lra_tasks.h"
 #include "experiments/tasks/masked_lm.h"
 #include "experiments/tasks/sentence_prediction.h"
 
@@ -15,7 +16,12 @@ const std::vector<TaskEntry>& task_table() {
       {"sentence_prediction",
        "sentence-level classification or regression (GLUE): cross-entropy or MSE (loss, accuracy, f1, mcc, pearson, "
        "spearman)",
-       &make_sentence_prediction},
+       &make_sentence_prediction, &sentence_prediction_options},
+      {"sequence_classification",
+       "one sequence per example, classified (LRA ListOps, Text): cross-entropy (loss, accuracy)",
+       &make_sequence_classification, &lra_task_options},
+      {"retrieval", "pairs of documents through one encoder, dual-encoder head (LRA Retrieval): cross-entropy "
+       "(loss, accuracy)", &make_retrieval, &lra_task_options},
   };
   return table;
 }

@@ -1,304 +1,16 @@
 #include "experiments/tasks/sentence_prediction.h"
 
-#include <spdlog/spdlog.h>
-
-#include <algorithm>
-#include <cmath>
-#include <filesystem>
-#include <map>
-
-#include "core/progress.h"
 #include "core/error.h"
-#include "core/io/atomic_file.h"
-#include "core/ops/cross_entropy.h"
-#include "core/ops/mse_loss.h"
 #include "data/data_root.h"
-#include "data/metrics/glue_metrics.h"
+#include "data/tokenizers/gpt2_codec.h"
+#include "experiments/tasks/classification_options.h"
+#include "experiments/tasks/roberta_encoding.h"
+#include "experiments/tasks/sequence_classification.h"
 
 namespace tn {
 
-void make_sentence_batch(const EncodedSentences& split, const std::vector<int64_t>& ids, bool regression, int32_t pad,
-                         SentenceBatch& batch) {
-  if (ids.empty()) throw ShapeError("[make_sentence_batch] no examples");
-  int64_t longest = 0;
-  for (int64_t id : ids) {
-    if (id < 0 || id >= static_cast<int64_t>(split.inputs.size()))
-      throw ShapeError("[make_sentence_batch] example " + std::to_string(id) + " outside " + split.name);
-    longest = std::max(longest, split.lengths[id]);
-  }
-  batch.rows = static_cast<int64_t>(ids.size());
-  batch.seq_len = longest;
-  batch.regression = regression;
-  batch.inputs.assign(batch.rows * longest, pad);
-  batch.key_valid.assign(batch.rows * longest, 0);
-  batch.labels.resize(batch.rows);
-  batch.scores.resize(batch.rows);
-  batch.tokens = 0;
-  for (int64_t r = 0; r < batch.rows; ++r) {
-    const std::vector<int32_t>& in = split.inputs[ids[r]];
-    std::copy(in.begin(), in.end(), batch.inputs.begin() + r * longest);
-    std::fill_n(batch.key_valid.begin() + r * longest, in.size(), uint8_t{1});
-    batch.tokens += static_cast<int64_t>(in.size());
-    batch.labels[r] = split.labels[ids[r]];
-    batch.scores[r] = static_cast<float>(split.targets[ids[r]]);
-  }
-}
-
-Var sentence_logits(ForwardContext& ctx, TransNormerModel& model, const SentenceBatch& batch) {
-  const std::vector<uint8_t>* outer = ctx.key_valid;
-  ctx.key_valid = &batch.key_valid;
-  Var hidden = model.forward(ctx, batch.inputs, batch.rows, batch.seq_len);
-  Var logits = model.classify(ctx, hidden);
-  ctx.key_valid = outer;
-  return logits;
-}
-
-BatchLoss SentencePredictionObjective::loss(ForwardContext& ctx, TransNormerModel& model, const Batch& batch) const {
-  const auto* b = dynamic_cast<const SentenceBatch*>(&batch);
-  if (!b) throw ShapeError("[SentencePredictionObjective] the batch is not a sentence batch");
-  Var logits = sentence_logits(ctx, model, *b);
-  const LmLoss l = b->regression ? mse_loss(ctx.tape, logits, b->scores) : cross_entropy(ctx.tape, logits, b->labels);
-  return {l.loss, l.sum_nll, l.n_targets};
-}
-
-SentencePredictionTask::SentencePredictionTask(std::vector<EncodedSentences> splits,
-                                               std::shared_ptr<const DataSpec> data,
-                                               std::vector<std::string> vocabulary, int32_t pad, int64_t batch_size,
-                                               uint64_t seed)
-    : splits_(std::move(splits)), data_(std::move(data)), source_(dynamic_cast<const SentenceSource*>(data_.get())),
-      vocabulary_(std::move(vocabulary)), pad_(pad), seed_(seed) {
-  if (!source_ || splits_.empty() || splits_.front().role != SentenceSplit::Role::Train)
-    throw ShapeError("[SentencePredictionTask] needs a sentence source and its training split first");
-  target_ = source_->target();
-  limits_.max_sentences = batch_size;
-  plan_epoch();
-}
-
-void SentencePredictionTask::plan_epoch() {
-  batches_ = length_batches(train().lengths, limits_, seed_, static_cast<uint64_t>(epoch_));
-}
-
-void SentencePredictionTask::configure_model(ModelConfig& model, bool vocab_size_given,
-                                             const std::string& spec_path) const {
-  const auto vocab = static_cast<int64_t>(vocabulary_.size());
-  if (!vocab_size_given || model.vocab_size == 0) {
-    model.vocab_size = vocab;
-  } else if (model.vocab_size < vocab) {
-    throw ConfigError(spec_path + ": model.vocab_size=" + std::to_string(model.vocab_size) +
-                      " is smaller than the dictionary (" + std::to_string(vocab) +
-                      " ids); remove the key to fill it in from the dictionary");
-  }
-  if (model.num_classes != target_.num_classes)
-    spdlog::info("model.num_classes: {} for {} ({})", target_.num_classes, source_->dataset_name(),
-                 target_.regression ? "one output, regression" : "its classes");
-  model.num_classes = target_.num_classes;
-}
-
-int64_t SentencePredictionTask::positions_per_batch() const {
-  const int64_t longest = *std::max_element(train().lengths.begin(), train().lengths.end());
-  return limits_.max_sentences * longest;
-}
-
-void SentencePredictionTask::next_batch(Batch& batch) {
-  auto* b = dynamic_cast<SentenceBatch*>(&batch);
-  if (!b) throw ShapeError("[SentencePredictionTask] the batch was not made by new_batch()");
-  if (position_ >= static_cast<int64_t>(batches_.size())) {
-    ++epoch_;
-    position_ = 0;
-    plan_epoch();
-  }
-  make_sentence_batch(train(), batches_[position_++], target_.regression, pad_, *b);
-}
-
-nlohmann::json SentencePredictionTask::stream_state() const { return {{"epoch", epoch_}, {"batch", position_}}; }
-
-void SentencePredictionTask::restore_stream(const nlohmann::json& state, const std::string& where) {
-  int64_t epoch = 0, position = 0;
-  try {
-    epoch = state.at("epoch").get<int64_t>();
-    position = state.at("batch").get<int64_t>();
-  } catch (const std::exception& e) {
-    throw DataError(where + ": corrupt batch stream state (" + e.what() + ")");
-  }
-  epoch_ = epoch;
-  plan_epoch();
-  if (epoch < 0 || position < 0 || position > static_cast<int64_t>(batches_.size()))
-    throw DataError(where + ": batch stream position (epoch " + std::to_string(epoch) + ", batch " +
-                    std::to_string(position) + ") outside the " + std::to_string(batches_.size()) +
-                    " training batches; the file was edited or belongs to another run");
-  position_ = position;
-}
-
-double SentencePredictionTask::epochs_done() const {
-  return epoch_ + static_cast<double>(position_) / static_cast<double>(batches_.size());
-}
-
-const EncodedSentences* SentencePredictionTask::find(const std::string& split) const {
-  for (const EncodedSentences& s : splits_)
-    if (s.name == split && s.role != SentenceSplit::Role::Train) return &s;
-  return nullptr;
-}
-
-bool SentencePredictionTask::has_split(const std::string& split) const {
-  const EncodedSentences* s = find(split);
-  return s && s->labelled && !s->inputs.empty();
-}
-
-std::vector<std::string> SentencePredictionTask::extra_eval_splits() const {
-  std::vector<std::string> out;
-  for (const EncodedSentences& s : splits_)
-    if (s.role != SentenceSplit::Role::Train && s.labelled && s.name != kValid && s.name != kTest)
-      out.push_back(s.name);
-  return out;
-}
-
-SentencePredictionTask::Outputs SentencePredictionTask::run_split(TransNormerModel& model,
-                                                                  const EncodedSentences& split,
-                                                                  int64_t batch_size) const {
-  Tape tape;
-  tape.set_enabled(false);
-  Rng rng(0);
-  ForwardContext ctx{tape, false, rng, nullptr};
-  Outputs out;
-  out.width = target_.num_classes;
-  out.logits.assign(split.inputs.size() * out.width, 0.0f);
-  double loss_sum = 0;
-  SentenceBatch batch;
-  Progress progress("evaluating", "examples", static_cast<int64_t>(split.inputs.size()));
-  int64_t done = 0;
-  for (const std::vector<int64_t>& ids : eval_batches(split.lengths, {.max_sentences = batch_size})) {
-    progress.advance(done);
-    done += static_cast<int64_t>(ids.size());
-    make_sentence_batch(split, ids, target_.regression, pad_, batch);
-    Var logits = sentence_logits(ctx, model, batch);
-    const float* lp = logits->value.data();
-    for (size_t r = 0; r < ids.size(); ++r)
-      std::copy_n(lp + r * out.width, out.width, out.logits.begin() + ids[r] * out.width);
-    if (split.labelled) {
-      const LmLoss l = target_.regression ? mse_loss(tape, logits, batch.scores) : cross_entropy(tape, logits, batch.labels);
-      loss_sum += l.sum_nll;
-    }
-  }
-  if (split.labelled) out.loss = loss_sum / static_cast<double>(split.inputs.size());
-  return out;
-}
-
-namespace {
-
-int32_t argmax(const float* row, int64_t n) { return static_cast<int32_t>(std::max_element(row, row + n) - row); }
-
-/// Softmax probability of class k of a logit row.
-double probability(const float* row, int64_t n, int32_t k) {
-  const float top = *std::max_element(row, row + n);
-  double sum = 0;
-  for (int64_t j = 0; j < n; ++j) sum += std::exp(static_cast<double>(row[j] - top));
-  return std::exp(static_cast<double>(row[k] - top)) / sum;
-}
-
-}  // namespace
-
-Metrics SentencePredictionTask::evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size) const {
-  const EncodedSentences* s = find(split);
-  if (!s || !s->labelled) throw ConfigError("the spec has no labelled " + split + " split");
-  const Outputs out = run_split(model, *s, batch_size);
-  Metrics m;
-  m.set("loss", *out.loss);
-  std::vector<nlohmann::json>& records = predictions_[split];
-  records.clear();
-  const size_t n = s->inputs.size();
-  if (target_.regression) {
-    std::vector<double> predicted(out.logits.begin(), out.logits.end());
-    for (const auto& [name, value] : regression_metrics(target_.metrics, predicted, s->targets)) m.set(name, value);
-    for (size_t i = 0; i < n; ++i)
-      records.push_back({{"id", s->ids[i]}, {"label", s->targets[i]}, {"prediction", predicted[i]},
-                         {"score", predicted[i]}});
-  } else {
-    std::vector<int32_t> predicted(n);
-    for (size_t i = 0; i < n; ++i) predicted[i] = argmax(out.logits.data() + i * out.width, out.width);
-    for (const auto& [name, value] : classification_metrics(target_.metrics, predicted, s->labels)) m.set(name, value);
-    for (size_t i = 0; i < n; ++i) {
-      const float* row = out.logits.data() + i * out.width;
-      records.push_back({{"id", s->ids[i]},
-                         {"label", target_.label_names[s->labels[i]]},
-                         {"prediction", target_.label_names[predicted[i]]},
-                         {"score", probability(row, out.width, predicted[i])}});
-    }
-  }
-  m.set_count("examples", static_cast<int64_t>(n));
-  return m;
-}
-
-std::vector<nlohmann::json> SentencePredictionTask::predictions(const std::string& split) const {
-  const auto it = predictions_.find(split);
-  return it == predictions_.end() ? std::vector<nlohmann::json>{} : it->second;
-}
-
-std::vector<std::string> SentencePredictionTask::write_submission(TransNormerModel& model, const std::string& split,
-                                                                  int64_t batch_size, const std::string& dir) const {
-  std::vector<const EncodedSentences*> chosen;
-  for (const EncodedSentences& s : splits_) {
-    if (s.role == SentenceSplit::Role::Train) continue;
-    const bool is_test_role = s.role == SentenceSplit::Role::Test;
-    if (s.name == split || (split == kTest && is_test_role) || (split == kValid && s.role == SentenceSplit::Role::Valid))
-      chosen.push_back(&s);
-  }
-  if (chosen.empty())
-    throw ConfigError("split \"" + split + "\": " + source_->dataset_name() +
-                      " has no such split in this run's config; use --split test or valid");
-  std::filesystem::create_directories(dir);
-  std::vector<std::string> written;
-  for (const EncodedSentences* s : chosen) {
-    std::string name = source_->submission_name(s->file);
-    if (name.empty()) name = source_->dataset_name() + "." + s->name + ".tsv";
-    const Outputs out = run_split(model, *s, batch_size);
-    std::string text = "index\tprediction\n";
-    for (size_t i = 0; i < s->inputs.size(); ++i) {
-      const float* row = out.logits.data() + i * out.width;
-      text += s->ids[i] + "\t" +
-              (target_.regression ? source_->prediction_text(-1, row[0])
-                                  : source_->prediction_text(argmax(row, out.width), 0.0)) +
-              "\n";
-    }
-    const std::string path = (std::filesystem::path(dir) / name).string();
-    write_file_atomic(path, text);
-    spdlog::info("{}: {} predictions of {} ({})", path, s->inputs.size(), s->name, s->file);
-    written.push_back(path);
-  }
-  return written;
-}
-
-TaskReport SentencePredictionTask::report() const {
-  TaskReport r;
-  for (const EncodedSentences& s : splits_) r.data[s.name] = s.file;
-  // The floor a classifier must beat: the training split's majority class (regression: its mean
-  // score) predicted for every example of each labelled evaluation split, under the same metrics.
-  for (const EncodedSentences& s : splits_) {
-    if (s.role == SentenceSplit::Role::Train || !s.labelled || s.inputs.empty()) continue;
-    const size_t n = s.inputs.size();
-    if (target_.regression) {
-      double mean = 0;
-      for (double t : train().targets) mean += t;
-      mean /= static_cast<double>(train().targets.size());
-      for (const auto& [name, value] : regression_metrics(target_.metrics, std::vector<double>(n, mean), s.targets))
-        r.baselines["constant_" + s.name + "_" + name] = value;
-    } else {
-      std::vector<int64_t> counts(target_.num_classes, 0);
-      for (int32_t label : train().labels) ++counts[label];
-      const auto majority = static_cast<int32_t>(std::max_element(counts.begin(), counts.end()) - counts.begin());
-      for (const auto& [name, value] :
-           classification_metrics(target_.metrics, std::vector<int32_t>(n, majority), s.labels))
-        r.baselines["majority_" + s.name + "_" + name] = value;
-    }
-  }
-  return r;
-}
-
-BatchLoss SentencePredictionTask::loss(ForwardContext& ctx, TransNormerModel& model, const Batch& batch) const {
-  return objective_.loss(ctx, model, batch);
-}
-
-double SentencePredictionTask::train_padding_fraction() const {
-  return padding_fraction(train().lengths, length_batches(train().lengths, limits_, seed_, 0));
+std::shared_ptr<const TaskOptions> sentence_prediction_options(const JsonSection& section) {
+  return resolve_classification_options(section, ClassificationOptions{});
 }
 
 std::unique_ptr<Task> make_sentence_prediction(const ExperimentSpec& spec, const std::string& data_root) {
@@ -310,24 +22,22 @@ std::unique_ptr<Task> make_sentence_prediction(const ExperimentSpec& spec, const
     throw ConfigError(spec.path + ": data.reader: " + spec.data->reader() +
                       " does not yield labelled sentences; sentence_prediction reads a reader such as glue");
   const TokenizerSpec tok = source->text_tokenizer();
+  if (tok.kind != TokenizerSpec::Kind::Gpt2)
+    throw ConfigError(spec.path + ": data.reader: " + spec.data->reader() +
+                      " is tokenized by symbols, not RoBERTa's BPE; use task: sequence_classification (or retrieval)");
   const int64_t max_positions = spec.data->tokens_per_sample();
   if (spec.model.positional == Positional::Learned && max_positions > spec.model.max_positions)
     throw ConfigError(spec.path + ": data.max_positions: " + std::to_string(max_positions) +
                       " exceeds model.max_positions " + std::to_string(spec.model.max_positions) +
                       "; lower data.max_positions or raise model.max_positions");
   const Gpt2Codec codec = Gpt2Codec::load(data_path(data_root, tok.bpe_dir), data_path(data_root, tok.dict));
-  std::vector<EncodedSentences> splits = encode_sentences(source->read_sentences(data_root), codec, max_positions);
-  if (splits.empty() || splits.front().role != SentenceSplit::Role::Train || splits.front().inputs.empty())
+  EncodedData data;
+  data.splits = encode_roberta(source->read_sentences(data_root), codec, max_positions);
+  data.vocabulary = codec.dict.symbols();
+  data.pad = codec.dict.pad();
+  if (data.splits.empty() || data.splits.front().role != SentenceSplit::Role::Train || data.splits.front().size() == 0)
     throw ConfigError(spec.path + ": data.train: sentence_prediction trains on a labelled train split; give data.train");
-  for (const EncodedSentences& s : splits)
-    spdlog::info("data: {} {}: {} examples from {}, {} cut to {} tokens{}", source->dataset_name(), s.name,
-                 s.inputs.size(), s.file, s.truncated, max_positions,
-                 s.skipped ? fmt::format(", {} malformed rows skipped", s.skipped) : "");
-  auto task = std::make_unique<SentencePredictionTask>(std::move(splits), spec.data, codec.dict.symbols(),
-                                                       codec.dict.pad(), spec.train.batch_size, spec.train.seed);
-  spdlog::info("batching by length: {:.1f} % of the training positions are padding (batch {})",
-               100.0 * task->train_padding_fraction(), spec.train.batch_size);
-  return task;
+  return make_classification_task(spec, std::move(data));
 }
 
 }  // namespace tn

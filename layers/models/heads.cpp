@@ -1,8 +1,12 @@
 #include "layers/models/heads.h"
 
+#include <numeric>
+
+#include "core/error.h"
 #include "core/ops/concat.h"
 #include "core/ops/elementwise.h"
 #include "core/ops/eltwise.h"
+#include "core/ops/gather_rows.h"
 #include "core/ops/layer_norm.h"
 
 namespace tn {
@@ -42,12 +46,16 @@ RetrievalHead::RetrievalHead(int64_t d_model, int64_t num_classes, ParamStore& s
     : dense_(make_linear(4 * d_model, d_model, store, "head.dense", rng)),
       out_proj_(make_linear(d_model, num_classes, store, "head.out_proj", rng)) {}
 
-Var RetrievalHead::forward(ForwardContext& ctx, const Var& hidden_a,
-                           const std::vector<uint8_t>* valid_a, const Var& hidden_b,
-                           const std::vector<uint8_t>* valid_b) const {
-  Var a = sequence_pool(ctx.tape, hidden_a, PoolKind::Mean, valid_a);
-  Var b = sequence_pool(ctx.tape, hidden_b, PoolKind::Mean, valid_b);
-  Var features = concat_last(ctx.tape, {a, b, mul(ctx.tape, a, b), add(ctx.tape, a, scale(ctx.tape, b, -1.0f))});
+Var RetrievalHead::forward(ForwardContext& ctx, const Var& hidden, const std::vector<uint8_t>* valid) const {
+  const int64_t rows = hidden->value.shape()[0];
+  if (rows % 2 != 0) throw ShapeError("[RetrievalHead] " + std::to_string(rows) + " rows: expected two documents per pair");
+  Var pooled = sequence_pool(ctx.tape, hidden, PoolKind::Mean, valid);  // [2B, d]
+  std::vector<int64_t> first(rows / 2), second(rows / 2);
+  std::iota(first.begin(), first.end(), int64_t{0});
+  std::iota(second.begin(), second.end(), rows / 2);
+  Var a = gather_rows(ctx.tape, pooled, first);
+  Var b = gather_rows(ctx.tape, pooled, second);
+  Var features = concat_last(ctx.tape, {a, b, add(ctx.tape, a, scale(ctx.tape, b, -1.0f)), mul(ctx.tape, a, b)});
   return out_proj_.forward(ctx, eltwise(ctx.tape, dense_.forward(ctx, features), Eltwise::Gelu));
 }
 

@@ -36,16 +36,17 @@ class ClassificationHead {
   Projection dense_, out_proj_;
 };
 
-/// The dual-encoder head of LRA retrieval (docs/model.md §10): a, b = mean-pooled encodings of the two
-/// documents; logits = out_proj(GELU(dense([a, b, a⊙b, a−b]))). Parameters head.dense [d, 4d],
-/// head.out_proj [classes, d] (with biases).
+/// The dual-encoder head of LRA retrieval (docs/model.md §10; OpenNLPLab/lra's RetrievalHead with
+/// nli: true): a, b = mean-pooled encodings of the two documents; logits =
+/// out_proj(GELU(dense([a, b, a−b, a⊙b]))). Parameters head.dense [d, 4d], head.out_proj
+/// [classes, d] (with biases).
 class RetrievalHead {
  public:
   RetrievalHead(int64_t d_model, int64_t num_classes, ParamStore& store, Rng& rng);
-  /// hidden_a, hidden_b: [B, T_a, d], [B, T_b, d] with their padding masks (null: none) →
-  /// logits [B, num_classes].
-  Var forward(ForwardContext& ctx, const Var& hidden_a, const std::vector<uint8_t>* valid_a,
-              const Var& hidden_b, const std::vector<uint8_t>* valid_b) const;
+  /// hidden [2B, T, d]: rows 0..B-1 the first documents, rows B..2B-1 the second ones (both
+  /// through one forward, as the official code concatenates them), with its padding mask (2B·T
+  /// flags, null: none) → logits [B, num_classes]. Throws ShapeError for an odd row count.
+  Var forward(ForwardContext& ctx, const Var& hidden, const std::vector<uint8_t>* valid) const;
 
  private:
   Projection dense_, out_proj_;

@@ -238,11 +238,9 @@ Var TransNormerModel::classify(ForwardContext& ctx, const Var& hidden) {
   return classification_head_->forward(ctx, hidden);
 }
 
-Var TransNormerModel::retrieve(ForwardContext& ctx, const Var& hidden_a,
-                               const std::vector<uint8_t>* valid_a, const Var& hidden_b,
-                               const std::vector<uint8_t>* valid_b) {
+Var TransNormerModel::retrieve(ForwardContext& ctx, const Var& hidden, const std::vector<uint8_t>* valid) {
   if (!retrieval_head_) throw ConfigError("model.head is not retrieval: set head: retrieval");
-  return retrieval_head_->forward(ctx, hidden_a, valid_a, hidden_b, valid_b);
+  return retrieval_head_->forward(ctx, hidden, valid);
 }
 
 }  // namespace tn

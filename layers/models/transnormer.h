@@ -68,10 +68,10 @@ class TransNormerModel {
   /// Classification head: hidden [B, T, d] → logits [B, num_classes] (pooling skips padding).
   Var classify(ForwardContext& ctx, const Var& hidden);
 
-  /// Retrieval (dual encoder) head: the two documents' hidden states from forward(), each with
-  /// its own padding mask → logits [B, num_classes].
-  Var retrieve(ForwardContext& ctx, const Var& hidden_a, const std::vector<uint8_t>* valid_a,
-               const Var& hidden_b, const std::vector<uint8_t>* valid_b);
+  /// Retrieval (dual encoder) head: hidden [2B, T, d] from one forward() over both documents of
+  /// B pairs (first documents in rows 0..B-1, second ones in rows B..2B-1) with their padding mask
+  /// (null: none) → logits [B, num_classes].
+  Var retrieve(ForwardContext& ctx, const Var& hidden, const std::vector<uint8_t>* valid);
 
   /// The output matrix [vocab, d]: embed_tokens.weight when tied, else lm_head.weight.
   const Var& output_weight() const;

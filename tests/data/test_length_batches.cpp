@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "data/batching/length_batches.h"
+#include "data/batching/batch_stream.h"
 #include "data/batching/lm_blocks.h"
 #include "data/readers/glue.h"
 #include "tests/test_paths.h"

@@ -40,23 +40,6 @@ TEST_CASE("lm_blocks: blocks overlap by one id and keep the last partial block")
   CHECK_THROWS_AS(iota_blocks(5, 0).count(), ShapeError);
 }
 
-TEST_CASE("lm_blocks: epoch_order matches the reference's pinned values") {
-  CHECK(epoch_order(10, 1, 0) == std::vector<int64_t>{9, 7, 4, 0, 3, 8, 2, 5, 1, 6});
-  CHECK(epoch_order(10, 1, 1) == std::vector<int64_t>{1, 6, 3, 2, 4, 5, 9, 8, 0, 7});
-  CHECK(epoch_order(0, 1, 0).empty());
-  CHECK(epoch_order(1, 5, 3) == std::vector<int64_t>{0});
-  CHECK_THROWS_AS(epoch_order(-1, 1, 0), ShapeError);
-
-  // A permutation every epoch, different between epochs and seeds.
-  std::vector<int64_t> order = epoch_order(766, 1, 4);
-  CHECK(order != epoch_order(766, 1, 5));
-  CHECK(order != epoch_order(766, 2, 4));
-  std::sort(order.begin(), order.end());
-  std::vector<int64_t> all(766);
-  std::iota(all.begin(), all.end(), int64_t{0});
-  CHECK(order == all);
-}
-
 TEST_CASE("lm_blocks: make_batch pads inputs with <pad> and targets with -100") {
   const LmBlocks blocks = iota_blocks(10, 4);  // stream 10..19
   LmBatch batch;

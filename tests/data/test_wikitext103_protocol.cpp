@@ -1,4 +1,4 @@
-// The quickstart's data protocol on the real WikiText-103 valid/test files (data/README.md "The
+// The quickstart's data protocol on the real WikiText-103 valid/test files (datasets/README.md "The
 // quickstart's language-model protocol"); the expected numbers were also recomputed with
 // the reference's read_lines / words_of_lines / build_vocab / unigram_ppl.
 #include <doctest/doctest.h>
@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "data/batching/batch_stream.h"
 #include "data/batching/lm_blocks.h"
 #include "data/metrics/unigram.h"
 #include "data/readers/wikitext.h"

@@ -14,6 +14,7 @@
 #include "experiments/spec.h"
 #include "experiments/tasks/registry.h"
 #include "experiments/tasks/sentence_prediction.h"
+#include "experiments/tasks/sequence_classification.h"
 #include "tests/glue_fixtures.h"
 #include "tests/test_paths.h"
 
@@ -32,7 +33,7 @@ ExperimentSpec glue_spec(const std::string& task, const std::vector<std::string>
                          "train: {batch_size: 32, max_steps: 5, seed: 4}\n";
   return load_spec(path, overrides);
 }
-const SentencePredictionTask& as_sentence(const Task& t) { return dynamic_cast<const SentencePredictionTask&>(t); }
+const SequenceClassificationTask& as_sentence(const Task& t) { return dynamic_cast<const SequenceClassificationTask&>(t); }
 }  // namespace
 
 TEST_CASE("sentence_prediction: SST-2 batches by length with little padding, and the stream place restores them") {
@@ -47,8 +48,8 @@ TEST_CASE("sentence_prediction: SST-2 batches by length with little padding, and
   for (int i = 0; i < 2200; ++i) {  // past the first epoch (67,349 / 32 = 2,105 batches)
     task->next_batch(*a);
     other->next_batch(*b);
-    const auto& x = static_cast<const SentenceBatch&>(*a);
-    const auto& y = static_cast<const SentenceBatch&>(*b);
+    const auto& x = static_cast<const SequenceBatch&>(*a);
+    const auto& y = static_cast<const SequenceBatch&>(*b);
     REQUIRE(x.inputs == y.inputs);
     REQUIRE(x.labels == y.labels);
     REQUIRE(x.rows <= 32);
@@ -66,7 +67,7 @@ TEST_CASE("sentence_prediction: MRPC pairs, accuracy and F1, predictions and the
   CHECK(spec.model.vocab_size == 50265);
   auto batch = task->new_batch();
   task->next_batch(*batch);
-  const auto& x = static_cast<const SentenceBatch&>(*batch);
+  const auto& x = static_cast<const SequenceBatch&>(*batch);
   // <s> a </s></s> b </s>: every row holds the separator pair.
   for (int64_t r = 0; r < x.rows; ++r) {
     bool pair = false;

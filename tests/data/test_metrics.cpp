@@ -8,7 +8,8 @@
 #include <vector>
 
 #include "core/error.h"
-#include "data/metrics/glue_metrics.h"
+#include "data/metrics/classification_metrics.h"
+#include "data/metrics/regression_metrics.h"
 #include "data/readers/glue_tasks.h"
 #include "tests/test_paths.h"
 

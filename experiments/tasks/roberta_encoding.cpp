@@ -1,15 +1,15 @@
-#include "experiments/tasks/sentence_data.h"
+#include "experiments/tasks/roberta_encoding.h"
 
 #include "data/tokenizers/roberta_input.h"
 
 namespace tn {
 
-std::vector<EncodedSentences> encode_sentences(const std::vector<SentenceSplit>& splits, const Gpt2Codec& codec,
-                                               int64_t max_positions) {
-  std::vector<EncodedSentences> out;
+std::vector<LabelledSequences> encode_roberta(const std::vector<SentenceSplit>& splits, const Gpt2Codec& codec,
+                                              int64_t max_positions) {
+  std::vector<LabelledSequences> out;
   std::vector<int32_t> a, b;
   for (const SentenceSplit& split : splits) {
-    EncodedSentences e;
+    LabelledSequences e;
     e.name = split.name;
     e.role = split.role;
     e.file = split.file;
@@ -33,6 +33,8 @@ std::vector<EncodedSentences> encode_sentences(const std::vector<SentenceSplit>&
       }
       roberta_input(a, row.has_b ? &b : nullptr, max_positions, codec.dict.bos(), codec.dict.eos(), e.inputs[i]);
       e.truncated += full > max_positions;
+      e.source_lengths.push_back(full);
+      e.symbols += full;
       e.lengths[i] = static_cast<int64_t>(e.inputs[i].size());
       e.labels[i] = row.label;
       e.targets[i] = row.target;

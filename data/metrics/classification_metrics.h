@@ -1,8 +1,8 @@
 #pragma once
-// The GLUE metrics (Wang et al. 2018): accuracy, binary F1, Matthews correlation, Pearson and
-// Spearman correlation, with the conventions of tests/golden/glue_metrics.json (those of
-// scikit-learn and scipy, except that every undefined value is 0 rather than NaN). All values are
-// fractions (accuracy 0.9, not 90), computed in double.
+// Classification metrics for any task with classes (GLUE's, LRA's): accuracy, binary F1 and
+// Matthews correlation, with the conventions of tests/golden/glue_metrics.json (scikit-learn's,
+// except that every undefined value is 0 rather than NaN). Values are fractions (accuracy 0.9,
+// not 90), computed in double.
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -25,27 +25,10 @@ double binary_f1(const std::vector<int32_t>& predictions, const std::vector<int3
 /// differ or a class is negative.
 double matthews_corrcoef(const std::vector<int32_t>& predictions, const std::vector<int32_t>& labels);
 
-/// Pearson r. 0 when either vector is constant or there are fewer than 2 points.
-/// Throws ShapeError when the sizes differ.
-double pearson(const std::vector<double>& x, const std::vector<double>& y);
-
-/// Spearman rho: Pearson r of the average ranks (tied values share the mean of their ranks).
-/// 0 when undefined (as pearson). Throws ShapeError when the sizes differ.
-double spearman(const std::vector<double>& x, const std::vector<double>& y);
-
-/// Average ranks, 1-based: ties get the mean of the ranks they span ([10, 20, 10] -> [1.5, 3, 1.5]).
-std::vector<double> average_ranks(const std::vector<double>& values);
-
 /// The named classification metrics ("accuracy", "f1", "mcc") in the order given, as
 /// (name, value). Throws ShapeError for another name or mismatched sizes.
 std::vector<std::pair<std::string, double>> classification_metrics(const std::vector<std::string>& names,
                                                                     const std::vector<int32_t>& predictions,
                                                                     const std::vector<int32_t>& labels);
-
-/// The named regression metrics ("pearson", "spearman") in the order given, as (name, value).
-/// Throws ShapeError for another name or mismatched sizes.
-std::vector<std::pair<std::string, double>> regression_metrics(const std::vector<std::string>& names,
-                                                                const std::vector<double>& predictions,
-                                                                const std::vector<double>& targets);
 
 }  // namespace tn

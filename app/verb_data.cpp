@@ -1,0 +1,158 @@
+// `transnormer data generate listops --out DIR [--seed S] [--train N --valid N --test N]
+//                                     [--max-depth D --max-args A --min-length L --max-length L]
+//                                     [--overwrite]`
+// `transnormer data stats SPEC.yaml [--set key=value ...] [--out FILE.json] [--data-root DIR]`
+// Dataset utilities, one function per subcommand: `data generate listops` writes the LRA ListOps
+// splits (data/generators/listops_generator.h) as basic_train.tsv, basic_val.tsv and
+// basic_test.tsv. Logs (the files, counts, label shares, mean length) go to stderr. `data stats`
+// reads a spec's data as its task would (experiments/data_stats.h) and prints a table on stdout;
+// --out also writes the JSON.
+#include <spdlog/fmt/fmt.h>
+#include <spdlog/spdlog.h>
+
+#include <array>
+#include <cstdio>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "app/config_path.h"
+#include "app/verbs.h"
+#include "core/io/atomic_file.h"
+#include "data/data_root.h"
+#include "data/generators/listops_generator.h"
+#include "experiments/data_stats.h"
+
+namespace tn::app {
+namespace {
+
+/// A subcommand and the action to run when it was the one parsed.
+using Subcommands = std::vector<std::pair<CLI::App*, Action>>;
+
+/// Runs the action of whichever subcommand was parsed (CLI11 has required exactly one).
+Action dispatch(Subcommands subcommands) {
+  return [subcommands = std::move(subcommands)]() {
+    for (const auto& [sub, action] : subcommands)
+      if (sub->parsed()) return action();
+    return 2;
+  };
+}
+
+struct ListOpsArgs {
+  ListOpsOptions options;
+  std::string out;
+  bool overwrite = false;
+};
+
+/// "count examples, mean length m, labels 0..9: p0 p1 ... %" of examples [first, first + count).
+std::string split_summary(const ListOpsData& data, size_t first, int64_t count) {
+  std::array<int64_t, 10> labels{};
+  double length = 0;
+  for (size_t i = first; i < first + static_cast<size_t>(count); ++i) {
+    ++labels[static_cast<size_t>(data.examples[i].target)];
+    length += static_cast<double>(data.examples[i].length);
+  }
+  const double n = count > 0 ? static_cast<double>(count) : 1.0;
+  std::string shares;
+  for (const int64_t c : labels) shares += fmt::format(" {:.1f}", 100.0 * static_cast<double>(c) / n);
+  return fmt::format("{} examples, mean length {:.1f}, labels 0..9 (%):{}", count, length / n, shares);
+}
+
+int run_generate_listops(const ListOpsArgs& args) {
+  using Clock = std::chrono::steady_clock;
+  const ListOpsOptions& o = args.options;
+  o.validate();
+  check_listops_output(args.out, args.overwrite);  // before the work, not after it
+  spdlog::info("listops: generating {} + {} + {} examples (max depth {}, max args {}, {} < length < {}, seed {})",
+               o.train, o.valid, o.test, o.max_depth, o.max_args, o.min_length, o.max_length, o.seed);
+  const auto t0 = Clock::now();
+  const ListOpsData data = generate_listops(o);
+  const auto t1 = Clock::now();
+  const std::vector<std::string> files = write_listops(args.out, o, data, args.overwrite);
+  const auto t2 = Clock::now();
+  spdlog::info("listops: {} trees sampled, {:.2f} % accepted ({} too short, {} too long, {} duplicates), "
+               "generated in {:.1f} s, written in {:.1f} s",
+               data.sampled, 100.0 * static_cast<double>(o.total()) / static_cast<double>(data.sampled),
+               data.too_short, data.too_long, data.duplicates, std::chrono::duration<double>(t1 - t0).count(),
+               std::chrono::duration<double>(t2 - t1).count());
+  const std::array<int64_t, 3> counts = {o.train, o.valid, o.test};
+  size_t first = 0;
+  for (size_t split = 0; split < files.size(); ++split) {
+    spdlog::info("{}: {}", files[split], split_summary(data, first, counts[split]));
+    first += static_cast<size_t>(counts[split]);
+  }
+  spdlog::info("all: {}", split_summary(data, 0, o.total()));
+  return 0;
+}
+
+/// `data generate listops`.
+std::pair<CLI::App*, Action> add_generate_listops(CLI::App& generate) {
+  auto args = std::make_shared<ListOpsArgs>();
+  ListOpsOptions& o = args->options;
+  CLI::App* sub = generate.add_subcommand(
+      "listops",
+      "LRA ListOps (Tay et al. 2021; lra_benchmarks/data/listops.py): nested [MIN [MAX [MED [SM expressions over "
+      "0..9 labelled with their value, as basic_train.tsv, basic_val.tsv and basic_test.tsv");
+  sub->add_option("--out", args->out, "folder for the three .tsv files (created when missing)")->required();
+  sub->add_option("--seed", o.seed, "seed of the generator")->capture_default_str();
+  sub->add_option("--train", o.train, "training examples")->capture_default_str();
+  sub->add_option("--valid", o.valid, "validation examples (basic_val.tsv)")->capture_default_str();
+  sub->add_option("--test", o.test, "test examples")->capture_default_str();
+  sub->add_option("--max-depth", o.max_depth, "levels of a tree, the root's included")->capture_default_str();
+  sub->add_option("--max-args", o.max_args, "arguments of an operator, at most (at least 2)")->capture_default_str();
+  sub->add_option("--min-length", o.min_length, "keep trees longer than this (tokens without parentheses)")
+      ->capture_default_str();
+  sub->add_option("--max-length", o.max_length, "keep trees shorter than this")->capture_default_str();
+  sub->add_flag("--overwrite", args->overwrite, "replace ListOps files already in --out");
+  return {sub, [args]() { return run_generate_listops(*args); }};
+}
+
+/// `data generate`: one subcommand per generator.
+std::pair<CLI::App*, Action> add_data_generate(CLI::App& data) {
+  CLI::App* sub = data.add_subcommand("generate", "Generate a synthetic dataset (listops)");
+  sub->require_subcommand(1, 1);
+  return {sub, dispatch({add_generate_listops(*sub)})};
+}
+
+struct StatsArgs {
+  std::string config, out, data_root;
+  std::vector<std::string> overrides;
+};
+
+int run_stats(const StatsArgs& args) {
+  const ExperimentSpec spec = load_spec(find_config(args.config), args.overrides);
+  const nlohmann::ordered_json stats = data_stats(spec, resolve_data_root(args.data_root));
+  std::fputs(data_stats_table(stats).c_str(), stdout);
+  if (!args.out.empty()) {
+    write_file_atomic(args.out, stats.dump(2) + "\n");
+    spdlog::info("{}: the statistics as JSON", args.out);
+  }
+  return 0;
+}
+
+/// `data stats`.
+std::pair<CLI::App*, Action> add_data_stats(CLI::App& data) {
+  auto args = std::make_shared<StatsArgs>();
+  CLI::App* sub = data.add_subcommand(
+      "stats", "A spec's data as its task reads it: examples per split, label counts, lengths before and after "
+               "truncation, vocabulary, unknown-symbol rate, majority-class baseline");
+  sub->add_option("config", args->config, "experiment spec (YAML)")->required();
+  sub->add_option("--set", args->overrides, "override a spec key: key.path=value (repeatable)");
+  sub->add_option("--out", args->out, "also write the statistics as JSON to this file");
+  sub->add_option("--data-root", args->data_root, "dataset root (default $TRANSNORMER_DATA, else ./datasets)");
+  return {sub, [args]() { return run_stats(*args); }};
+}
+
+}  // namespace
+
+Action add_data_verb(CLI::App& app) {
+  CLI::App* sub = app.add_subcommand(
+      "data", "Dataset utilities: generate synthetic datasets (LRA ListOps), statistics of a spec's data");
+  sub->require_subcommand(1, 1);
+  // One entry per subcommand of `data`.
+  return dispatch({add_data_generate(*sub), add_data_stats(*sub)});
+}
+
+}  // namespace tn::app

@@ -1,0 +1,91 @@
+#include "data/readers/listops.h"
+
+#include <vector>
+
+#include "core/error.h"
+#include "data/readers/text_file.h"
+#include "data/tokenizers/symbol_vocab.h"
+
+namespace tn {
+
+namespace {
+const char* const kHint =
+    "the LRA release's lra_release/listops-1000/basic_{train,val,test}.tsv, or `transnormer data generate listops "
+    "--out DIR` for files in the same format";
+
+bool is_operator(std::string_view s) { return s == "[MIN" || s == "[MAX" || s == "[MED" || s == "[SM"; }
+bool is_digit(std::string_view s) { return s.size() == 1 && s[0] >= '0' && s[0] <= '9'; }
+}  // namespace
+
+const std::vector<std::string>& listops_labels() {
+  static const std::vector<std::string> labels = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"};
+  return labels;
+}
+
+std::string listops_problem(std::string_view source) {
+  int64_t parens = 0;
+  for (char c : source) {
+    parens += c == '(' ? 1 : c == ')' ? -1 : 0;
+    if (parens < 0) return "a `)` closes no `(`";
+  }
+  if (parens != 0) return std::to_string(parens) + " `(` left open";
+  std::vector<std::string_view> symbols;
+  split_listops(source, symbols);
+  if (symbols.empty()) return "the expression is empty";
+  std::vector<int64_t> args;  // arguments of each open operator
+  for (size_t i = 0; i < symbols.size(); ++i) {
+    const std::string_view s = symbols[i];
+    if (i > 0 && args.empty()) return "symbols after the outermost expression ends";
+    if (is_operator(s)) {
+      if (!args.empty()) ++args.back();
+      args.push_back(0);
+    } else if (s == "]") {
+      if (args.empty()) return "a `]` closes no operator";
+      if (args.back() == 0) return "an operator has no argument before its `]`";
+      args.pop_back();
+    } else if (is_digit(s)) {
+      if (!args.empty()) ++args.back();
+    } else {
+      return "unknown symbol `" + std::string(s.substr(0, 20)) + "` (ListOps has [MIN [MAX [MED [SM ] and the digits 0-9)";
+    }
+  }
+  if (!args.empty()) return std::to_string(args.size()) + " operator(s) without their closing `]`";
+  return "";
+}
+
+SentenceSplit read_listops_split(const std::string& path, const std::string& name, SentenceSplit::Role role) {
+  SentenceSplit split;
+  split.name = name;
+  split.role = role;
+  split.file = path;
+  const std::string text = read_text_file(path, "a ListOps .tsv file", kHint);
+  for_each_line(text, [&](int64_t line, std::string_view row) {
+    const std::vector<std::string_view> fields = split_tabs(row);
+    if (line == 1) {
+      if (fields.size() != 2 || fields[0] != "Source" || fields[1] != "Target")
+        throw DataError(at_line(path, line) + ": expected the header `Source<TAB>Target`, found \"" +
+                        std::string(row.substr(0, 60)) + "\" (" + kHint + ")");
+      return;
+    }
+    if (fields.size() != 2)
+      throw DataError(at_line(path, line) + ": expected 2 tab-separated columns (Source, Target), found " +
+                      std::to_string(fields.size()) + "; each row is an expression, a tab and its value 0-9");
+    if (!is_digit(fields[1]))
+      throw DataError(at_line(path, line) + ": target \"" + std::string(fields[1].substr(0, 20)) +
+                      "\" is not a value 0-9 (ListOps has 10 classes); fix or remove the row");
+    if (const std::string problem = listops_problem(fields[0]); !problem.empty())
+      throw DataError(at_line(path, line) + ": malformed expression: " + problem + "; fix or remove the row");
+    SentenceExample example;
+    example.id = std::to_string(split.rows.size());
+    example.a = std::string(fields[0]);
+    example.label = fields[1][0] - '0';
+    example.line = line;
+    split.rows.push_back(std::move(example));
+  });
+  if (split.rows.empty())
+    throw DataError(path + ": has no rows after its header (a ListOps split holds one example per line; " + kHint +
+                    ")");
+  return split;
+}
+
+}  // namespace tn

@@ -1,0 +1,41 @@
+#include "data/readers/split_files.h"
+
+#include "data/data_root.h"
+
+namespace tn {
+
+namespace {
+nlohmann::ordered_json nullable(const std::string& s) {
+  return s.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s);
+}
+
+/// A file key: absent → the default; null → not read; else a non-empty string.
+std::string file_key(const JsonSection& s, const std::string& key, const std::string& fallback) {
+  const nlohmann::json* v = s.find(key);
+  if (!v) return fallback;
+  if (v->is_null()) return "";
+  const std::string value = s.string(key, fallback);
+  if (value.empty()) s.fail(key, "is empty", "give a file name, or null to leave the split out");
+  return value;
+}
+}  // namespace
+
+nlohmann::ordered_json SplitFiles::to_json() const {
+  return {{"dir", dir}, {"train", nullable(train)}, {"valid", nullable(valid)}, {"test", nullable(test)}};
+}
+
+std::string SplitFiles::path(const std::string& data_root, const std::string& file) const {
+  return data_path(data_path(data_root, dir), file);
+}
+
+SplitFiles resolve_split_files(const JsonSection& s, const SplitFiles& defaults) {
+  SplitFiles f;
+  f.dir = s.string("dir", defaults.dir);
+  f.train = file_key(s, "train", defaults.train);
+  f.valid = file_key(s, "valid", defaults.valid);
+  f.test = file_key(s, "test", defaults.test);
+  if (f.train.empty()) s.fail("train", "is null", "give the training split's file: the vocabulary is built from it");
+  return f;
+}
+
+}  // namespace tn

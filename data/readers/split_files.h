@@ -1,0 +1,28 @@
+#pragma once
+// The three split files of a dataset kept in one folder, as the LRA readers (listops, aan) name
+// them in their data section:
+//   data: {dir: lra/listops-1000, train: basic_train.tsv, valid: basic_val.tsv, test: basic_test.tsv}
+// A file key takes null for "not read"; paths are relative to `dir`, and `dir` to the data root,
+// unless absolute.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/config/json_section.h"
+
+namespace tn {
+
+struct SplitFiles {
+  std::string dir, train, valid, test;  // "" = not read (dir: the data root itself)
+
+  /// {dir, train, valid, test}, null for a file not read.
+  nlohmann::ordered_json to_json() const;
+  bool operator==(const SplitFiles&) const = default;
+  /// `file` inside `dir`, resolved against data_root (either may be absolute).
+  std::string path(const std::string& data_root, const std::string& file) const;
+};
+
+/// Reads dir, train, valid and test of `s` over `defaults` (the caller checks the section's other
+/// keys). train is required to be non-null. Throws ConfigIssue at the key with the fix.
+SplitFiles resolve_split_files(const JsonSection& s, const SplitFiles& defaults);
+
+}  // namespace tn

@@ -1,0 +1,46 @@
+#pragma once
+// The examples of a classification task as the model takes them: sequences of ids with labels.
+// An input encoding makes them from a reader's texts: RoBERTa BPE (roberta_encoding.h: GLUE, a
+// pair joined into one sequence) or a symbol vocabulary (symbol_encoding.h: LRA characters and
+// ListOps tokens, a pair kept as two documents for the dual encoder). The classification core
+// (sequence_classification.h) batches, trains on and scores them whatever their origin.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "data/readers/reader.h"
+
+namespace tn {
+
+/// One split, encoded; vectors are parallel, one entry per example, in the reader's order.
+struct LabelledSequences {
+  std::string name;  // the split's name ("valid", "dev_mismatched")
+  SentenceSplit::Role role = SentenceSplit::Role::Train;
+  std::string file;
+  bool labelled = true;
+  std::vector<std::vector<int32_t>> inputs;   // model ids
+  std::vector<std::vector<int32_t>> seconds;  // a pair's second document (dual encoder); else empty
+  std::vector<int64_t> lengths;               // positions the example needs in a batch row: its
+                                              // longest document
+  std::vector<int32_t> labels;                // class, or -1
+  std::vector<double> targets;                // regression target, or NaN
+  std::vector<std::string> ids;               // the file's example ids
+  int64_t truncated = 0;                      // documents cut to the longest allowed length
+  int64_t skipped = 0;                        // rows the reader dropped (SentenceSplit::skipped)
+  /// For `data stats`: each document's length in tokens before truncation (a pair's two documents
+  /// both), and the symbols read and those outside the vocabulary (<unk>).
+  std::vector<int64_t> source_lengths;
+  int64_t symbols = 0, unknown = 0;
+
+  size_t size() const { return inputs.size(); }
+  bool dual() const { return !seconds.empty(); }
+};
+
+/// Every split of a task encoded, train first, with the vocabulary the ids index.
+struct EncodedData {
+  std::vector<LabelledSequences> splits;
+  std::vector<std::string> vocabulary;  // the checkpoint's transnormer.vocab
+  int32_t pad = 0;                      // the padding id
+};
+
+}  // namespace tn

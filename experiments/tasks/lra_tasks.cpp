@@ -1,0 +1,53 @@
+#include "experiments/tasks/lra_tasks.h"
+
+#include "core/error.h"
+#include "experiments/tasks/classification_options.h"
+#include "experiments/tasks/sequence_classification.h"
+#include "experiments/tasks/symbol_encoding.h"
+
+namespace tn {
+
+namespace {
+std::unique_ptr<Task> make_lra_task(const ExperimentSpec& spec, const std::string& data_root, bool retrieval) {
+  const std::string name = retrieval ? "retrieval" : "sequence_classification";
+  const HeadKind head = retrieval ? HeadKind::Retrieval : HeadKind::Classification;
+  if (spec.model.arch != Arch::Encoder || spec.model.head != head)
+    throw ConfigError(spec.path + ": model: the " + name + " task needs arch: encoder with head: " +
+                      (retrieval ? "retrieval" : "classification"));
+  const auto* source = dynamic_cast<const SentenceSource*>(spec.data.get());
+  if (!source)
+    throw ConfigError(spec.path + ": data.reader: " + spec.data->reader() + " does not yield labelled sequences; " +
+                      name + " reads listops, imdb or aan");
+  const TokenizerSpec tok = source->text_tokenizer();
+  if (tok.kind != TokenizerSpec::Kind::Char && tok.kind != TokenizerSpec::Kind::ListOps)
+    throw ConfigError(spec.path + ": data.reader: " + spec.data->reader() + " is tokenized by RoBERTa's BPE; use " +
+                      "task: sentence_prediction");
+  if (source->pairs() != retrieval)
+    throw ConfigError(spec.path + ": task: " + name + (retrieval ? " needs pairs of documents (reader aan)" :
+                      " takes one sequence per example, but " + spec.data->reader() +
+                      " yields pairs; use task: retrieval"));
+  const int64_t max_length = spec.data->tokens_per_sample();
+  if (spec.model.positional == Positional::Learned && max_length > spec.model.max_positions)
+    throw ConfigError(spec.path + ": data.max_length: " + std::to_string(max_length) + " exceeds model.max_positions " +
+                      std::to_string(spec.model.max_positions) +
+                      "; lower data.max_length or raise model.max_positions");
+  EncodedData data = encode_symbols(source->read_sentences(data_root), tok, max_length);
+  return make_classification_task(spec, std::move(data));
+}
+}  // namespace
+
+std::unique_ptr<Task> make_sequence_classification(const ExperimentSpec& spec, const std::string& data_root) {
+  return make_lra_task(spec, data_root, false);
+}
+
+std::unique_ptr<Task> make_retrieval(const ExperimentSpec& spec, const std::string& data_root) {
+  return make_lra_task(spec, data_root, true);
+}
+
+std::shared_ptr<const TaskOptions> lra_task_options(const JsonSection& section) {
+  ClassificationOptions defaults;
+  defaults.batching = ClassificationOptions::Batching::Shuffled;
+  return resolve_classification_options(section, defaults);
+}
+
+}  // namespace tn

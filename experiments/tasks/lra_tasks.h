@@ -1,0 +1,29 @@
+#pragma once
+// The Long Range Arena token tasks (Tay et al. 2021; the paper, §3.3, Table 6) on the
+// classification core (sequence_classification.h), their texts through a symbol vocabulary built
+// from the training split (symbol_encoding.h):
+//   sequence_classification  one sequence per example, the classification head with mean or last
+//                            pooling over the true length (ListOps, Text; model.pooling)
+//   retrieval                two documents per example through one encoder, the dual-encoder head
+//                            (AAN; model.head: retrieval)
+// Both batch as the official loaders do by default (task.batching: shuffled).
+#include <memory>
+#include <string>
+
+#include "experiments/spec.h"
+#include "experiments/tasks/task.h"
+#include "experiments/tasks/task_options.h"
+
+namespace tn {
+
+/// Factories of the registry: check the model (arch encoder; head classification, or retrieval),
+/// the reader (a SentenceSource with a symbol tokenizer; pairs exactly for retrieval) and the
+/// positions (data.max_length against learned positions), then read and encode the splits. Throw
+/// ConfigError / DataError naming the key or file and the fix.
+std::unique_ptr<Task> make_sequence_classification(const ExperimentSpec& spec, const std::string& data_root);
+std::unique_ptr<Task> make_retrieval(const ExperimentSpec& spec, const std::string& data_root);
+
+/// The tasks' options: classification_options.h with batching shuffled.
+std::shared_ptr<const TaskOptions> lra_task_options(const JsonSection& section);
+
+}  // namespace tn

@@ -1,0 +1,106 @@
+#include "experiments/tasks/symbol_encoding.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "core/error.h"
+#include "data/tokenizers/symbol_vocab.h"
+
+namespace tn {
+
+namespace {
+
+using Splitter = void (*)(std::string_view, std::vector<std::string_view>&);
+
+Splitter splitter(const TokenizerSpec& tokenizer) {
+  switch (tokenizer.kind) {
+    case TokenizerSpec::Kind::Char: return &split_code_points;
+    case TokenizerSpec::Kind::ListOps: return &split_listops;
+    case TokenizerSpec::Kind::Word:
+    case TokenizerSpec::Kind::Gpt2: break;
+  }
+  throw ShapeError("[encode_symbols] the tokenizer has no symbol vocabulary");
+}
+
+/// The training split's symbol counts, each document cut to `keep` symbols first.
+std::unordered_map<std::string, int64_t> count_symbols(const SentenceSplit& train, Splitter split, int64_t keep) {
+  std::unordered_map<std::string, int64_t> counts;
+  std::vector<std::string_view> symbols;
+  for (const SentenceExample& row : train.rows)
+    for (const std::string* text : {&row.a, &row.b}) {
+      if (text == &row.b && !row.has_b) continue;
+      split(*text, symbols);
+      const size_t n = std::min(symbols.size(), static_cast<size_t>(keep));
+      for (size_t i = 0; i < n; ++i) ++counts[std::string(symbols[i])];
+    }
+  return counts;
+}
+
+/// One document: its first `keep` symbols' ids, then <eos>.
+void encode_document(const std::string& text, const SymbolVocab& vocab, Splitter split, int64_t keep, bool closed,
+                     const SentenceSplit& from, const SentenceExample& row, std::vector<std::string_view>& symbols,
+                     LabelledSequences& out, std::vector<int32_t>& ids) {
+  split(text, symbols);
+  const auto n = std::min(static_cast<int64_t>(symbols.size()), keep);
+  out.source_lengths.push_back(static_cast<int64_t>(symbols.size()));
+  out.truncated += static_cast<int64_t>(symbols.size()) > keep;
+  out.symbols += n;
+  ids.resize(static_cast<size_t>(n) + 1);
+  for (int64_t i = 0; i < n; ++i) {
+    const int32_t id = vocab.find(symbols[i]);
+    if (id < 0 && closed)
+      throw DataError(from.file + ":" + std::to_string(row.line) + ": symbol `" + std::string(symbols[i]) +
+                      "` is not in the vocabulary built from the training split (" + std::to_string(vocab.size()) +
+                      " symbols); the training file must use every symbol of the task");
+    out.unknown += id < 0;
+    ids[i] = id < 0 ? SymbolVocab::kUnk : id;
+  }
+  ids[n] = SymbolVocab::kEos;
+}
+
+LabelledSequences encode_split(const SentenceSplit& split, const SymbolVocab& vocab, Splitter splitter_fn,
+                               int64_t keep, bool closed) {
+  LabelledSequences e;
+  e.name = split.name;
+  e.role = split.role;
+  e.file = split.file;
+  e.labelled = split.labelled;
+  e.skipped = split.skipped;
+  std::vector<std::string_view> symbols;
+  const bool pairs = std::any_of(split.rows.begin(), split.rows.end(), [](const auto& r) { return r.has_b; });
+  for (const SentenceExample& row : split.rows) {
+    e.inputs.emplace_back();
+    encode_document(row.a, vocab, splitter_fn, keep, closed, split, row, symbols, e, e.inputs.back());
+    int64_t width = static_cast<int64_t>(e.inputs.back().size());
+    if (pairs) {
+      e.seconds.emplace_back();
+      encode_document(row.b, vocab, splitter_fn, keep, closed, split, row, symbols, e, e.seconds.back());
+      width = std::max(width, static_cast<int64_t>(e.seconds.back().size()));
+    }
+    e.lengths.push_back(width);
+    e.labels.push_back(row.label);
+    e.targets.push_back(row.target);
+    e.ids.push_back(row.id);
+  }
+  return e;
+}
+
+}  // namespace
+
+EncodedData encode_symbols(const std::vector<SentenceSplit>& splits, const TokenizerSpec& tokenizer,
+                           int64_t max_length) {
+  if (max_length < 2) throw ShapeError("[encode_symbols] max_length " + std::to_string(max_length));
+  if (splits.empty() || splits.front().role != SentenceSplit::Role::Train)
+    throw ShapeError("[encode_symbols] the training split must come first");
+  const Splitter split = splitter(tokenizer);
+  const int64_t keep = max_length - 1;
+  const SymbolVocab vocab = SymbolVocab::build(count_symbols(splits.front(), split, keep), tokenizer.min_freq);
+  EncodedData out;
+  out.vocabulary = vocab.symbols();
+  out.pad = SymbolVocab::kPad;
+  const bool closed = tokenizer.kind == TokenizerSpec::Kind::ListOps;
+  for (const SentenceSplit& s : splits) out.splits.push_back(encode_split(s, vocab, split, keep, closed));
+  return out;
+}
+
+}  // namespace tn

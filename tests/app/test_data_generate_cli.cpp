@@ -1,0 +1,74 @@
+// `transnormer data generate listops`: a small set through the binary, and its refusals (exit 2:
+// a bad option named, existing files kept without --overwrite).
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "tests/app/cli_runner.h"
+
+using namespace tn::test;
+
+namespace {
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+int64_t count_lines(const std::string& text) {
+  int64_t n = 0;
+  for (const char c : text) n += c == '\n';
+  return n;
+}
+
+/// A small set into `out` with `seed`, and `extra` options.
+CliResult generate(const std::string& out, int seed, const std::string& extra, const std::string& dir) {
+  return run_cli("data generate listops --out '" + out + "' --train 40 --valid 5 --test 6 --min-length 10 "
+                 "--max-length 100 --seed " + std::to_string(seed) + extra, dir);
+}
+}  // namespace
+
+TEST_CASE("cli: data generate listops writes the three files, and refuses to overwrite them") {
+  const std::string dir = scratch_dir("data_generate");
+  const std::string out = dir + "/listops";
+  CliResult r = generate(out, 3, "", dir);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const std::string train = slurp(out + "/basic_train.tsv");
+  const std::string val = slurp(out + "/basic_val.tsv");
+  const std::string test = slurp(out + "/basic_test.tsv");
+  CHECK(train.rfind("Source\tTarget\n", 0) == 0);
+  CHECK(count_lines(train) == 41);
+  CHECK(count_lines(val) == 6);
+  CHECK(count_lines(test) == 7);
+  CHECK(contains(train, "\t"));
+  CHECK(contains(r.err, "basic_train.tsv: 40 examples, mean length"));
+  CHECK(contains(r.err, "% accepted"));
+
+  // The same folder again, another seed, no --overwrite: refused, the files kept.
+  CliResult again = generate(out, 4, "", dir);
+  CHECK(again.code == 2);
+  CHECK(contains(again.err, "already exists"));
+  CHECK(contains(again.err, "--overwrite"));
+  CHECK((slurp(out + "/basic_train.tsv") == train));
+  CHECK((slurp(out + "/basic_val.tsv") == val));
+  CHECK((slurp(out + "/basic_test.tsv") == test));
+
+  CliResult replaced = generate(out, 4, " --overwrite", dir);
+  CHECK(replaced.code == 0);
+  CHECK((slurp(out + "/basic_train.tsv") != train));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("cli: data generate listops refuses a bad option with exit 2, naming it") {
+  const std::string dir = scratch_dir("data_generate_bad");
+  CliResult r = run_cli("data generate listops --out '" + dir + "/lo' --max-args 1", dir);
+  CHECK(r.code == 2);
+  CHECK(contains(r.err, "--max-args 1"));
+  CHECK(!std::filesystem::exists(dir + "/lo"));
+
+  CliResult no_out = run_cli("data generate listops --train 5", dir);
+  CHECK(no_out.code == 2);
+  CHECK(contains(no_out.err, "--out"));
+
+  CliResult no_generator = run_cli("data generate", dir);
+  CHECK(no_generator.code == 2);
+  std::filesystem::remove_all(dir);
+}
