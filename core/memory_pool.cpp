@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <bit>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <new>
-#include <unordered_map>
 #include <vector>
 
 namespace tn {
@@ -13,7 +13,7 @@ namespace {
 
 struct Pool {
   std::mutex mutex;
-  std::unordered_map<int64_t, std::vector<float*>> free_lists;
+  std::map<int64_t, std::vector<float*>> free_lists;  // by size class (floats), ordered for best fit
   PoolStats stats;
 };
 
@@ -49,17 +49,25 @@ Storage::Storage(int64_t n) : count(n), capacity(pool_size_class(n)) {
   const std::size_t held = static_cast<std::size_t>(capacity) * sizeof(float);
   {
     std::lock_guard<std::mutex> lock(p.mutex);
-    auto it = p.free_lists.find(key);
-    if (it != p.free_lists.end() && !it->second.empty()) {
+    // Best fit: the smallest cached class that holds the request, up to twice its size, so a
+    // batch shorter than the last one reuses its buffers.
+    for (auto it = p.free_lists.lower_bound(key); it != p.free_lists.end() && it->first <= 2 * key; ++it) {
+      if (it->second.empty()) continue;
       ptr = it->second.back();
       it->second.pop_back();
-      p.stats.cached_bytes -= held;
-      p.stats.live_bytes += held;
+      capacity = it->first;
+      const std::size_t taken = static_cast<std::size_t>(capacity) * sizeof(float);
+      p.stats.cached_bytes -= taken;
+      p.stats.live_bytes += taken;
+      p.stats.peak_live_bytes = std::max(p.stats.peak_live_bytes, p.stats.live_bytes);
       return;
     }
-    if (p.stats.cached_bytes > std::max(kMinCacheCap, 2 * p.stats.live_bytes)) release_locked(p);
+    // The cap follows the peak of live bytes, not the current ones: between two steps almost
+    // nothing is live, and releasing then would make every step fault its pages in afresh.
+    if (p.stats.cached_bytes > std::max(kMinCacheCap, 2 * p.stats.peak_live_bytes)) release_locked(p);
     p.stats.mallocs++;
     p.stats.live_bytes += held;
+    p.stats.peak_live_bytes = std::max(p.stats.peak_live_bytes, p.stats.live_bytes);
   }
   std::size_t bytes = static_cast<std::size_t>(capacity > 0 ? capacity : 1) * sizeof(float);
   bytes = (bytes + kAlign - 1) / kAlign * kAlign;

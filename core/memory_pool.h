@@ -2,10 +2,11 @@
 // Size-keyed caching allocator for tensor buffers (the PyTorch caching-allocator idea, on CPU).
 // A request is rounded up to its size class (8 classes per doubling above 256 floats, so at most
 // 12.5 % more than asked), a freed buffer goes back to the free list of its class, and the next
-// request of that class takes it again: a training step that repeats its shapes does no malloc
-// after step one, and batches of varying length (padded to their own longest) share buffers.
-// The cache is bounded: a miss while more than max(512 MiB, 2 × the bytes in use) sit cached
-// first returns every cached buffer to the system.
+// request of that class takes it again, or, failing that, the smallest cached class up to twice
+// the request (best fit): a training step that repeats its shapes does no malloc after step one,
+// and batches of varying length (padded to their own longest) share buffers. The cache is
+// bounded: a miss while more than max(512 MiB, 2 × the peak of the bytes in use) sit cached first
+// returns every cached buffer to the system.
 #include <cstddef>
 #include <cstdint>
 
@@ -14,7 +15,7 @@ namespace tn {
 struct Storage {
   float* ptr = nullptr;
   int64_t count = 0;     // floats asked for
-  int64_t capacity = 0;  // floats held: count's size class
+  int64_t capacity = 0;  // floats held: count's size class, or a larger cached one (best fit)
   explicit Storage(int64_t count);
   ~Storage();
   Storage(const Storage&) = delete;
@@ -25,6 +26,7 @@ struct Storage {
 struct PoolStats {
   std::size_t cached_bytes = 0;
   std::size_t live_bytes = 0;
+  std::size_t peak_live_bytes = 0;  // the most ever handed out at once
   std::size_t mallocs = 0;
 };
 PoolStats pool_stats();

@@ -45,6 +45,25 @@ std::unique_ptr<Batch> random_mlm_batch(int64_t vocab, int64_t rows, int64_t seq
   return b;
 }
 
+/// Random tokens in [0, vocab) at every position (no padding) and random classes, for the
+/// classification head (the reference's train-bench) or, two documents per row, the retrieval head.
+std::unique_ptr<Batch> random_sequence_batch(const ModelConfig& c, int64_t rows, int64_t seq_len, uint64_t seed) {
+  auto b = std::make_unique<SequenceBatch>();
+  b->rows = rows;
+  b->seq_len = seq_len;
+  b->dual = c.head == HeadKind::Retrieval;
+  const int64_t positions = rows * seq_len * (b->dual ? 2 : 1);
+  Rng data_rng(seed + 1);
+  b->inputs.resize(positions);
+  for (int32_t& id : b->inputs) id = static_cast<int32_t>(data_rng.next_u64() % static_cast<uint64_t>(c.vocab_size));
+  b->key_valid.assign(positions, 1);
+  b->labels.resize(rows);
+  for (int32_t& l : b->labels) l = static_cast<int32_t>(data_rng.next_u64() % static_cast<uint64_t>(c.num_classes));
+  b->scores.assign(rows, 0.0f);
+  b->tokens = positions;
+  return b;
+}
+
 std::vector<std::unique_ptr<Batch>> one(std::unique_ptr<Batch> b) {
   std::vector<std::unique_ptr<Batch>> v;
   v.push_back(std::move(b));
@@ -71,6 +90,10 @@ BenchTrainer::BenchTrainer(const ModelConfig& config, const TrainSpec& train, in
   if (config.head == HeadKind::MLM) {
     objective_ = std::make_unique<MaskedLmObjective>();
     batches_ = one(random_mlm_batch(config.vocab_size, batch, seq_len, seed));
+  } else if (config.head == HeadKind::Classification || config.head == HeadKind::Retrieval) {
+    objective_ = std::make_unique<SequenceClassificationObjective>();
+    batches_ = one(random_sequence_batch(config, batch, seq_len, seed));
+    tokens_per_step_ *= config.head == HeadKind::Retrieval ? 2 : 1;
   } else {
     objective_ = std::make_unique<NextTokenObjective>();
     batches_ = one(random_batch(config.vocab_size, batch, seq_len, seed));

@@ -2,8 +2,10 @@
 // The unit of work `bench` times: the runner's training step (experiments/runner/train_step.h:
 // forward in train mode with dropout, the loss, backward, clipping, AdamW at the spec's schedule)
 // of a model on one fixed batch of random tokens, like the reference's train-bench. The loss is
-// the task's: next-token cross-entropy over every position, or for the mlm head the masked-LM
-// loss (experiments/tasks/masked_lm.h) on 15 % of the positions, masked as the task masks them.
+// the task's: next-token cross-entropy over every position, for the mlm head the masked-LM loss
+// (experiments/tasks/masked_lm.h) on 15 % of the positions, masked as the task masks them, and for
+// the classification and retrieval heads cross-entropy of random classes
+// (experiments/tasks/sequence_classification.h; retrieval reads two documents per row).
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -14,6 +16,7 @@
 #include "experiments/spec.h"
 #include "experiments/tasks/language_modeling.h"
 #include "experiments/tasks/masked_lm.h"
+#include "experiments/tasks/sequence_classification.h"
 
 namespace tn {
 

@@ -32,3 +32,32 @@ TEST_CASE("memory pool: buffers of one size class are reused, whatever the exact
   pool_release_cached();
   CHECK(pool_stats().cached_bytes == 0);
 }
+
+TEST_CASE("memory pool: a smaller request takes a cached buffer up to twice its size (best fit)") {
+  pool_release_cached();
+  { Tensor long_batch = Tensor::empty({4096, 128}); }  // 524,288 floats, cached on release
+  const size_t mallocs = pool_stats().mallocs;
+  {
+    Tensor shorter = Tensor::empty({3000, 128});  // class 393,216: the cached 524,288 fits (< 2x)
+    CHECK(pool_stats().mallocs == mallocs);
+    Tensor second = Tensor::empty({3000, 128});  // nothing cached fits any more: a malloc
+    CHECK(pool_stats().mallocs == mallocs + 1);
+  }
+  { Tensor tiny = Tensor::empty({100, 128}); }  // 12,800 floats: the cached buffers are over 2x, not used
+  CHECK(pool_stats().mallocs == mallocs + 2);
+  pool_release_cached();
+}
+
+TEST_CASE("memory pool: between steps, when little is live, a new shape does not empty the cache") {
+  pool_release_cached();
+  // A "step" of 640 MiB live (above the 512 MiB floor), all freed at its end.
+  {
+    std::vector<Tensor> step;
+    for (int i = 0; i < 10; ++i) step.push_back(Tensor::empty({1 << 24}));  // 64 MiB each
+  }
+  CHECK(pool_stats().cached_bytes == size_t{10} << 26);
+  // The next step starts with a shape never seen: the cache stays (it is under 2x the peak).
+  { Tensor other = Tensor::empty({3, 5}); }
+  CHECK(pool_stats().cached_bytes >= size_t{10} << 26);
+  pool_release_cached();
+}
