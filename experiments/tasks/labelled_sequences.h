@@ -32,6 +32,16 @@ struct LabelledSequences {
   std::vector<int64_t> source_lengths;
   int64_t symbols = 0, unknown = 0;
 
+  /// An empty split named, placed and labelled as `split` (its examples still to encode).
+  static LabelledSequences of(const SentenceSplit& split) {
+    LabelledSequences e;
+    e.name = split.name;
+    e.role = split.role;
+    e.file = split.file;
+    e.labelled = split.labelled;
+    e.skipped = split.skipped;
+    return e;
+  }
   size_t size() const { return inputs.size(); }
   bool dual() const { return !seconds.empty(); }
 };

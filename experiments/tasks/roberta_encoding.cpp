@@ -9,12 +9,7 @@ std::vector<LabelledSequences> encode_roberta(const std::vector<SentenceSplit>& 
   std::vector<LabelledSequences> out;
   std::vector<int32_t> a, b;
   for (const SentenceSplit& split : splits) {
-    LabelledSequences e;
-    e.name = split.name;
-    e.role = split.role;
-    e.file = split.file;
-    e.labelled = split.labelled;
-    e.skipped = split.skipped;
+    LabelledSequences e = LabelledSequences::of(split);
     const size_t n = split.rows.size();
     e.inputs.resize(n);
     e.lengths.resize(n);

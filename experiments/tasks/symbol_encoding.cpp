@@ -60,12 +60,7 @@ void encode_document(const std::string& text, const SymbolVocab& vocab, Splitter
 
 LabelledSequences encode_split(const SentenceSplit& split, const SymbolVocab& vocab, Splitter splitter_fn,
                                int64_t keep, bool closed) {
-  LabelledSequences e;
-  e.name = split.name;
-  e.role = split.role;
-  e.file = split.file;
-  e.labelled = split.labelled;
-  e.skipped = split.skipped;
+  LabelledSequences e = LabelledSequences::of(split);
   std::vector<std::string_view> symbols;
   const bool pairs = std::any_of(split.rows.begin(), split.rows.end(), [](const auto& r) { return r.has_b; });
   for (const SentenceExample& row : split.rows) {
