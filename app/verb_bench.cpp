@@ -1,6 +1,9 @@
 // `transnormer bench CONFIG.yaml [--json] [--batch B --seq-len L --vocab V --steps N --threads T]
 //                    [--precision f32|bf16] [--compare-precision]
 //                    [--seq-lens 512,1024,... [--mixers softmax,diag,...] [--scaling-batch B]]`
+// `transnormer bench CONFIG... --table --seq-lens 1024,2048,... [--reference "python3 transnormer_ref.py"]
+//                    [--batch B --threads T --steps N --warmup N] [--out DIR]`: whole models at each n
+// (experiments/bench_table.h), the paper's Table 7 comparison.
 // Parses the arguments into a BenchRequest; experiments/bench_run.h measures, and the
 // BenchReport (experiments/outputs/bench_report.h) is printed as JSON (--json) or text.
 // docs/performance.md explains every number.
@@ -9,10 +12,15 @@
 #include <climits>
 #include <iostream>
 #include <map>
+#include <sstream>
+
+#include <spdlog/spdlog.h>
 
 #include "app/verbs.h"
 #include "core/dnnl/engine.h"
+#include "core/error.h"
 #include "experiments/bench_run.h"
+#include "experiments/bench_table.h"
 
 namespace tn::app {
 namespace {
@@ -27,6 +35,9 @@ std::string self_executable() {
 
 struct BenchArgs {
   BenchRequest request;
+  std::vector<std::string> configs;
+  bool table = false;
+  std::string reference, out = "bench_table";
   bool json = false;
   int threads = 0;
   bool scaling_in_process = false;
@@ -50,13 +61,40 @@ std::vector<std::string> keys_of(const auto& names) {
   return keys;
 }
 
+/// `bench --table`: the request from the flags, the points, the files.
+int run_table(const BenchArgs& args) {
+  BenchTableRequest t;
+  t.configs = args.configs;
+  t.seq_lens = args.request.seq_lens;
+  t.batch = args.request.batch > 0 ? args.request.batch : 1;
+  t.threads = args.threads > 0 ? args.threads : 1;
+  t.steps = args.request.steps;
+  t.warmup = args.request.warmup;
+  t.self_exe = self_executable();
+  t.out_dir = args.out;
+  std::istringstream words(args.reference);
+  for (std::string w; words >> w;) t.reference.push_back(w);
+  const std::vector<BenchTableRow> rows = run_bench_table(t);
+  std::cout << write_bench_table(t, rows) << std::flush;
+  spdlog::info("{}: bench_table.json, bench_table.md, plots/", t.out_dir);
+  return 0;
+}
+
 }  // namespace
 
 Action add_bench_verb(CLI::App& app) {
   auto args = std::make_shared<BenchArgs>();
   BenchRequest& r = args->request;
   CLI::App* sub = app.add_subcommand("bench", "Measure throughput, memory, MFU and scaling in n of a model");
-  sub->add_option("config", r.config, "experiment spec, or a file with only a model: section");
+  sub->add_option("config", args->configs, "experiment spec, or a file with only a model: section (with --table: several)")
+      ->required();
+  sub->add_flag("--table", args->table,
+                "whole models at every --seq-lens n, one fresh process per point: training and inference tokens/s "
+                "and peak memory, as a table and plots in --out (the paper's Table 7)");
+  sub->add_option("--reference", args->reference,
+                  "with --table: the command of the PyTorch reference (e.g. \"python3 transnormer_ref.py\"), whose "
+                  "train-bench runs after ours at every point");
+  sub->add_option("--out", args->out, "with --table: folder for bench_table.{json,md} and plots/ (default bench_table)");
   sub->add_flag("--json", args->json, "print one JSON object on stdout");
   sub->add_option("--batch", r.batch, "sequences per step (default: the spec's train.batch_size, else 8)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
@@ -99,6 +137,11 @@ Action add_bench_verb(CLI::App& app) {
   sub->add_option("--scaling-worker", args->scaling_worker, "internal: measure one scaling point")->group("");
   return [args]() {
     if (!args->scaling_worker.empty()) return scaling_worker_main(args->scaling_worker);
+    if (args->table) return run_table(*args);
+    if (args->configs.size() != 1)
+      throw ConfigError("bench: " + std::to_string(args->configs.size()) +
+                        " config files given; one, or several with --table");
+    args->request.config = args->configs.front();
     set_num_threads(args->threads);
     BenchRequest request = args->request;
     if (!args->precision.empty()) request.precision = choice_of(kPrecisions, args->precision);

@@ -22,6 +22,7 @@
 #include "core/dnnl/engine.h"
 #include "core/error.h"
 #include "core/memory_pool.h"
+#include "core/process/child_process.h"
 #include "experiments/bench_flops.h"
 #include "core/math/stats.h"
 #include "layers/attention/mixer_table.h"
@@ -98,53 +99,6 @@ ScalingRow skeleton(MixerKind mixer, int64_t n, bool causal, int64_t batch) {
   return row;
 }
 
-struct ChildOutput {
-  int status = 0;
-  std::string out;
-};
-
-/// Runs argv[0] with argv, stdout captured through a pipe, stderr inherited.
-ChildOutput run_child(const std::vector<std::string>& argv) {
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  if (rc != 0) {
-    close(fds[0]);
-    throw std::runtime_error("cannot start scaling worker " + argv[0] + ": " + std::strerror(rc));
-  }
-  ChildOutput result;
-  char buf[4096];
-  for (;;) {
-    const ssize_t got = read(fds[0], buf, sizeof buf);
-    if (got > 0) {
-      result.out.append(buf, static_cast<size_t>(got));
-    } else if (got == 0 || errno != EINTR) {
-      break;
-    }
-  }
-  close(fds[0]);
-  while (waitpid(pid, &result.status, 0) < 0 && errno == EINTR) {
-  }
-  return result;
-}
-
-std::string describe_status(int status) {
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    return "killed by signal " + std::to_string(sig) + (sig == SIGKILL ? " (out of memory?)" : "");
-  }
-  return "exit code " + std::to_string(WEXITSTATUS(status));
-}
-
 ScalingRow measure_in_child(const ModelConfig& config, MixerKind mixer, int64_t n, bool causal,
                             const ScalingOptions& options) {
   ModelConfig c = config;
@@ -158,11 +112,11 @@ ScalingRow measure_in_child(const ModelConfig& config, MixerKind mixer, int64_t 
                                   {"warmup", options.warmup},
                                   {"seed", options.seed},
                                   {"threads", options.threads > 0 ? options.threads : num_threads()}};
-  const ChildOutput child = run_child({options.worker_exe, "bench", "--scaling-worker", request.dump()});
+  const ChildResult child = run_child({options.worker_exe, "bench", "--scaling-worker", request.dump()});
   ScalingRow row = skeleton(mixer, n, causal, options.batch);
   if (!WIFEXITED(child.status) || WEXITSTATUS(child.status) != 0) {
     row.skipped = true;
-    row.reason = "worker failed: " + describe_status(child.status);
+    row.reason = "worker failed: " + describe_child_status(child.status);
     return row;
   }
   // The row is the last non-empty line of the worker's stdout.

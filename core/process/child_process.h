@@ -1,0 +1,24 @@
+#pragma once
+// Running a child process to completion: its stdout captured through a pipe, its stderr
+// inherited, and its resources as the kernel counts them (wait4), so a measurement can take the
+// peak memory of a fresh process (bench's scaling points and its model table, the PyTorch
+// reference's train-bench).
+#include <string>
+#include <vector>
+
+namespace tn {
+
+struct ChildResult {
+  int status = 0;          // as waitpid reports it
+  std::string out;         // everything written to stdout
+  double max_rss_mb = 0;   // the child's peak resident set (ru_maxrss), MiB
+};
+
+/// Runs argv (argv[0] searched in PATH when it has no '/') and waits for it. Throws
+/// std::runtime_error naming argv[0] when it cannot be started.
+ChildResult run_child(const std::vector<std::string>& argv);
+
+/// "exit code N", or "killed by signal S" (with "(out of memory?)" for SIGKILL).
+std::string describe_child_status(int status);
+
+}  // namespace tn
