@@ -1,6 +1,7 @@
 #include "layers/mixers/glu.h"
 
 #include "core/ops/elementwise.h"
+#include "core/ops/activation_linear.h"
 #include "core/ops/eltwise.h"
 
 namespace tn {
@@ -34,7 +35,16 @@ FFN::FFN(int64_t d_model, int64_t d_ff, Activation activation, ParamStore& store
       fc2_(make_linear(d_ff, d_model, store, prefix + ".fc2", rng)) {}
 
 Var FFN::forward(ForwardContext& ctx, const Var& x) {
-  return fc2_.forward(ctx, activate(ctx, fc1_.forward(ctx, x), activation_));
+  const Var hidden = fc1_.forward(ctx, x);
+  // fc2(f(hidden)) as one op: f(hidden), d_ff floats per position, is recomputed in the backward
+  // rather than held (core/ops/activation_linear.h).
+  switch (activation_) {
+    case Activation::SiLU: return activation_linear(ctx.tape, hidden, Eltwise::Silu, fc2_.weight, fc2_.bias);
+    case Activation::GELU: return activation_linear(ctx.tape, hidden, Eltwise::Gelu, fc2_.weight, fc2_.bias);
+    case Activation::ReLU: return activation_linear(ctx.tape, hidden, Eltwise::Relu, fc2_.weight, fc2_.bias);
+    case Activation::Identity: break;
+  }
+  return fc2_.forward(ctx, hidden);
 }
 
 }  // namespace tn

@@ -13,6 +13,7 @@
 #include "core/ops/embedding.h"
 #include "core/ops/gather_rows.h"
 #include "core/ops/layer_norm.h"
+#include "core/ops/activation_linear.h"
 #include "core/ops/linear.h"
 #include "core/ops/lm_head_loss.h"
 #include "core/ops/mse_loss.h"
@@ -69,6 +70,41 @@ TEST_CASE("grad: eltwise activations") {
     INFO("kind " << static_cast<int>(kind) << ": " << res.worst);
     CHECK(res.max_rel_error < kTol);
   }
+}
+
+TEST_CASE("grad: activation_linear (f then Linear, f(a) recomputed in the backward)") {
+  for (Eltwise kind : {Eltwise::Gelu, Eltwise::Relu, Eltwise::Silu}) {
+    Rng rng(3);
+    Var a = param({2, 3, 5}, rng), w = param({4, 5}, rng), b = param({4}, rng);
+    for (int64_t i = 0; i < a->value.numel(); ++i) {  // off ReLU's kink, beyond the step
+      float& v = a->value.data()[i];
+      if (std::abs(v) < 0.05f) v += v < 0 ? -0.1f : 0.1f;
+    }
+    Tensor r = randn({2, 3, 4}, rng);
+    auto res = grad_check([&](Tape& t) { return weighted_loss(t, activation_linear(t, a, kind, w, b), r); },
+                          {a, w, b}, kFd);
+    INFO("kind " << static_cast<int>(kind) << ": " << res.worst);
+    CHECK(res.max_rel_error < kTol);
+  }
+}
+
+TEST_CASE("activation_linear: the values and gradients of eltwise then linear") {
+  Rng rng(4);
+  Var a = param({6, 8}, rng), w = param({3, 8}, rng), b = param({3}, rng);
+  Tensor r = randn({6, 3}, rng);
+  std::vector<std::vector<float>> grads[2];
+  std::vector<float> values[2];
+  for (int fused = 0; fused < 2; ++fused) {
+    for (const Var& v : {a, w, b}) v->grad = Tensor();
+    Tape tape;
+    Var y = fused ? activation_linear(tape, a, Eltwise::Gelu, w, b) : linear(tape, eltwise(tape, a, Eltwise::Gelu), w, b);
+    values[fused].assign(y->value.data(), y->value.data() + y->value.numel());
+    tape.backward(weighted_loss(tape, y, r).var);
+    for (const Var& v : {a, w, b}) grads[fused].emplace_back(v->grad.data(), v->grad.data() + v->grad.numel());
+  }
+  CHECK(values[0] == values[1]);  // the same products in the same order
+  for (size_t i = 0; i < 3; ++i)
+    for (size_t j = 0; j < grads[0][i].size(); ++j) CHECK(grads[1][i][j] == doctest::Approx(grads[0][i][j]).epsilon(1e-5));
 }
 
 TEST_CASE("eltwise values: 1+elu, elu, silu, gelu(erf) by hand") {
