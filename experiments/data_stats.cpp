@@ -119,6 +119,7 @@ std::string data_stats_table(const ordered_json& stats) {
   if (stats.contains("vocab_size")) out += fmt::format(", vocabulary {}", stats["vocab_size"].get<int64_t>());
   if (stats.contains("majority_class")) out += ", majority class " + stats["majority_class"].get<std::string>();
   out += "\n";
+  if (stats.contains("note")) out += stats["note"].get<std::string>() + "\n";
   if (!stats.contains("splits")) return out;
   out += fmt::format("{:<16} {:>9} {:>28} {:>28} {:>9} {:>9}  {}\n", "split", "examples", "length p50/p90/p100 (cut)",
                      "before cut p50/p90/p100", "unk %", "majority", "labels");
@@ -129,7 +130,7 @@ std::string data_stats_table(const ordered_json& stats) {
                          s[key]["p100"].get<int64_t>());
     };
     const int64_t n = s.contains("examples") ? s["examples"].get<int64_t>() : s.value("lines", int64_t{0});
-    std::string labels;
+    std::string labels = s.contains("tokens") ? fmt::format("{} tokens", s["tokens"].get<int64_t>()) : "";
     if (s.contains("labels"))
       for (const auto& [label, count] : s["labels"].items()) labels += fmt::format("{}:{} ", label, count.get<int64_t>());
     out += fmt::format("{:<16} {:>9} {:>28} {:>28} {:>9.4f} {:>9}  {}\n", name, n,
