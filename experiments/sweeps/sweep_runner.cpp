@@ -38,6 +38,21 @@ ordered_json spec_identity(const ExperimentSpec& spec) {
   return j;
 }
 
+/// A point's recorded identity as this version resolves it: the index of an older version holds the
+/// spec in that version's resolved form (a key added since, with its default, is absent; a value
+/// written another way, such as `task`, which is now a mapping with the task's options), so it is
+/// read back through the spec resolver and written again. The record as it stands when it no
+/// longer resolves (the comparison then names the difference).
+ordered_json current_identity(const ordered_json& recorded) {
+  if (!recorded.is_object()) return recorded;
+  try {
+    const YamlDocument doc{nlohmann::json::parse(recorded.dump()), KeyLocations(kIndexFile)};
+    return spec_identity(resolve_spec_document(doc));
+  } catch (const std::exception&) {
+    return recorded;
+  }
+}
+
 /// Whether `identity` is the point that ran with only train.max_steps raised: the run then
 /// continues (train --resume allows a higher max_steps) instead of being refused as changed.
 bool raised_max_steps(const ordered_json& identity, const PointRecord& ran) {
@@ -333,6 +348,7 @@ SweepIndex reconcile_index(const SweepSpec& sweep, const std::string& out_dir) {
     const ordered_json identity = spec_identity(p.spec);
     if (PointRecord* r = index.find(p.dir)) {
       std::string difference;
+      r->spec = current_identity(r->spec);
       if (raised_max_steps(identity, *r)) {
         spdlog::info("sweep {}: {} continues to train.max_steps {}", sweep.name, p.name,
                      identity["train"]["max_steps"].dump());

@@ -72,6 +72,15 @@ TEST_CASE("cli sweep: points run as train children, a rerun skips done points, a
   CHECK(again.err.find("2 points, 0 to run") != std::string::npos);
   CHECK(slurp(out + "/lr-0.003/summary.json") == summary);
 
+  // An index written by an older version, whose recorded specs lack a key added since (with its
+  // default), holds the same points: they are read back through today's resolver, not refused.
+  json index = json::parse(slurp(out + "/sweep.json"));
+  for (json& p : index["points"]) p["spec"]["train"].erase("patience");
+  write_text(out + "/sweep.json", index.dump(2));
+  CliResult older = run_cli("sweep " + dir + "/sweep.yaml --out " + out, dir);
+  INFO(older.err);
+  CHECK(older.err.find("2 points, 0 to run") != std::string::npos);
+
   // A changed point is refused, naming it (a lower train.max_steps is a change); an added point
   // runs alone.
   write_text(dir + "/changed.yaml", "base: tiny.yaml\nset: {train.max_steps: 19, train.eval_every: 10}\n"
