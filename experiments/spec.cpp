@@ -187,7 +187,8 @@ void resolve_task(const JsonSection& top, ExperimentSpec& spec) {
   for (const TaskEntry& entry : task_table()) tasks.emplace_back(std::string(entry.name), &entry);
   const json* value = top.get("task");
   const bool mapping = value && value->is_object();
-  const JsonSection section = mapping ? top.section("task") : JsonSection(json::object(), "task");
+  static const json kNoOptions = json::object();  // JsonSection keeps a pointer: no temporary
+  const JsonSection section = mapping ? top.section("task") : JsonSection(kNoOptions, "task");
   if (mapping && !section.has("name"))
     section.fail("name", "is required", "name the task (e.g. name: sequence_classification)");
   const TaskEntry* entry = mapping ? section.choice("name", &task_table().front(), tasks)
