@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -20,6 +21,7 @@
 
 #include "app/config_path.h"
 #include "app/verbs.h"
+#include "core/error.h"
 #include "core/io/atomic_file.h"
 #include "data/data_root.h"
 #include "data/generators/listops_generator.h"
@@ -96,7 +98,9 @@ std::pair<CLI::App*, Action> add_generate_listops(CLI::App& generate) {
       "LRA ListOps (Tay et al. 2021; lra_benchmarks/data/listops.py): nested [MIN [MAX [MED [SM expressions over "
       "0..9 labelled with their value, as basic_train.tsv, basic_val.tsv and basic_test.tsv");
   sub->add_option("--out", args->out, "folder for the three .tsv files (created when missing)")->required();
-  sub->add_option("--seed", o.seed, "seed of the generator")->capture_default_str();
+  sub->add_option("--seed", o.seed, "seed of the generator (0 .. 2^64-1)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--train", o.train, "training examples")->capture_default_str();
   sub->add_option("--valid", o.valid, "validation examples (basic_val.tsv)")->capture_default_str();
   sub->add_option("--test", o.test, "test examples")->capture_default_str();
@@ -122,6 +126,10 @@ struct StatsArgs {
 };
 
 int run_stats(const StatsArgs& args) {
+  std::error_code ec;
+  if (!args.out.empty() && std::filesystem::is_directory(args.out, ec))
+    throw ConfigError("--out " + args.out + ": is a folder; name the JSON file to write (e.g. " +
+                      (std::filesystem::path(args.out) / "stats.json").string() + ")");
   const ExperimentSpec spec = load_spec(find_config(args.config), args.overrides);
   const nlohmann::ordered_json stats = data_stats(spec, resolve_data_root(args.data_root));
   std::fputs(data_stats_table(stats).c_str(), stdout);

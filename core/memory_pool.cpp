@@ -62,9 +62,9 @@ Storage::Storage(int64_t n) : count(n), capacity(pool_size_class(n)) {
       p.stats.peak_live_bytes = std::max(p.stats.peak_live_bytes, p.stats.live_bytes);
       return;
     }
-    // The cap follows the peak of live bytes, not the current ones: between two steps almost
+    // The cap follows the peak of live bytes (so the process holds at most twice that), not the current ones: between two steps almost
     // nothing is live, and releasing then would make every step fault its pages in afresh.
-    if (p.stats.cached_bytes > std::max(kMinCacheCap, 2 * p.stats.peak_live_bytes)) release_locked(p);
+    if (p.stats.cached_bytes > std::max(kMinCacheCap, p.stats.peak_live_bytes)) release_locked(p);
     p.stats.mallocs++;
     p.stats.live_bytes += held;
     p.stats.peak_live_bytes = std::max(p.stats.peak_live_bytes, p.stats.live_bytes);

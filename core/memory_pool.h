@@ -5,7 +5,7 @@
 // request of that class takes it again, or, failing that, the smallest cached class up to twice
 // the request (best fit): a training step that repeats its shapes does no malloc after step one,
 // and batches of varying length (padded to their own longest) share buffers. The cache is
-// bounded: a miss while more than max(512 MiB, 2 × the peak of the bytes in use) sit cached first
+// bounded: a miss while more than max(512 MiB, the peak of the bytes in use) sit cached first
 // returns every cached buffer to the system.
 #include <cstddef>
 #include <cstdint>

@@ -228,7 +228,8 @@ void ListOpsOptions::validate() const {
                       ": a tree is kept when min-length < L < max-length, so no length fits; needs min-length <= "
                       "max-length - 2 (LRA: 500 and 2000)");
   for (const auto& [name, count] : {std::pair{"--train", train}, {"--valid", valid}, {"--test", test}})
-    if (count < 0) throw ConfigError(option(name, count) + ": a count of examples cannot be negative");
+    if (count < 0 || count > 100'000'000)
+      throw ConfigError(option(name, count) + ": a count of examples must lie in 0..100,000,000 (LRA: 96000, 2000, 2000)");
   if (total() == 0)
     throw ConfigError("--train 0 --valid 0 --test 0: nothing to generate; ask for at least one example (LRA: 96000, "
                       "2000, 2000)");
@@ -282,8 +283,12 @@ std::vector<std::string> listops_files(const std::string& dir) {
 
 void check_listops_output(const std::string& dir, bool overwrite) {
   std::error_code ec;
+  if (dir.empty()) throw ConfigError("--out is empty; name a folder (it is created when missing)");
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
     throw ConfigError("--out " + dir + ": exists and is not a folder; pass a folder (it is created when missing)");
+  for (fs::path up = fs::path(dir).parent_path(); !up.empty() && up != up.parent_path(); up = up.parent_path())
+    if (fs::exists(up, ec) && !fs::is_directory(up, ec))
+      throw ConfigError("--out " + dir + ": " + up.string() + " is a file, not a folder; pass another --out");
   for (const std::string& file : listops_files(dir)) {
     if (fs::is_directory(file, ec))
       throw ConfigError("--out " + dir + ": " + file + " is a folder; remove it, or pass another --out");
@@ -318,7 +323,13 @@ std::vector<std::string> write_listops(const std::string& dir, const ListOpsOpti
       text += static_cast<char>('0' + example->target);
       text += '\n';
     }
-    write_file_atomic(files[split], text);
+    // Each split goes to a temporary file first; the three are renamed only once all are written,
+    // so an interrupted run never leaves splits of two generations side by side.
+    write_file_atomic(files[split] + ".partial", text);
+  }
+  for (const std::string& file : files) {
+    fs::rename(file + ".partial", file, ec);
+    if (ec) throw IoError(file + ": cannot rename the written split into place (" + ec.message() + ")");
   }
   return files;
 }

@@ -37,6 +37,7 @@ bool review_key(const std::string& entry, ReviewKey& key) {
   const size_t underscore = stem.find('_');
   if (underscore == std::string::npos || underscore == 0 || underscore + 1 == stem.size()) return false;
   if (!std::all_of(stem.begin(), stem.end(), [](char c) { return (c >= '0' && c <= '9') || c == '_'; })) return false;
+  if (underscore > 9 || stem.size() - underscore - 1 > 9) return false;  // not aclImdb's <id>_<rating>: skipped
   key = {split == "test", label == "pos", std::stol(stem.substr(0, underscore)), std::stol(stem.substr(underscore + 1))};
   return true;
 }
@@ -100,6 +101,12 @@ void read_folder(const fs::path& root, ImdbReviews& out) {
   out.sources.push_back(root.string());
 }
 
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
 bool is_archive(const fs::path& p) {
   const std::string name = p.filename().string();
   for (const char* ext : {".tar", ".tar.gz", ".tgz", ".tar.xz", ".tar.bz2"})
@@ -130,6 +137,10 @@ ImdbReviews read_imdb(const std::string& path) {
     std::sort(split->begin(), split->end(), [](const SentenceExample& a, const SentenceExample& b) {
       return std::tie(a.label, a.line, a.id) < std::tie(b.label, b.line, b.id);
     });
+    for (size_t i = 1; i < split->size(); ++i)
+      if ((*split)[i].id == (*split)[i - 1].id)
+        throw DataError(path + ": holds the review " + (*split)[i].id + " twice (read from " + join(out.sources) +
+                        "): two copies of the same archive? keep one, or point data.path at one archive");
     for (SentenceExample& e : *split) e.line = 0;  // the id was the sort key; reviews have no lines
     const bool has_pos = std::any_of(split->begin(), split->end(), [](const auto& e) { return e.label == 1; });
     const bool has_neg = std::any_of(split->begin(), split->end(), [](const auto& e) { return e.label == 0; });

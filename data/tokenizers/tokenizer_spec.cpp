@@ -37,7 +37,10 @@ TokenizerSpec resolve_tokenizer(const JsonSection& data, const std::string& key,
   }
   const JsonSection s = data.section(key);
   s.check_keys({"type", "bpe_dir", "dict", "min_freq"}, true);
-  out.kind = s.choice("type", TokenizerSpec::Kind::Gpt2, kinds());
+  // Without `type`: gpt2 when the mapping names its files, else the reader's own tokenizer (so
+  // `--set data.tokenizer.min_freq=3` keeps a char reader's char).
+  const bool names_bpe_files = s.has("bpe_dir") || s.has("dict");
+  out.kind = s.choice("type", names_bpe_files ? TokenizerSpec::Kind::Gpt2 : fallback.kind, kinds());
   for (const char* only : {"bpe_dir", "dict"})
     if (out.kind != TokenizerSpec::Kind::Gpt2 && s.has(only))
       s.fail(only, "applies to the gpt2 tokenizer only", "remove it, or set type: gpt2");

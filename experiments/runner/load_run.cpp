@@ -16,7 +16,7 @@ LoadedRun load_run(const std::string& target, const std::string& data_root, bool
   const std::string ckpt_path = (run_dir / "checkpoint.safetensors").string();
   if (!std::filesystem::exists(config) || !std::filesystem::exists(ckpt_path))
     throw DataError(run_dir.string() + ": not a run directory (needs config.yaml and "
-                    "checkpoint.safetensors); train first or pass --checkpoint");
+                    "checkpoint.safetensors); train it first (eval can also read a checkpoint file: eval --checkpoint FILE)");
   const std::string weights = best ? (run_dir / kBestCheckpointFile).string() : ckpt_path;
   if (best && !std::filesystem::exists(weights))
     throw DataError(weights + " does not exist: the run kept no best checkpoint; train with "

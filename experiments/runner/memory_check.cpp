@@ -44,7 +44,8 @@ void check_fits_in_memory(const MemoryEstimate& e, const std::string& what) {
   std::snprintf(buf, sizeof buf,
                 "%s: the run needs at least %.1f GiB (%.3g parameters: %.1f GiB with gradients and AdamW "
                 "moments; activations of one batch: %.1f GiB), more than this machine's %.1f GiB of memory; "
-                "lower model.d_model, model.n_layers, the vocabulary, train.batch_size or data.seq_len",
+                "lower model.d_model, model.n_layers, the vocabulary, train.batch_size or the sequence length "
+                "(data.seq_len; data.max_length or data.max_positions for the classification readers)",
                 what.c_str(), e.total_bytes() / 1073741824.0, e.parameters, e.weight_bytes / 1073741824.0,
                 e.activation_bytes / 1073741824.0, available / 1073741824.0);
   throw ConfigError(buf);

@@ -298,9 +298,16 @@ std::unique_ptr<SequenceClassificationTask> make_classification_task(const Exper
                  s.file, s.truncated, s.dual() ? "documents" : "examples", spec.data->tokens_per_sample(),
                  s.skipped ? fmt::format(", {} malformed rows skipped", s.skipped) : "");
   const auto* options = dynamic_cast<const ClassificationOptions*>(spec.task_options.get());
-  auto task = std::make_unique<SequenceClassificationTask>(std::move(data), spec.data,
-                                                           options ? *options : ClassificationOptions{},
-                                                           spec.train.batch_size, spec.train.seed);
+  std::unique_ptr<SequenceClassificationTask> task;
+  try {
+    task = std::make_unique<SequenceClassificationTask>(std::move(data), spec.data,
+                                                        options ? *options : ClassificationOptions{},
+                                                        spec.train.batch_size, spec.train.seed);
+  } catch (const ConfigError& e) {  // the token budget cannot hold an example (length_batches)
+    throw ConfigError(spec.path + ": task.max_tokens: " + e.what() +
+                      "; raise task.max_tokens (0: no budget), or lower the data's longest length (data.max_length, "
+                      "data.max_positions)");
+  }
   spdlog::info("batching: {:.1f} % of the training positions are padding (batch {})",
                100.0 * task->train_padding_fraction(), spec.train.batch_size);
   return task;

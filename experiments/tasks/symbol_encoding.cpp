@@ -51,7 +51,8 @@ void encode_document(const std::string& text, const SymbolVocab& vocab, Splitter
     if (id < 0 && closed)
       throw DataError(from.file + ":" + std::to_string(row.line) + ": symbol `" + std::string(symbols[i]) +
                       "` is not in the vocabulary built from the training split (" + std::to_string(vocab.size()) +
-                      " symbols); the training file must use every symbol of the task");
+                      " symbols): the training file never uses it, or uses it fewer than data.tokenizer.min_freq "
+                      "times; lower min_freq (ListOps: 1), or train on a file with every symbol of the task");
     out.unknown += id < 0;
     ids[i] = id < 0 ? SymbolVocab::kUnk : id;
   }

@@ -181,6 +181,14 @@ TEST_CASE("imdb: truncated or empty archives and missing labels are errors namin
   CHECK(data_error([&] { read_imdb(tmp.file("nopos.tar.gz")); }).find("holds no aclImdb/train/pos") !=
         std::string::npos);
   CHECK(data_error([&] { read_imdb(tmp.file("absent.tar.gz")); }).find("no such file") != std::string::npos);
+  // Two copies of one archive in the folder: every review would count twice; refused, naming both.
+  std::filesystem::create_directories(tmp.path / "dup");
+  std::filesystem::copy_file(tmp.file("full.tar.gz"), tmp.file("dup/a.tar.gz"));
+  std::filesystem::copy_file(tmp.file("full.tar.gz"), tmp.file("dup/copy of a.tar.gz"));
+  CHECK(data_error([&] { read_imdb(tmp.file("dup")); }).find("twice") != std::string::npos);
+  // A file name that is not <id>_<rating> (an id too long for aclImdb) is not a review: skipped.
+  tmp.write("src/aclImdb/train/neg/99999999999999999999_1.txt", "not a review");
+  CHECK(read_imdb(src).train.size() == 3);
   tmp.write("src/aclImdb/test/neg/4_1.txt", std::string("bad \xff byte"));
   CHECK(data_error([&] { read_imdb(src); }).find("4_1.txt: is not valid UTF-8") != std::string::npos);
 }
@@ -204,6 +212,9 @@ TEST_CASE("imdb spec: holdout takes a fixed share of train, valid: test reuses t
   CHECK(s[1].rows.size() == 2);
   CHECK(s[1].rows[0].id == s[2].rows[0].id);
   CHECK(official->to_json()["tokenizer"].dump() == R"({"type":"char","min_freq":15})");
+  // A tokenizer mapping without `type` keeps the reader's own tokenizer (char), only min_freq changes.
+  auto rare = resolve(json{{"reader", "imdb"}, {"tokenizer", {{"min_freq", 3}}}});
+  CHECK(rare->to_json()["tokenizer"].dump() == R"({"type":"char","min_freq":3})");
   CHECK_THROWS_AS(resolve(json{{"reader", "imdb"}, {"valid_fraction", 1.5}}), ConfigIssue);
   CHECK_THROWS_AS(resolve(json{{"reader", "imdb"}, {"tokenizer", "gpt2"}}), ConfigIssue);
 }
