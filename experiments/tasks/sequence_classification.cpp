@@ -297,6 +297,11 @@ std::unique_ptr<SequenceClassificationTask> make_classification_task(const Exper
     spdlog::info("data: {} {}: {} examples from {}, {} {} cut to {} tokens{}", source->dataset_name(), s.name, s.size(),
                  s.file, s.truncated, s.dual() ? "documents" : "examples", spec.data->tokens_per_sample(),
                  s.skipped ? fmt::format(", {} malformed rows skipped", s.skipped) : "");
+  const auto train_examples = static_cast<int64_t>(data.splits.front().size());
+  if (spec.train.batch_size > train_examples)
+    throw ConfigError(spec.path + ": train.batch_size: " + std::to_string(spec.train.batch_size) +
+                      " is larger than the " + std::to_string(train_examples) +
+                      " training examples; lower train.batch_size (or train on more data)");
   const auto* options = dynamic_cast<const ClassificationOptions*>(spec.task_options.get());
   std::unique_ptr<SequenceClassificationTask> task;
   try {
