@@ -1,10 +1,6 @@
 #include "experiments/bench_scaling.h"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -30,8 +26,6 @@
 #include "layers/model_config_json.h"
 #include "layers/param_store.h"
 #include "layers/registry.h"
-
-extern char** environ;
 
 namespace tn {
 namespace {

@@ -1,5 +1,7 @@
 #include "core/autograd/grad_accum.h"
 
+#include <algorithm>
+
 #include "core/parallel.h"
 
 namespace tn {
@@ -34,6 +36,22 @@ float* grad_destination(const Var& v, bool& accumulate) {
   accumulate = v->has_grad();
   if (!accumulate) v->grad = Tensor::empty(v->value.shape());
   return v->grad.data();
+}
+
+void add_column_sums(const float* dy, int64_t rows, int64_t cols, float* db) {
+  constexpr int64_t kBlock = 64;
+  const int64_t blocks = (cols + kBlock - 1) / kBlock;
+#pragma omp parallel for schedule(static) if (rows * cols > 65536)
+  for (int64_t blk = 0; blk < blocks; ++blk) {
+    const int64_t j0 = blk * kBlock, width = std::min(kBlock, cols - j0);
+    float acc[kBlock] = {};
+    for (int64_t i = 0; i < rows; ++i) {
+      const float* row = dy + i * cols + j0;
+#pragma omp simd
+      for (int64_t j = 0; j < width; ++j) acc[j] += row[j];
+    }
+    for (int64_t j = 0; j < width; ++j) db[j0 + j] += acc[j];
+  }
 }
 
 }  // namespace tn

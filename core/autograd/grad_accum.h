@@ -27,6 +27,10 @@ class GradSink {
 /// it, no zero-fill) or the existing one (accumulate = true: add into it, no scratch).
 float* grad_destination(const Var& v, bool& accumulate);
 
+/// db[j] += Σ_i dy[i·cols + j]: a bias gradient, the column sums of dy [rows, cols]. Threads split
+/// the columns into blocks of 64, each walks every row with a contiguous, vectorised inner loop.
+void add_column_sums(const float* dy, int64_t rows, int64_t cols, float* db);
+
 /// y += x elementwise over n floats (threaded).
 void add_inplace(float* y, const float* x, int64_t n);
 

@@ -7,17 +7,6 @@
 
 namespace tn {
 
-namespace {
-/// db += column sums of dy [rows, cols].
-void add_column_sums(const float* dy, int64_t rows, int64_t cols, float* db) {
-  for (int64_t i = 0; i < rows; ++i) {
-    const float* row = dy + i * cols;
-#pragma omp simd
-    for (int64_t j = 0; j < cols; ++j) db[j] += row[j];
-  }
-}
-}  // namespace
-
 Var activation_linear(Tape& tape, const Var& a, Eltwise f, const Var& weight, const Var& bias) {
   if (tape.bf16()) return linear(tape, eltwise(tape, a, f), weight, bias);
   const Tensor& w = weight->value;

@@ -10,24 +10,6 @@
 namespace tn {
 
 namespace {
-/// Column sums of dy [rows, cols] added into db [cols]: threads split the columns into blocks of
-/// 64, each walks every row with a contiguous inner loop (vectorised), accumulating in registers.
-void bias_grad(const float* dy, int64_t rows, int64_t cols, float* db) {
-  constexpr int64_t kBlock = 64;
-  const int64_t blocks = (cols + kBlock - 1) / kBlock;
-#pragma omp parallel for schedule(static) if (rows * cols > 65536)
-  for (int64_t blk = 0; blk < blocks; ++blk) {
-    const int64_t j0 = blk * kBlock, width = std::min(kBlock, cols - j0);
-    float acc[kBlock] = {};
-    for (int64_t i = 0; i < rows; ++i) {
-      const float* row = dy + i * cols + j0;
-#pragma omp simd
-      for (int64_t j = 0; j < width; ++j) acc[j] += row[j];
-    }
-    for (int64_t j = 0; j < width; ++j) db[j0 + j] += acc[j];
-  }
-}
-
 /// One operand of the products below: the f32 tensor (read when the product runs), or, on a bf16
 /// tape, its bf16 copy, converted once and shared by every product that reads it.
 struct Operand {
@@ -91,7 +73,7 @@ Var linear(Tape& tape, const Var& x, const Var& weight, const Var& bias) {
       float* dw = grad_destination(weight, acc);
       product({.m = out, .n = in, .k = rows, .trans_a = true, .accumulate = acc}, dya, xa, dw);
     }
-    if (bias && bias->requires_grad) bias_grad(dy.data(), rows, out, bias->grad_buf().data());
+    if (bias && bias->requires_grad) add_column_sums(dy.data(), rows, out, bias->grad_buf().data());
   });
   return result;
 }

@@ -7,14 +7,11 @@
 
 #include "data/data_root.h"
 #include "data/readers/glue.h"
+#include "data/readers/split_files.h"
 
 namespace tn {
 
 namespace {
-
-nlohmann::ordered_json nullable(const std::string& s) {
-  return s.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s);
-}
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -81,10 +78,10 @@ nlohmann::ordered_json GlueSpec::to_json() const {
   return {{"reader", reader()},
           {"task", std::string(task->name)},
           {"dir", dir},
-          {"train", nullable(train)},
-          {"valid", nullable(valid)},
+          {"train", nullable_file(train)},
+          {"valid", nullable_file(valid)},
           {"extra_valid", extra_valid},
-          {"test", nullable(test)},
+          {"test", nullable_file(test)},
           {"extra_test", extra_test},
           {"max_positions", max_positions},
           {"bpe_dir", bpe_dir},

@@ -4,11 +4,11 @@
 
 namespace tn {
 
-namespace {
-nlohmann::ordered_json nullable(const std::string& s) {
-  return s.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s);
+nlohmann::ordered_json nullable_file(const std::string& path) {
+  return path.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(path);
 }
 
+namespace {
 /// A file key: absent → the default; null → not read; else a non-empty string.
 std::string file_key(const JsonSection& s, const std::string& key, const std::string& fallback) {
   const nlohmann::json* v = s.find(key);
@@ -21,7 +21,7 @@ std::string file_key(const JsonSection& s, const std::string& key, const std::st
 }  // namespace
 
 nlohmann::ordered_json SplitFiles::to_json() const {
-  return {{"dir", dir}, {"train", nullable(train)}, {"valid", nullable(valid)}, {"test", nullable(test)}};
+  return {{"dir", dir}, {"train", nullable_file(train)}, {"valid", nullable_file(valid)}, {"test", nullable_file(test)}};
 }
 
 std::string SplitFiles::path(const std::string& data_root, const std::string& file) const {

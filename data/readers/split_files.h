@@ -21,6 +21,9 @@ struct SplitFiles {
   std::string path(const std::string& data_root, const std::string& file) const;
 };
 
+/// A file key as a resolved data section writes it: the path, or null for a split not read ("").
+nlohmann::ordered_json nullable_file(const std::string& path);
+
 /// Reads dir, train, valid and test of `s` over `defaults` (the caller checks the section's other
 /// keys). train is required to be non-null. Throws ConfigIssue at the key with the fix.
 SplitFiles resolve_split_files(const JsonSection& s, const SplitFiles& defaults);

@@ -1,21 +1,16 @@
 #include "data/readers/wikitext_spec.h"
 
 #include "data/data_root.h"
+#include "data/readers/split_files.h"
 #include "data/readers/wikitext.h"
 
 namespace tn {
 
-namespace {
-nlohmann::ordered_json nullable(const std::string& s) {
-  return s.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s);
-}
-}  // namespace
-
 nlohmann::ordered_json WikitextSpec::to_json() const {
   return {{"reader", reader()},
-          {"train", nullable(train)},
-          {"valid", nullable(valid)},
-          {"test", nullable(test)},
+          {"train", nullable_file(train)},
+          {"valid", nullable_file(valid)},
+          {"test", nullable_file(test)},
           {"split_valid_from_train", split_valid_from_train},
           {"seq_len", seq_len},
           {"tokenizer", tokenizer.to_json()}};

@@ -21,7 +21,7 @@ BatchLoss NextTokenObjective::loss(ForwardContext& ctx, TransNormerModel& model,
 }
 
 LanguageModelingTask::LanguageModelingTask(LmData data, int64_t seq_len, int64_t batch_size, uint64_t seed)
-    : data_(std::move(data)), seq_len_(seq_len), batch_size_(batch_size), seed_(seed),
+    : data_(std::move(data)), seq_len_(seq_len), batch_size_(batch_size),
       blocks_{std::move(data_.train), seq_len},  // the blocks own the training stream
       stream_(blocks_.count(),
               [n = blocks_.count(), batch_size, seed](uint64_t epoch) {

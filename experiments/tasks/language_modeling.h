@@ -57,7 +57,6 @@ class LanguageModelingTask final : public Task {
 
   LmData data_;  // train moved into blocks_
   int64_t seq_len_, batch_size_;
-  uint64_t seed_;
   LmBlocks blocks_;
   BatchStream stream_;
   std::vector<int64_t> ids_;

@@ -36,41 +36,53 @@ std::unordered_map<std::string, int64_t> count_symbols(const SentenceSplit& trai
   return counts;
 }
 
-/// One document: its first `keep` symbols' ids, then <eos>.
-void encode_document(const std::string& text, const SymbolVocab& vocab, Splitter split, int64_t keep, bool closed,
-                     const SentenceSplit& from, const SentenceExample& row, std::vector<std::string_view>& symbols,
-                     LabelledSequences& out, std::vector<int32_t>& ids) {
-  split(text, symbols);
-  const auto n = std::min(static_cast<int64_t>(symbols.size()), keep);
-  out.source_lengths.push_back(static_cast<int64_t>(symbols.size()));
-  out.truncated += static_cast<int64_t>(symbols.size()) > keep;
-  out.symbols += n;
-  ids.resize(static_cast<size_t>(n) + 1);
-  for (int64_t i = 0; i < n; ++i) {
-    const int32_t id = vocab.find(symbols[i]);
-    if (id < 0 && closed)
-      throw DataError(from.file + ":" + std::to_string(row.line) + ": symbol `" + std::string(symbols[i]) +
-                      "` is not in the vocabulary built from the training split (" + std::to_string(vocab.size()) +
-                      " symbols): the training file never uses it, or uses it fewer than data.tokenizer.min_freq "
-                      "times; lower min_freq (ListOps: 1), or train on a file with every symbol of the task");
-    out.unknown += id < 0;
-    ids[i] = id < 0 ? SymbolVocab::kUnk : id;
-  }
-  ids[n] = SymbolVocab::kEos;
-}
+/// How every document of a task is encoded: the symbols of `split`, the first `keep` of them through
+/// `vocab`, then <eos>. `closed`: a symbol outside the vocabulary is an error (ListOps' grammar),
+/// else <unk>.
+class DocumentEncoder {
+ public:
+  DocumentEncoder(const SymbolVocab& vocab, Splitter split, int64_t keep, bool closed)
+      : vocab(vocab), split(split), keep(keep), closed(closed) {}
 
-LabelledSequences encode_split(const SentenceSplit& split, const SymbolVocab& vocab, Splitter splitter_fn,
-                               int64_t keep, bool closed) {
+  /// Writes `text`'s ids into `ids` and counts its lengths, cut and unknown symbols into `out`;
+  /// `from` and `row` locate an error.
+  void encode(const std::string& text, const SentenceSplit& from, const SentenceExample& row, LabelledSequences& out,
+              std::vector<int32_t>& ids) {
+    split(text, symbols_);
+    const auto n = std::min(static_cast<int64_t>(symbols_.size()), keep);
+    out.source_lengths.push_back(static_cast<int64_t>(symbols_.size()));
+    out.truncated += static_cast<int64_t>(symbols_.size()) > keep;
+    out.symbols += n;
+    ids.resize(static_cast<size_t>(n) + 1);
+    for (int64_t i = 0; i < n; ++i) {
+      const int32_t id = vocab.find(symbols_[i]);
+      if (id < 0 && closed)
+        throw DataError(from.file + ":" + std::to_string(row.line) + ": symbol `" + std::string(symbols_[i]) +
+                        "` is not in the vocabulary built from the training split (" + std::to_string(vocab.size()) +
+                        " symbols): the training file never uses it, or uses it fewer than data.tokenizer.min_freq "
+                        "times; lower min_freq (ListOps: 1), or train on a file with every symbol of the task");
+      out.unknown += id < 0;
+      ids[i] = id < 0 ? SymbolVocab::kUnk : id;
+    }
+    ids[n] = SymbolVocab::kEos;
+  }
+
+ private:
+  const SymbolVocab& vocab;
+  Splitter split;
+  int64_t keep;
+  bool closed;
+  std::vector<std::string_view> symbols_;  // scratch, reused from document to document
+};
+
+LabelledSequences encode_split(const SentenceSplit& split, DocumentEncoder& encoder) {
   LabelledSequences e = LabelledSequences::of(split);
-  std::vector<std::string_view> symbols;
   const bool pairs = std::any_of(split.rows.begin(), split.rows.end(), [](const auto& r) { return r.has_b; });
   for (const SentenceExample& row : split.rows) {
-    e.inputs.emplace_back();
-    encode_document(row.a, vocab, splitter_fn, keep, closed, split, row, symbols, e, e.inputs.back());
+    encoder.encode(row.a, split, row, e, e.inputs.emplace_back());
     int64_t width = static_cast<int64_t>(e.inputs.back().size());
     if (pairs) {
-      e.seconds.emplace_back();
-      encode_document(row.b, vocab, splitter_fn, keep, closed, split, row, symbols, e, e.seconds.back());
+      encoder.encode(row.b, split, row, e, e.seconds.emplace_back());
       width = std::max(width, static_cast<int64_t>(e.seconds.back().size()));
     }
     e.lengths.push_back(width);
@@ -94,8 +106,8 @@ EncodedData encode_symbols(const std::vector<SentenceSplit>& splits, const Token
   EncodedData out;
   out.vocabulary = vocab.symbols();
   out.pad = SymbolVocab::kPad;
-  const bool closed = tokenizer.kind == TokenizerSpec::Kind::ListOps;
-  for (const SentenceSplit& s : splits) out.splits.push_back(encode_split(s, vocab, split, keep, closed));
+  DocumentEncoder encoder{vocab, split, keep, tokenizer.kind == TokenizerSpec::Kind::ListOps};
+  for (const SentenceSplit& s : splits) out.splits.push_back(encode_split(s, encoder));
   return out;
 }
 
