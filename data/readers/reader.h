@@ -2,8 +2,8 @@
 // What a dataset reader is: a typed `data:` section (DataSpec), resolved and validated from the
 // spec by the reader registry (data/readers/registry.h), that knows how to read its files. What
 // a reader yields depends on the data's kind; a task asks for the kind it consumes (TextSource
-// for running text, SentenceSource for labelled sentences or sentence pairs) and refuses a reader
-// that yields another.
+// for running text, SentenceSource for labelled sentences or sentence pairs, ImageSource for
+// grayscale images) and refuses a reader that yields another.
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -105,6 +105,40 @@ class SentenceSource {
   virtual std::string submission_name(const std::string& file) const = 0;
   /// A prediction as the submission writes it: the class's label text, or the regression score.
   virtual std::string prediction_text(int32_t predicted_class, double score) const = 0;
+};
+
+/// One image of a classification dataset, grayscale as the official loader makes it.
+struct ImageExample {
+  std::string id;               // where it came from: "data_batch_3.bin#417", "imgs/0/sample_12.png"
+  std::vector<uint8_t> pixels;  // height · width levels, row-major, 0 black to 255 white
+  int32_t label = -1;           // class in [0, num_classes); -1 when unlabelled
+  int64_t line = 0;             // 1-based record or metadata line, for messages
+};
+
+/// One split of an image dataset.
+struct ImageSplit {
+  std::string name;  // "train", "valid", "test"
+  SentenceSplit::Role role = SentenceSplit::Role::Train;
+  std::string file;  // the file(s) read, for messages and summary.json
+  bool labelled = true;
+  std::vector<ImageExample> rows;  // in the order read
+};
+
+/// A reader that yields grayscale images with classes (LRA Image on CIFAR-10, Pathfinder). The
+/// model reads each image as a sequence of height · width pixel levels in row-major order (the
+/// levels are the model's ids; model.input: {kind: linear} maps them to values, docs/model.md).
+class ImageSource {
+ public:
+  virtual ~ImageSource() = default;
+  /// The dataset's name for logs and reports ("CIFAR-10").
+  virtual std::string dataset_name() const = 0;
+  virtual int64_t width() const = 0;
+  virtual int64_t height() const = 0;
+  /// Class k's name ("airplane"; "0", "1" for Pathfinder's negative and positive).
+  virtual std::vector<std::string> label_names() const = 0;
+  /// Reads the configured splits (train first, then valid, then test), relative paths taken from
+  /// `data_root`. Throws DataError naming the file and record or line with the fix.
+  virtual std::vector<ImageSplit> read_images(const std::string& data_root) const = 0;
 };
 
 }  // namespace tn

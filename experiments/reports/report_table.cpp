@@ -311,10 +311,11 @@ void order_rows(ReportTable& t) {
 }
 /// The name part of a sweep point's name: its words before the first "key=value" ("t1" of
 /// "t1 seed=2"; "t1 block_size=32" of a named point crossed with a grid keeps only "t1", the grid
-/// values label the columns). "" for points named by their overrides only.
+/// values label the columns; "t1" of a point without axes). "" for points named by their
+/// overrides only.
 std::string named_point(const std::string& point) {
   const size_t eq = point.find('=');
-  if (eq == std::string::npos) return "";
+  if (eq == std::string::npos) return point;
   const size_t space = point.rfind(' ', eq);
   return space == std::string::npos ? "" : point.substr(0, space);
 }
@@ -335,7 +336,10 @@ ReportTable build_table(const ReportInputs& in, const TableOptions& options) {
       const auto it = id.value[r].find(key);
       values.push_back(it == id.value[r].end() ? "" : it->second);
     }
-    auto [it, fresh] = row_of.emplace(values, t.rows.size());
+    // Named points with the same overrides differ in their base spec (points[i].base): rows apart.
+    std::vector<std::string> row_key = values;
+    row_key.push_back(named_point(in.runs[r].point));
+    auto [it, fresh] = row_of.emplace(row_key, t.rows.size());
     if (fresh) {
       ReportRow row;
       row.values = values;

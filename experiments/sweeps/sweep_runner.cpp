@@ -99,7 +99,7 @@ ordered_json overrides_json(const std::vector<SpecOverride>& overrides) {
 /// killed before its first checkpoint, a diverged one) and may hold that earlier attempt.
 std::vector<std::string> train_command(const SweepSpec& sweep, const SweepPoint& point, const SweepOptions& options,
                                        bool resume) {
-  std::vector<std::string> argv = {options.binary, "train", sweep.base};
+  std::vector<std::string> argv = {options.binary, "train", point.base};
   for (const SpecOverride& o : sweep.set) argv.insert(argv.end(), {"--set", o.assignment()});
   for (const SpecOverride& o : point.overrides) argv.insert(argv.end(), {"--set", o.assignment()});
   argv.insert(argv.end(), {"--out", (fs::path(options.out_dir) / point.dir).string(), "--threads",
@@ -380,11 +380,12 @@ SweepOutcome run_sweep(const SweepSpec& sweep, const SweepOptions& options) {
 
 std::string describe_sweep(const SweepSpec& sweep, const std::string& out_dir) {
   const SweepIndex index = reconcile_index(sweep, out_dir);
-  std::string out = "sweep " + sweep.name + ": " + std::to_string(sweep.points.size()) + " points from " + sweep.base +
-                    " into " + out_dir + "\n";
+  std::string out = "sweep " + sweep.name + ": " + std::to_string(sweep.points.size()) + " points from " +
+                    (sweep.base.empty() ? std::string("their own bases") : sweep.base) + " into " + out_dir + "\n";
   for (const SweepPoint& p : sweep.points) {
     const PointState state = index.find(p.dir)->state;
     std::string overrides;
+    if (p.base != sweep.base) overrides += " (from " + p.base + ")";
     for (const SpecOverride& o : p.overrides) overrides += " " + o.assignment();
     out += fmt::format("{:<9} {:<40} {}\n", to_string(state), p.dir, overrides.empty() ? " (the base as it is)" : overrides);
   }

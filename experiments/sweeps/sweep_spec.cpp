@@ -24,10 +24,13 @@ struct Axis {
   std::vector<std::string> origins;
 };
 
-/// A named override set from `points:` (or the single unnamed point when there are none).
+/// A named override set from `points:` (or the single unnamed point when there are none), with
+/// the spec it starts from when it names its own (`base:`, resolved; else empty: the sweep's).
 struct NamedPoint {
   std::string name;
   std::vector<SpecOverride> set;
+  std::string base;
+  std::string base_key;  // "points[2].base", for errors
 };
 
 /// The sweep document and the locations of its keys.
@@ -122,6 +125,16 @@ std::vector<Axis> read_axes(const SweepFile& f, const std::string& section) {
   return out;
 }
 
+/// `base` (a spec path relative to the sweep file) resolved; ConfigError at `key` when it is not a file.
+std::string resolve_base(const SweepFile& f, const json& base, const std::string& key) {
+  if (!base.is_string() || base.get<std::string>().empty())
+    f.fail(key, "is " + describe_json(base) + ", not a spec path", "give the spec's path relative to this sweep file");
+  const std::filesystem::path folder = std::filesystem::path(f.path()).parent_path();
+  const std::string path = (folder / base.get<std::string>()).lexically_normal().string();
+  if (!std::filesystem::is_regular_file(path)) f.fail(key, path + " is not a file", "give the spec's path relative to this sweep file");
+  return path;
+}
+
 std::vector<NamedPoint> read_points(const SweepFile& f) {
   std::vector<NamedPoint> out;
   const json* node = f.root().contains("points") ? &f.root()["points"] : nullptr;
@@ -133,15 +146,17 @@ std::vector<NamedPoint> read_points(const SweepFile& f) {
       const json& p = (*node)[i];
       f.checked([&] {
         const JsonSection s(p, where);
-        s.check_keys({"name", "set"}, true);
-        NamedPoint np{s.string("name", "p" + std::to_string(i + 1)), read_mapping(f, p.value("set", json()), where + ".set")};
+        s.check_keys({"name", "base", "set"}, true);
+        NamedPoint np{s.string("name", "p" + std::to_string(i + 1)), read_mapping(f, p.value("set", json()), where + ".set"),
+                      "", where + ".base"};
         if (np.name.empty()) s.fail("name", "is empty", "give the point a name, e.g. t1");
+        if (p.contains("base")) np.base = resolve_base(f, p["base"], np.base_key);
         out.push_back(std::move(np));
         return 0;
       });
     }
   }
-  if (out.empty()) out.push_back({"", {}});
+  if (out.empty()) out.push_back({"", {}, "", ""});
   return out;
 }
 
@@ -232,6 +247,134 @@ std::string safe_name(const std::string& text) {
 
 SweepSpec load_sweep(const std::string& path) { return load_sweep(path, SweepCommandLine{}); }
 
+namespace {
+
+/// The sweep's varying axes and named points, as read from its file.
+struct SweepAxes {
+  std::vector<Axis> grid, zip;
+  std::optional<Axis> seeds;
+  std::vector<NamedPoint> named;
+};
+
+/// Refuses a key in two of set/grid/zip/seeds and zip axes of unequal lengths.
+void check_axes(const SweepFile& f, const SweepSpec& sweep, const SweepAxes& a) {
+  std::map<std::string, std::string> owner;  // key -> section
+  auto claim = [&](const std::string& key, const std::string& section) {
+    if (auto it = owner.find(key); it != owner.end())
+      f.fail(section + "." + key, "is also in " + it->second, "set each key in one of set, grid, zip and seeds");
+    owner[key] = section;
+  };
+  for (const SpecOverride& o : sweep.set) claim(o.key, "set");
+  for (const Axis& x : a.grid) claim(x.key, "grid");
+  for (const Axis& x : a.zip) claim(x.key, "zip");
+  if (a.seeds) {
+    if (owner.count(kSeedKey)) f.fail("seeds", "train.seed is also in " + owner[kSeedKey], "give the seeds in one place");
+    owner[kSeedKey] = "seeds";
+  }
+  for (const Axis& x : a.zip)
+    if (x.values.size() != a.zip.front().values.size())
+      f.fail("zip." + x.key, "has " + std::to_string(x.values.size()) + " values but zip." + a.zip.front().key + " has " +
+                                 std::to_string(a.zip.front().values.size()),
+             "zip axes vary together: give them the same number of values (or put one in grid)");
+}
+
+/// The (axis, value index) picks of grid combination `g` (first axis slowest), zip row `z`, seed `s`.
+std::vector<std::pair<const Axis*, size_t>> picks_of(const SweepAxes& a, size_t g, size_t z, size_t s) {
+  std::vector<std::pair<const Axis*, size_t>> picks;
+  std::vector<size_t> grid_pick(a.grid.size());
+  for (size_t i = a.grid.size(); i-- > 0;) {
+    grid_pick[i] = g % a.grid[i].values.size();
+    g /= a.grid[i].values.size();
+  }
+  for (size_t i = 0; i < a.grid.size(); ++i) picks.emplace_back(&a.grid[i], grid_pick[i]);
+  for (const Axis& x : a.zip) picks.emplace_back(&x, z);
+  if (a.seeds) picks.emplace_back(&*a.seeds, s);
+  return picks;
+}
+
+/// Expands the named points x grid x zip x seeds into resolved points, refusing colliding folders
+/// and duplicate experiments. Each base document is read once.
+class PointExpander {
+ public:
+  PointExpander(const SweepFile& f, SweepSpec& sweep, const SweepAxes& a) : f_(f), sweep_(sweep), a_(a) {
+    for (const Axis& x : a.grid) grid_count_ *= x.values.size();
+    zip_count_ = a.zip.empty() ? 1 : a.zip.front().values.size();
+    seed_count_ = a.seeds ? a.seeds->values.size() : 1;
+    shorts_ = short_names(sweep.axes);
+  }
+  void run() {
+    for (const NamedPoint& np : a_.named)
+      for (size_t g = 0; g < grid_count_; ++g)
+        for (size_t z = 0; z < zip_count_; ++z)
+          for (size_t s = 0; s < seed_count_; ++s) add(np, picks_of(a_, g, z, s));
+  }
+
+ private:
+  void add(const NamedPoint& np, const std::vector<std::pair<const Axis*, size_t>>& picks) {
+    SweepPoint p;
+    p.overrides = np.set;
+    p.base = np.base.empty() ? sweep_.base : np.base;
+    std::string name = np.name, dir = safe_name(np.name);
+    for (size_t i = 0; i < picks.size(); ++i) {
+      const auto& [axis, k] = picks[i];
+      p.overrides.push_back({axis->key, axis->values[k], axis->origins[k]});
+      const std::string value = point_value_text(axis->values[k]);
+      name += (name.empty() ? "" : " ") + shorts_[i] + "=" + value;
+      dir += (dir.empty() ? "" : "_") + safe_name(shorts_[i]) + "-" + safe_name(value);
+    }
+    p.name = name.empty() ? sweep_.name : name;
+    p.dir = dir.empty() ? "default" : bounded(dir);
+    check_unique(p, np);
+    YamlDocument doc = base_document(np);
+    try {
+      for (const SpecOverride& o : sweep_.set) apply_override(doc, o.key, o.value, o.origin);
+      for (const SpecOverride& o : p.overrides) apply_override(doc, o.key, o.value, o.origin);
+      p.spec = resolve_spec_document(doc);
+    } catch (const ConfigError& e) {
+      throw ConfigError(std::string(e.what()) + " (in point `" + p.name + "` of " + sweep_.path + ")");
+    }
+    sweep_.points.push_back(std::move(p));
+  }
+  void check_unique(const SweepPoint& p, const NamedPoint& np) {
+    const std::string origin = p.overrides.empty() ? f_.at(np.base.empty() ? "base" : np.base_key) : p.overrides.back().origin;
+    if (auto it = seen_dirs_.find(p.dir); it != seen_dirs_.end())
+      throw ConfigError(origin + ": points `" + it->second + "` and `" + p.name + "` get the same folder " + p.dir +
+                        "; give them distinct names in points:");
+    json eff = effective(p.overrides);
+    eff["(base)"] = p.base;
+    for (const auto& [other, other_name] : seen_overrides_)
+      if (other == eff)
+        throw ConfigError(origin + ": points `" + other_name + "` and `" + p.name +
+                          "` are the same experiment (duplicate points); remove one");
+    seen_dirs_[p.dir] = p.name;
+    seen_overrides_.emplace_back(std::move(eff), p.name);
+  }
+  const YamlDocument& base_document(const NamedPoint& np) {
+    const std::string& path = np.base.empty() ? sweep_.base : np.base;
+    if (auto it = bases_.find(path); it != bases_.end()) return it->second;
+    const std::string key = np.base.empty() ? "base" : np.base_key;
+    YamlDocument doc = f_.checked([&] {
+      try {
+        return read_spec_document(path);
+      } catch (const ConfigError& e) {
+        throw ConfigError(f_.at(key) + ": " + key + ": " + e.what());
+      }
+    });
+    return bases_.emplace(path, std::move(doc)).first->second;
+  }
+
+  const SweepFile& f_;
+  SweepSpec& sweep_;
+  const SweepAxes& a_;
+  size_t grid_count_ = 1, zip_count_ = 1, seed_count_ = 1;
+  std::vector<std::string> shorts_;
+  std::map<std::string, YamlDocument> bases_;
+  std::map<std::string, std::string> seen_dirs_;  // dir -> point name
+  std::vector<std::pair<json, std::string>> seen_overrides_;
+};
+
+}  // namespace
+
 SweepSpec load_sweep(const std::string& path, const SweepCommandLine& cli) {
   const SweepFile f(path, cli);
   f.checked([&] {
@@ -243,110 +386,21 @@ SweepSpec load_sweep(const std::string& path, const SweepCommandLine& cli) {
   sweep.name = f.checked([&] { return JsonSection(f.root(), "").string("name", std::filesystem::path(path).stem().string()); });
   if (sweep.name.empty() || safe_name(sweep.name) != sweep.name)
     f.fail("name", "\"" + sweep.name + "\" is not a folder name", "use letters, digits, '.', '+' and '-'");
-  if (!f.root().contains("base") || !f.root()["base"].is_string())
-    f.fail("base", "is required: the experiment spec every point starts from", "add base: ../quickstart.yaml (relative to this file)");
-  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
-  sweep.base = (folder / f.root()["base"].get<std::string>()).lexically_normal().string();
-  if (!std::filesystem::is_regular_file(sweep.base))
-    f.fail("base", sweep.base + " is not a file", "give the spec's path relative to this sweep file");
-
+  SweepAxes axes{read_axes(f, "grid"), read_axes(f, "zip"), read_seeds(f), read_points(f)};
+  const bool every_point_has_base =
+      std::all_of(axes.named.begin(), axes.named.end(), [](const NamedPoint& np) { return !np.base.empty(); });
+  if (f.root().contains("base") || !every_point_has_base) {
+    if (!f.root().contains("base") || !f.root()["base"].is_string())
+      f.fail("base", "is required: the experiment spec every point starts from (unless each point names its own base:)",
+             "add base: ../quickstart.yaml (relative to this file)");
+    sweep.base = resolve_base(f, f.root()["base"], "base");
+  }
   sweep.set = read_mapping(f, f.root().value("set", json()), "set");
-  const std::vector<Axis> grid = read_axes(f, "grid");
-  const std::vector<Axis> zip = read_axes(f, "zip");
-  const std::optional<Axis> seeds = read_seeds(f);
-  const std::vector<NamedPoint> named = read_points(f);
-
-  // Each key in one place only.
-  std::map<std::string, std::string> owner;  // key -> section
-  auto claim = [&](const std::string& key, const std::string& section) {
-    if (auto it = owner.find(key); it != owner.end())
-      f.fail(section + "." + key, "is also in " + it->second, "set each key in one of set, grid, zip and seeds");
-    owner[key] = section;
-  };
-  for (const SpecOverride& o : sweep.set) claim(o.key, "set");
-  for (const Axis& a : grid) claim(a.key, "grid");
-  for (const Axis& a : zip) claim(a.key, "zip");
-  if (seeds) {
-    if (owner.count(kSeedKey)) f.fail("seeds", "train.seed is also in " + owner[kSeedKey], "give the seeds in one place");
-    owner[kSeedKey] = "seeds";
-  }
-  for (const Axis& a : zip)
-    if (a.values.size() != zip.front().values.size())
-      f.fail("zip." + a.key, "has " + std::to_string(a.values.size()) + " values but zip." + zip.front().key + " has " +
-                                 std::to_string(zip.front().values.size()),
-             "zip axes vary together: give them the same number of values (or put one in grid)");
-
-  // Names: the varying keys' short names.
-  for (const Axis& a : grid) sweep.axes.push_back(a.key);
-  for (const Axis& a : zip) sweep.axes.push_back(a.key);
-  if (seeds) sweep.axes.push_back(kSeedKey);
-  const std::vector<std::string> shorts = short_names(sweep.axes);
-
-  // Expansion: named points x grid (first axis slowest) x zip x seeds.
-  size_t grid_count = 1;
-  for (const Axis& a : grid) grid_count *= a.values.size();
-  const size_t zip_count = zip.empty() ? 1 : zip.front().values.size();
-  const size_t seed_count = seeds ? seeds->values.size() : 1;
-  const YamlDocument base = f.checked([&] {
-    try {
-      return read_spec_document(sweep.base);
-    } catch (const ConfigError& e) {
-      throw ConfigError(f.at("base") + ": base: " + e.what());
-    }
-  });
-  std::map<std::string, std::string> seen_dirs;  // dir -> point name
-  std::vector<std::pair<json, std::string>> seen_overrides;
-  for (const NamedPoint& np : named) {
-    for (size_t g = 0; g < grid_count; ++g) {
-      for (size_t z = 0; z < zip_count; ++z) {
-        for (size_t s = 0; s < seed_count; ++s) {
-          SweepPoint p;
-          p.overrides = np.set;
-          std::vector<std::pair<const Axis*, size_t>> picks;
-          size_t rest = g;
-          std::vector<size_t> grid_pick(grid.size());
-          for (size_t i = grid.size(); i-- > 0;) {
-            grid_pick[i] = rest % grid[i].values.size();
-            rest /= grid[i].values.size();
-          }
-          for (size_t i = 0; i < grid.size(); ++i) picks.emplace_back(&grid[i], grid_pick[i]);
-          for (const Axis& a : zip) picks.emplace_back(&a, z);
-          if (seeds) picks.emplace_back(&*seeds, s);
-          std::string name = np.name, dir = safe_name(np.name);
-          for (size_t i = 0; i < picks.size(); ++i) {
-            const auto& [axis, k] = picks[i];
-            p.overrides.push_back({axis->key, axis->values[k], axis->origins[k]});
-            const std::string value = point_value_text(axis->values[k]);
-            name += (name.empty() ? "" : " ") + shorts[i] + "=" + value;
-            dir += (dir.empty() ? "" : "_") + safe_name(shorts[i]) + "-" + safe_name(value);
-          }
-          p.name = name.empty() ? sweep.name : name;
-          p.dir = dir.empty() ? "default" : bounded(dir);
-          const std::string origin = p.overrides.empty() ? f.at("base") : p.overrides.back().origin;
-          if (auto it = seen_dirs.find(p.dir); it != seen_dirs.end())
-            throw ConfigError(origin + ": points `" + it->second + "` and `" + p.name + "` get the same folder " + p.dir +
-                              "; give them distinct names in points:");
-          const json eff = effective(p.overrides);
-          for (const auto& [other, other_name] : seen_overrides)
-            if (other == eff)
-              throw ConfigError(origin + ": points `" + other_name + "` and `" + p.name +
-                                "` are the same experiment (duplicate points); remove one");
-          seen_dirs[p.dir] = p.name;
-          seen_overrides.emplace_back(eff, p.name);
-
-          YamlDocument doc = base;
-          try {
-            for (const SpecOverride& o : sweep.set) apply_override(doc, o.key, o.value, o.origin);
-            for (const SpecOverride& o : p.overrides) apply_override(doc, o.key, o.value, o.origin);
-            p.spec = resolve_spec_document(doc);
-          } catch (const ConfigError& e) {
-            throw ConfigError(std::string(e.what()) + " (in point `" + p.name + "` of " + path + ")");
-          }
-          sweep.points.push_back(std::move(p));
-        }
-      }
-    }
-  }
+  check_axes(f, sweep, axes);
+  for (const Axis& a : axes.grid) sweep.axes.push_back(a.key);
+  for (const Axis& a : axes.zip) sweep.axes.push_back(a.key);
+  if (axes.seeds) sweep.axes.push_back(kSeedKey);
+  PointExpander(f, sweep, axes).run();
   return sweep;
 }
 

@@ -1,11 +1,13 @@
 #pragma once
 // A sweep file (SWEEP.yaml) read, expanded into points and validated, before anything runs:
 //   name: scaling_vs_norm             # default: the file's stem
-//   base: ../quickstart.yaml          # an experiment spec, relative to this file (required)
+//   base: ../quickstart.yaml          # an experiment spec, relative to this file (required unless
+//                                     # every point names its own)
 //   set: {model.token_mixer: linear}  # overrides applied to every point
 //   grid: {model.attention.linear.normalize: [scaling, none]}   # Cartesian product, first axis slowest
 //   zip: {model.n_layers: [2, 4], model.d_model: [64, 128]}    # axes varying together (equal lengths)
-//   points: [{name: t1, set: {...}}, ...]                       # named override sets
+//   points: [{name: t1, set: {...}}, ...]                       # named override sets; a point may
+//                                     # start from its own spec: {name: text_t1, base: lra/text_t1.yaml}
 //   seeds: [1, 2, 3]                  # a train.seed axis, innermost
 // Points = points (or one unnamed point) x grid x zip x seeds. Each point's spec is the base, then
 // `set`, then the point's own overrides, resolved as `train` resolves a spec; an error names the
@@ -32,20 +34,23 @@ struct SweepPoint {
   std::string name;                     // "normalize=scaling seed=1", "t1 seed=2"
   std::string dir;                      // its run directory, relative to the sweep folder
   std::vector<SpecOverride> overrides;  // the point's own: points[i].set, grid, zip, seed (in that order)
+  std::string base;                     // the spec it starts from: its point's base:, else the sweep's
   ExperimentSpec spec;                  // base + set + overrides, resolved
 };
 
 struct SweepSpec {
   std::string path;  // the sweep file
   std::string name;
-  std::string base;  // the base spec's path (relative to the sweep file's folder, as opened)
+  std::string base;  // the base spec's path (relative to the sweep file's folder, as opened); empty
+                     // when every point names its own
   std::vector<SpecOverride> set;
   std::vector<std::string> axes;  // the keys that vary between points, in naming order
   std::vector<SweepPoint> points;
 };
 
 /// Reads and expands `path`, and resolves every point. Throws ConfigError with "file:line: ..."
-/// for: an unknown top-level key (with the nearest one), a missing or unreadable base, an axis
+/// for: an unknown top-level key (with the nearest one), a missing or unreadable base (the sweep's
+/// or a point's), an axis
 /// that is not a non-empty list, zip axes of unequal lengths, a key in two of set/grid/zip/seeds,
 /// malformed points, duplicate points (the same overrides twice, or two points whose folder names
 /// collide), and any point whose spec does not validate (an unknown override key with the nearest

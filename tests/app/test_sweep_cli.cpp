@@ -191,3 +191,33 @@ TEST_CASE("cli sweep: --grid and --set sweep around an experiment spec or add to
   CHECK(typo.code == 2);
   CHECK(typo.err.find("did you mean `d_model`") != std::string::npos);
 }
+
+TEST_CASE("cli sweep: points from their own bases run from them, and report keeps them apart") {
+  const std::string dir = scratch_dir("sweep_bases");
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  write_text(dir + "/wide.yaml", "base: tiny.yaml\nmodel: {d_model: 48}\n");
+  write_text(dir + "/sweep.yaml",
+             "set: {train.max_steps: 10, train.eval_every: 10}\n"
+             "points:\n"
+             "  - {name: narrow, base: tiny.yaml}\n"
+             "  - {name: wide, base: wide.yaml}\n");
+  const std::string out = dir + "/runs";
+  CliResult r = run_cli("sweep " + dir + "/sweep.yaml --jobs 1 --threads-per-job 1 --out " + out, dir);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const json narrow = point(out, "narrow"), wide = point(out, "wide");
+  CHECK(narrow["state"] == "done");
+  CHECK(wide["state"] == "done");
+  CHECK(narrow["command"].get<std::string>().find("tiny.yaml") != std::string::npos);
+  CHECK(wide["command"].get<std::string>().find("wide.yaml") != std::string::npos);
+  CHECK(narrow["spec"]["model"]["d_model"] == 32);
+  CHECK(wide["spec"]["model"]["d_model"] == 48);
+
+  // Both points override nothing but the sweep's set: the report still gives each its row.
+  REQUIRE(run_cli("report '" + out + "' --out '" + dir + "/report'", dir).code == 0);
+  const json report = json::parse(slurp(dir + "/report/report.json"));
+  const json& rows = report["rows"];
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0]["label"] == "narrow");
+  CHECK(rows[1]["label"] == "wide");
+}

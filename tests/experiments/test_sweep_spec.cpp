@@ -152,6 +152,46 @@ TEST_CASE("sweep: bad sweep files are refused with the file and line") {
   CHECK(e.find(f + ":2") == 0);
 }
 
+TEST_CASE("sweep: a point may start from its own base spec, and the sweep then needs none") {
+  SweepDir dir;
+  dir.write("wide.yaml",
+            "model: {arch: decoder, d_model: 64, n_layers: 3, n_heads: 4, diag_layers: 1, vocab_size: 100}\n"
+            "data: {train: other.tokens, seq_len: 32}\n"
+            "train: {max_steps: 20}\n");
+  const SweepSpec s = load_sweep(dir.write("mixed.yaml",
+                                           "points:\n"
+                                           "  - {name: small, base: base.yaml}\n"
+                                           "  - {name: wide, base: wide.yaml, set: {train.max_steps: 7}}\n"
+                                           "seeds: [1, 2]\n"));
+  CHECK(s.base.empty());
+  REQUIRE(s.points.size() == 4);
+  CHECK(s.points[0].base == (dir.path / "base.yaml").string());
+  CHECK(s.points[0].spec.model.d_model == 32);
+  CHECK(s.points[2].base == (dir.path / "wide.yaml").string());
+  CHECK(s.points[2].dir == "wide_seed-1");
+  CHECK(s.points[2].spec.model.d_model == 64);  // the point's own base
+  CHECK(s.points[2].spec.model.n_layers == 3);
+  CHECK(s.points[2].spec.train.max_steps == 7);  // then its set
+  CHECK(s.points[3].spec.train.seed == 2);
+  // With a sweep base, a point without its own starts from the sweep's.
+  const SweepSpec both = load_sweep(dir.write("both.yaml",
+                                              "base: base.yaml\n"
+                                              "points:\n  - {name: a}\n  - {name: b, base: wide.yaml}\n"));
+  CHECK(both.points[0].spec.model.d_model == 32);
+  CHECK(both.points[1].spec.model.d_model == 64);
+  // The same overrides from two bases are two experiments, not duplicates.
+  CHECK(load_sweep(dir.write("two.yaml", "points:\n  - {name: a, base: base.yaml}\n  - {name: b, base: wide.yaml}\n"))
+            .points.size() == 2);
+
+  const std::string f = (dir.path / "sweep.yaml").string();
+  std::string e = refusal(dir, "points:\n  - {name: a, base: base.yaml}\n  - {name: b}\n");
+  CHECK(e.find("base: ../quickstart.yaml") != std::string::npos);  // b has no base to start from
+  e = refusal(dir, "points:\n  - {name: a, base: nowhere.yaml}\n");
+  CHECK(e.find(f + ":2") == 0);
+  CHECK(e.find("points[0].base") != std::string::npos);
+  CHECK(e.find("nowhere.yaml is not a file") != std::string::npos);
+}
+
 TEST_CASE("sweep index: a changed point is refused by name, added points are accepted") {
   SweepDir dir;
   const SweepSpec two = load_sweep(dir.write("s.yaml", "base: base.yaml\ngrid: {model.d_model: [32, 64]}\n"));
