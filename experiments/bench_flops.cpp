@@ -1,6 +1,7 @@
 #include "experiments/bench_flops.h"
 
 #include "layers/attention/mixer_table.h"
+#include "layers/inputs/input_table.h"
 
 namespace tn {
 
@@ -18,6 +19,7 @@ ModelFlops model_flops(const ModelConfig& config, int64_t batch, int64_t seq_len
   const double N = static_cast<double>(batch) * static_cast<double>(seq_len);
   const double d = static_cast<double>(config.d_model);
   const double d_ff = static_cast<double>(config.channel_mixer.d_ff);
+  f.input = input_entry(config.input.kind).flops(config, N);
   const double mixer_products = config.channel_mixer.type == ChannelMixerKind::GLU ? 3.0 : 2.0;
   for (int64_t i = 0; i < config.n_layers; ++i) {
     const MixerKind kind =

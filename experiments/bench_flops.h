@@ -28,11 +28,12 @@ namespace tn {
 
 /// Forward FLOPs of one step, by part. Sums are over all layers.
 struct ModelFlops {
+  double input = 0;          // the input's (Linear(1 -> d) for pixels; 0 for a token lookup)
   double projections = 0;    // q/k/v/out and Performer feature maps
   double attention = 0;      // the token mixers' cores
   double channel_mixer = 0;
   double head = 0;           // output head (LM: h Eᵀ)
-  double forward() const { return projections + attention + channel_mixer + head; }
+  double forward() const { return input + projections + attention + channel_mixer + head; }
   /// Forward + backward (3 × forward); AdamW adds no matmul FLOPs.
   double train_step() const { return 3.0 * forward(); }
 };

@@ -28,6 +28,9 @@ enum class Relative { URPE, RoPE, None };
 /// [a, b, a⊙b, a−b] → Linear(4d, d) + GELU → Linear(d, num_classes)).
 enum class HeadKind { LM, MLM, Classification, Retrieval };
 enum class Pooling { Mean, Cls, Last };
+/// How the model reads its ids (layers/inputs/input_table.h): a token embedding, or levels mapped
+/// to values through Linear(1 → d_model) (LRA's image tasks).
+enum class InputKind { Tokens, Linear };
 enum class DiagInner { Relu, Softmax };
 
 struct LinearOptions {
@@ -46,6 +49,7 @@ struct DiagOptions {
   int64_t block_size = 64;
   DiagInner inner = DiagInner::Relu;
   NormKind norm = NormKind::SRMSNorm;
+  int64_t n_heads = 0;  // its own head count (the official LRA Image and Retrieval: 4); 0: the model's
   bool operator==(const DiagOptions&) const = default;
 };
 struct PerformerOptions {
@@ -74,6 +78,13 @@ struct ChannelMixerOptions {
   bool operator==(const ChannelMixerOptions&) const = default;
 };
 
+struct InputOptions {
+  InputKind kind = InputKind::Tokens;
+  double mean = 0.0;  // linear: value = (level − mean) / std
+  double std = 1.0;
+  bool operator==(const InputOptions&) const = default;
+};
+
 struct ModelConfig {
   Arch arch = Arch::Decoder;
   int64_t vocab_size = 0;  // required (may be filled from the data's vocabulary)
@@ -81,6 +92,7 @@ struct ModelConfig {
   int64_t n_layers = 6;
   int64_t n_heads = 8;
   int64_t max_positions = 512;
+  InputOptions input;
   MixerKind token_mixer = MixerKind::NormAttention;
   int64_t diag_layers = 0;
   std::vector<MixerKind> layers;  // resolved: always n_layers entries

@@ -10,6 +10,7 @@
 
 #include "layers/attention/mixer_table.h"
 #include "layers/config_names.h"
+#include "layers/inputs/input_table.h"
 
 namespace tn {
 
@@ -51,7 +52,7 @@ const std::vector<std::string> kModelKeys = {
     "token_mixer", "diag_layers", "layers",     "attention",    "channel_mixer",  "norm",
     "prenorm",  "final_norm",    "positional",  "relative",     "embed_scale",    "embed_norm",
     "tie_embeddings", "dropout", "attention_dropout", "head",   "pooling",        "num_classes",
-    "pooler_dropout"};
+    "pooler_dropout", "input"};
 
 std::string join(const std::vector<std::string>& items, const std::string& sep = ", ") {
   std::string out;
@@ -75,6 +76,26 @@ std::string divisor_hint(int64_t d_model, int64_t n_heads) {
   if (below > 0) alternatives = std::to_string(below) + " or " + alternatives;
   return "choose n_heads dividing " + std::to_string(d_model) + " (" + join(divisors) +
          ") or a d_model divisible by " + std::to_string(n_heads) + " (" + alternatives + ")";
+}
+
+/// `input: {kind: tokens | linear, mean: 0, std: 1}` (layers/inputs/input_table.h).
+InputOptions read_input(const JsonSection& model, const ModelConfig& c, bool strict) {
+  InputOptions in;
+  if (!model.has("input")) return in;
+  const JsonSection s = model.section("input");
+  s.check_keys({"kind", "mean", "std"}, strict);
+  Names<InputKind> kinds;
+  for (const InputEntry& e : input_table()) kinds.push_back({std::string(e.name), e.kind});
+  in.kind = s.choice("kind", in.kind, kinds);
+  in.mean = s.number("mean", in.mean);
+  in.std = s.number("std", in.std);
+  if (!(in.std > 0.0) || !std::isfinite(in.std) || !std::isfinite(in.mean))
+    s.fail("std", "must be a positive number (and mean finite)", "use the data's scale, e.g. std: 61.0 for CIFAR-10 levels");
+  const bool token_head = c.head == HeadKind::LM || c.head == HeadKind::MLM;
+  if (!input_entry(in.kind).can_tie && token_head && c.tie_embeddings)
+    s.fail("kind", std::string(input_entry(in.kind).name) + " input has no embedding matrix for the tied output head",
+           "set model.tie_embeddings: false, or use a classification or retrieval head");
+  return in;
 }
 
 }  // namespace
@@ -168,6 +189,7 @@ ModelConfig resolve_model_json(const json& model, const ModelJsonOptions& option
                          : c.arch == Arch::Decoder ? HeadKind::LM
                                                    : HeadKind::MLM;
   c.pooling = s.choice("pooling", c.pooling, kPoolings);
+  c.input = read_input(s, c, strict);
   return c;
 }
 
@@ -183,7 +205,7 @@ ModelConfig model_config_from_json(const json& model, const std::string& where) 
 nlohmann::json model_config_to_json(const ModelConfig& c) {
   json layers = json::array();
   for (MixerKind m : c.layers) layers.push_back(to_string(m));
-  return json{
+  json out{
       {"arch", name_of(c.arch, kArchs)},
       {"vocab_size", c.vocab_size},
       {"d_model", c.d_model},
@@ -212,6 +234,9 @@ nlohmann::json model_config_to_json(const ModelConfig& c) {
       {"num_classes", c.num_classes},
       {"pooler_dropout", c.pooler_dropout},
   };
+  if (c.input != InputOptions{})  // token models keep the reference's keys exactly
+    out["input"] = {{"kind", std::string(input_entry(c.input.kind).name)}, {"mean", c.input.mean}, {"std", c.input.std}};
+  return out;
 }
 
 }  // namespace tn

@@ -115,7 +115,8 @@ json BenchReport::to_json() const {
     out["mfu"] = nullable(f32.ok, mfu(r.train_gflops, f32));
     out["flops"] = {{"forward_gflop", f.forward() / 1e9},      {"train_step_gflop", f.train_step() / 1e9},
                     {"projections_gflop", f.projections / 1e9}, {"attention_gflop", f.attention / 1e9},
-                    {"channel_mixer_gflop", f.channel_mixer / 1e9}, {"head_gflop", f.head / 1e9}};
+                    {"channel_mixer_gflop", f.channel_mixer / 1e9}, {"head_gflop", f.head / 1e9},
+                    {"input_gflop", f.input / 1e9}};
   }
   if (scaling_setup) {
     json measured = json::array(), skipped = json::array();
@@ -163,6 +164,7 @@ BenchReport BenchReport::from_json(const json& o) {
     r.flops.attention = f.at("attention_gflop").get<double>() * 1e9;
     r.flops.channel_mixer = f.at("channel_mixer_gflop").get<double>() * 1e9;
     r.flops.head = f.at("head_gflop").get<double>() * 1e9;
+    r.flops.input = f.value("input_gflop", 0.0) * 1e9;  // absent before pixel inputs
     r.peak_rss_mb = o.at("peak_rss_mb").get<double>();
     b.model = m;
   }

@@ -4,13 +4,14 @@
 
 #include "core/error.h"
 #include "core/system.h"
+#include "layers/inputs/input_table.h"
 
 namespace tn {
 
 double estimate_parameter_count(const ModelConfig& c) {
   const double d = static_cast<double>(c.d_model), V = static_cast<double>(c.vocab_size);
   const double d_ff = static_cast<double>(c.channel_mixer.d_ff);
-  double n = V * d;                                         // embed_tokens
+  double n = input_entry(c.input.kind).parameters(c);       // embed_tokens, or Linear(1 -> d)
   if (!c.tie_embeddings) n += V * d;                        // lm_head
   if (c.positional == Positional::Learned) n += static_cast<double>(c.max_positions) * d;
   const double projections = 4.0 * (d * d + d);

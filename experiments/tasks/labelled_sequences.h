@@ -2,9 +2,11 @@
 // The examples of a classification task as the model takes them: sequences of ids with labels.
 // An input encoding makes them from a reader's texts: RoBERTa BPE (roberta_encoding.h: GLUE, a
 // pair joined into one sequence) or a symbol vocabulary (symbol_encoding.h: LRA characters and
-// ListOps tokens, a pair kept as two documents for the dual encoder). The classification core
+// ListOps tokens, a pair kept as two documents for the dual encoder); or from a reader's images
+// (image_encoding.h: pixel levels as ids, LRA Image and Pathfinder). The classification core
 // (sequence_classification.h) batches, trains on and scores them whatever their origin.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,11 +48,30 @@ struct LabelledSequences {
   bool dual() const { return !seconds.empty(); }
 };
 
+/// What the classification core needs of the dataset beyond its examples: its name, its label
+/// space and metrics, and how a prediction is written in its submission format.
+struct DatasetInfo {
+  std::string name;       // "SST-2", "CIFAR-10"
+  SentenceTarget target;  // classes (names, metrics) or the regression range
+  /// The file name predictions on the split read from `file` take ("MNLI-m.tsv"); "" for none.
+  std::function<std::string(const std::string& file)> submission_name;
+  /// A prediction as the submission writes it: the class's label text, or the regression score.
+  std::function<std::string(int32_t predicted_class, double score)> prediction_text;
+};
+
+/// The DatasetInfo of a sentence reader (GLUE, the LRA text tasks); `source` must outlive it.
+inline DatasetInfo sentence_dataset_info(const SentenceSource& source) {
+  return DatasetInfo{source.dataset_name(), source.target(),
+                     [&source](const std::string& file) { return source.submission_name(file); },
+                     [&source](int32_t c, double score) { return source.prediction_text(c, score); }};
+}
+
 /// Every split of a task encoded, train first, with the vocabulary the ids index.
 struct EncodedData {
   std::vector<LabelledSequences> splits;
   std::vector<std::string> vocabulary;  // the checkpoint's transnormer.vocab
   int32_t pad = 0;                      // the padding id
+  DatasetInfo dataset;
 };
 
 }  // namespace tn

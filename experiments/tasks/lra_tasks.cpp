@@ -1,23 +1,44 @@
 #include "experiments/tasks/lra_tasks.h"
 
 #include "core/error.h"
+#include "layers/inputs/input_table.h"
 #include "experiments/tasks/classification_options.h"
+#include "experiments/tasks/image_encoding.h"
 #include "experiments/tasks/sequence_classification.h"
 #include "experiments/tasks/symbol_encoding.h"
 
 namespace tn {
 
 namespace {
+/// Learned positions must cover the longest sequence.
+void check_positions(const ExperimentSpec& spec, int64_t max_length, const std::string& key) {
+  if (spec.model.positional == Positional::Learned && max_length > spec.model.max_positions)
+    throw ConfigError(spec.path + ": " + key + ": " + std::to_string(max_length) + " exceeds model.max_positions " +
+                      std::to_string(spec.model.max_positions) + "; lower " + key + " or raise model.max_positions");
+}
+
+/// LRA Image and Pathfinder: each image a sequence of pixel levels (image_encoding.h).
+std::unique_ptr<Task> make_image_task(const ExperimentSpec& spec, const std::string& data_root, const ImageSource& source) {
+  check_positions(spec, source.width() * source.height(), "data (" + std::to_string(source.width()) + "x" +
+                                                              std::to_string(source.height()) + " pixels)");
+  return make_classification_task(spec, encode_images(source.read_images(data_root), source));
+}
+
 std::unique_ptr<Task> make_lra_task(const ExperimentSpec& spec, const std::string& data_root, bool retrieval) {
   const std::string name = retrieval ? "retrieval" : "sequence_classification";
   const HeadKind head = retrieval ? HeadKind::Retrieval : HeadKind::Classification;
   if (spec.model.arch != Arch::Encoder || spec.model.head != head)
     throw ConfigError(spec.path + ": model: the " + name + " task needs arch: encoder with head: " +
                       (retrieval ? "retrieval" : "classification"));
+  if (const auto* images = dynamic_cast<const ImageSource*>(spec.data.get()); images && !retrieval)
+    return make_image_task(spec, data_root, *images);
   const auto* source = dynamic_cast<const SentenceSource*>(spec.data.get());
   if (!source)
     throw ConfigError(spec.path + ": data.reader: " + spec.data->reader() + " does not yield labelled sequences; " +
-                      name + " reads listops, imdb or aan");
+                      name + (retrieval ? " reads aan" : " reads listops, imdb, aan, cifar10 or pathfinder"));
+  if (spec.model.input.kind != InputKind::Tokens)
+    throw ConfigError(spec.path + ": model.input.kind: " + std::string(input_entry(spec.model.input.kind).name) +
+                      " reads pixel levels, but " + spec.data->reader() + " yields symbols; use kind: tokens");
   const TokenizerSpec tok = source->text_tokenizer();
   if (tok.kind != TokenizerSpec::Kind::Char && tok.kind != TokenizerSpec::Kind::ListOps)
     throw ConfigError(spec.path + ": data.reader: " + spec.data->reader() + " is tokenized by RoBERTa's BPE; use " +
@@ -27,11 +48,9 @@ std::unique_ptr<Task> make_lra_task(const ExperimentSpec& spec, const std::strin
                       " takes one sequence per example, but " + spec.data->reader() +
                       " yields pairs; use task: retrieval"));
   const int64_t max_length = spec.data->tokens_per_sample();
-  if (spec.model.positional == Positional::Learned && max_length > spec.model.max_positions)
-    throw ConfigError(spec.path + ": data.max_length: " + std::to_string(max_length) + " exceeds model.max_positions " +
-                      std::to_string(spec.model.max_positions) +
-                      "; lower data.max_length or raise model.max_positions");
+  check_positions(spec, max_length, "data.max_length");
   EncodedData data = encode_symbols(source->read_sentences(data_root), tok, max_length);
+  data.dataset = sentence_dataset_info(*source);
   return make_classification_task(spec, std::move(data));
 }
 }  // namespace

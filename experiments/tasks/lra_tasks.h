@@ -3,7 +3,8 @@
 // classification core (sequence_classification.h), their texts through a symbol vocabulary built
 // from the training split (symbol_encoding.h):
 //   sequence_classification  one sequence per example, the classification head with mean or last
-//                            pooling over the true length (ListOps, Text; model.pooling)
+//                            pooling over the true length (ListOps, Text; model.pooling), or an
+//                            image as its pixel levels (Image, Pathfinder: image_encoding.h)
 //   retrieval                two documents per example through one encoder, the dual-encoder head
 //                            (AAN; model.head: retrieval)
 // Both batch as the official loaders do by default (task.batching: shuffled).
@@ -17,7 +18,8 @@
 namespace tn {
 
 /// Factories of the registry: check the model (arch encoder; head classification, or retrieval),
-/// the reader (a SentenceSource with a symbol tokenizer; pairs exactly for retrieval) and the
+/// the reader (a SentenceSource with a symbol tokenizer, pairs exactly for retrieval; or, for
+/// sequence_classification, an ImageSource; model.input.kind linear only for images) and the
 /// positions (data.max_length against learned positions), then read and encode the splits. Throw
 /// ConfigError / DataError naming the key or file and the fix.
 std::unique_ptr<Task> make_sequence_classification(const ExperimentSpec& spec, const std::string& data_root);

@@ -35,6 +35,7 @@ std::unique_ptr<Task> make_sentence_prediction(const ExperimentSpec& spec, const
   data.splits = encode_roberta(source->read_sentences(data_root), codec, max_positions);
   data.vocabulary = codec.dict.symbols();
   data.pad = codec.dict.pad();
+  data.dataset = sentence_dataset_info(*source);
   if (data.splits.empty() || data.splits.front().role != SentenceSplit::Role::Train || data.splits.front().size() == 0)
     throw ConfigError(spec.path + ": data.train: sentence_prediction trains on a labelled train split; give data.train");
   return make_classification_task(spec, std::move(data));

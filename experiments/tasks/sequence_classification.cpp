@@ -71,14 +71,14 @@ SequenceClassificationTask::SequenceClassificationTask(EncodedData data, std::sh
                                                        const ClassificationOptions& options, int64_t batch_size,
                                                        uint64_t seed)
     : splits_(std::move(data.splits)), data_(std::move(data_spec)),
-      source_(dynamic_cast<const SentenceSource*>(data_.get())), vocabulary_(std::move(data.vocabulary)),
+      dataset_(std::move(data.dataset)), vocabulary_(std::move(data.vocabulary)),
       pad_(data.pad), options_(options), limits_{.max_sentences = batch_size, .max_tokens = options.max_tokens},
       seed_(seed),
       stream_(splits_.empty() ? 0 : static_cast<int64_t>(splits_.front().size()),
               [this](uint64_t epoch) { return plan_epoch(epoch); }, "example") {
-  if (!source_ || splits_.empty() || splits_.front().role != SentenceSplit::Role::Train)
-    throw ShapeError("[SequenceClassificationTask] needs a sentence source and its training split first");
-  target_ = source_->target();
+  if (!dataset_.prediction_text || splits_.empty() || splits_.front().role != SentenceSplit::Role::Train)
+    throw ShapeError("[SequenceClassificationTask] needs its dataset's description and its training split first");
+  target_ = dataset_.target;
 }
 
 EpochPlan SequenceClassificationTask::plan_epoch(uint64_t epoch) const {
@@ -98,7 +98,7 @@ void SequenceClassificationTask::configure_model(ModelConfig& model, bool vocab_
                       " ids); remove the key to fill it in from the dictionary");
   }
   if (model.num_classes != target_.num_classes)
-    spdlog::info("model.num_classes: {} for {} ({})", target_.num_classes, source_->dataset_name(),
+    spdlog::info("model.num_classes: {} for {} ({})", target_.num_classes, dataset_.name,
                  target_.regression ? "one output, regression" : "its classes");
   model.num_classes = target_.num_classes;
 }
@@ -233,20 +233,20 @@ std::vector<std::string> SequenceClassificationTask::write_submission(TransNorme
       chosen.push_back(&s);
   }
   if (chosen.empty())
-    throw ConfigError("split \"" + split + "\": " + source_->dataset_name() +
+    throw ConfigError("split \"" + split + "\": " + dataset_.name +
                       " has no such split in this run's config; use --split test or valid");
   std::filesystem::create_directories(dir);
   std::vector<std::string> written;
   for (const LabelledSequences* s : chosen) {
-    std::string name = source_->submission_name(s->file);
-    if (name.empty()) name = source_->dataset_name() + "." + s->name + ".tsv";
+    std::string name = dataset_.submission_name(s->file);
+    if (name.empty()) name = dataset_.name + "." + s->name + ".tsv";
     const Outputs out = run_split(model, *s, batch_size);
     std::string text = "index\tprediction\n";
     for (size_t i = 0; i < s->size(); ++i) {
       const float* row = out.logits.data() + i * out.width;
       text += s->ids[i] + "\t" +
-              (target_.regression ? source_->prediction_text(-1, row[0])
-                                  : source_->prediction_text(argmax(row, out.width), 0.0)) +
+              (target_.regression ? dataset_.prediction_text(-1, row[0])
+                                  : dataset_.prediction_text(argmax(row, out.width), 0.0)) +
               "\n";
     }
     const std::string path = (std::filesystem::path(dir) / name).string();

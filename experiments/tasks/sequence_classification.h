@@ -61,7 +61,8 @@ class SequenceClassificationObjective : public Objective {
 
 class SequenceClassificationTask final : public Task {
  public:
-  /// `data.splits` train first; the reader behind `data_spec` must be a SentenceSource.
+  /// `data.splits` train first, `data.dataset` filled (sentence_dataset_info, image_dataset_info);
+  /// `data_spec` (the reader) outlives the task's use of it.
   SequenceClassificationTask(EncodedData data, std::shared_ptr<const DataSpec> data_spec,
                              const ClassificationOptions& options, int64_t batch_size, uint64_t seed);
 
@@ -102,7 +103,7 @@ class SequenceClassificationTask final : public Task {
 
   std::vector<LabelledSequences> splits_;  // train first
   std::shared_ptr<const DataSpec> data_;
-  const SentenceSource* source_;
+  DatasetInfo dataset_;
   SentenceTarget target_;
   std::vector<std::string> vocabulary_;
   int32_t pad_;

@@ -3,22 +3,33 @@
 
 #include <cmath>
 
+#include "core/error.h"
 #include "core/ops/elementwise.h"
 #include "layers/attention/attention_ops.h"
 #include "layers/attention/kv_cache.h"
 
 namespace tn {
 
+int64_t diag_heads(const ModelConfig& config, const DiagOptions& options) {
+  const int64_t heads = options.n_heads > 0 ? options.n_heads : config.n_heads;
+  if (config.d_model % heads != 0 || (config.relative != Relative::None && (config.d_model / heads) % 2 != 0))
+    throw ConfigError("model.attention.diag.n_heads: " + std::to_string(heads) + " heads of d_model " +
+                      std::to_string(config.d_model) + " leave a head width of " + std::to_string(config.d_model / heads) +
+                      (config.d_model % heads ? " and a remainder" : " (odd, but relative positions rotate pairs)") +
+                      "; choose a head count dividing d_model into even widths");
+  return heads;
+}
+
 DiagAttention::DiagAttention(const ModelConfig& config, const DiagOptions& options,
                              ParamStore& store, const std::string& prefix, Rng& rng)
     : options_(options),
-      n_heads_(config.n_heads),
-      d_head_(config.d_head()),
+      n_heads_(diag_heads(config, options)),
+      d_head_(config.d_model / n_heads_),
       d_model_(config.d_model),
       causal_(config.causal()),
       attention_dropout_(static_cast<float>(config.attention_dropout)),
       proj_(config.d_model, store, prefix, 1.0, true, rng),
-      relative_(config.relative, config.n_heads, config.d_head(), store, prefix, rng),
+      relative_(config.relative, n_heads_, d_head_, store, prefix, rng),
       norm_(options.norm, config.d_model, store, prefix + ".norm") {}
 
 Var DiagAttention::forward(ForwardContext& ctx, const Var& x) {

@@ -2,7 +2,8 @@
 // DiagAttention (paper §4; docs/model.md §7): attention only inside non-overlapping
 // blocks of block_size positions. q = (x W_q + b_q)/√d_head, relative PE with positions counted
 // from each block's start, A = ReLU(q kᵀ) (T1) or softmax (T2) with future and padded keys masked,
-// heads concatenated, optional norm over d (srmsnorm for T1), then W_o. Cost O(T·block·d).
+// heads concatenated (the model's n_heads, or the mixer's own), optional norm over d (srmsnorm
+// for T1), then W_o. Cost O(T·block·d).
 // Decoding (causal only): a KvCache of the current block's k, v rows (at most block_size rows,
 // cleared at each block start), O(block·d) per token whatever the position.
 #include <optional>
@@ -14,6 +15,11 @@
 #include "layers/positional/relative_encoding.h"
 
 namespace tn {
+
+/// The head count DiagAttention uses: options.n_heads, else the model's. Throws ConfigError
+/// (model.attention.diag.n_heads) when it does not divide d_model, or leaves relative positions
+/// an odd head width.
+int64_t diag_heads(const ModelConfig& config, const DiagOptions& options);
 
 class DiagAttention : public TokenMixer {
  public:

@@ -1,5 +1,6 @@
 // The mixer table's entry for `diag` (DiagAttention, docs/model.md §7): block_size w, the inner
-// activation (relu for T1, softmax for T2) and the norm over d (srmsnorm for T1).
+// activation (relu for T1, softmax for T2), the norm over d (srmsnorm for T1), and optionally its
+// own head count (n_heads; the official LRA Image and Retrieval models give it 4, the rest 8).
 #include <algorithm>
 
 #include "layers/attention/diag_attention.h"
@@ -15,12 +16,14 @@ const NameList<DiagInner>& inner_names() {
 }
 
 void resolve(const JsonSection& s, bool strict, AttentionOptions& options) {
-  s.check_keys({"block_size", "inner", "norm"}, strict);
+  s.check_keys({"block_size", "inner", "norm", "n_heads"}, strict);
   DiagOptions o;
   o.block_size = s.at_least("block_size", s.integer("block_size", o.block_size), 1,
                             "use a positive block width w such as 64");
   o.inner = s.choice("inner", o.inner, inner_names());
   o.norm = read_norm(s, "norm", o.norm);
+  if (s.has("n_heads"))
+    o.n_heads = s.at_least("n_heads", s.integer("n_heads", 0), 1, "use a head count dividing d_model, or leave it out for the model's");
   options.diag = o;
 }
 
@@ -29,7 +32,9 @@ nlohmann::json to_json(const AttentionOptions& options) {
   std::string inner;
   for (const auto& [name, value] : inner_names())
     if (value == o.inner) inner = name;
-  return {{"block_size", o.block_size}, {"inner", inner}, {"norm", to_string(o.norm)}};
+  nlohmann::json out = {{"block_size", o.block_size}, {"inner", inner}, {"norm", to_string(o.norm)}};
+  if (o.n_heads > 0) out["n_heads"] = o.n_heads;  // the reference's keys otherwise
+  return out;
 }
 
 std::unique_ptr<TokenMixer> make(const ModelConfig& config, ParamStore& store, const std::string& prefix, Rng& rng) {
@@ -82,6 +87,9 @@ MixerEntry diag_mixer_entry() {
                .setup = [](ModelConfig& c) { c.attention.diag = {8, DiagInner::Relu, NormKind::None}; },
                .probe_size = 8,
                .grad_probes = {{.batch = 1, .seq_len = 19, .with_theta = false, .eps = 1e-3}}},
+              {.name = "diag relu srmsnorm, block 8, its own single head",
+               .setup = [](ModelConfig& c) { c.attention.diag = {8, DiagInner::Relu, NormKind::SRMSNorm, 1}; },
+               .probe_size = 8},
               {.name = "diag softmax, no norm, block 8",
                .setup = [](ModelConfig& c) { c.attention.diag = {8, DiagInner::Softmax, NormKind::None}; },
                .probe_size = 8,

@@ -11,6 +11,7 @@
 #include "layers/attention/mixer_table.h"
 #include "layers/attention/score_tap.h"
 #include "layers/init.h"
+#include "layers/inputs/input_table.h"
 #include "layers/positional/sinusoidal.h"
 #include "layers/registry.h"
 
@@ -35,8 +36,7 @@ TransNormerModel::TransNormerModel(ModelConfig config, uint64_t seed) : config_(
   const ModelConfig& c = config_;
   Rng rng(seed);
   const int64_t d = c.d_model;
-  embed_tokens_ = store_.add_parameter("embed_tokens.weight", {c.vocab_size, d});
-  normal_init(embed_tokens_->value, 1.0 / std::sqrt(static_cast<double>(d)), rng);
+  input_ = input_entry(c.input.kind).make(c, store_, rng);
   if (c.positional == Positional::Learned) {
     embed_positions_ = store_.add_parameter("embed_positions.weight", {c.max_positions, d});
     normal_init(embed_positions_->value, 1.0 / std::sqrt(static_cast<double>(d)), rng);
@@ -69,14 +69,14 @@ TransNormerModel::TransNormerModel(ModelConfig config, uint64_t seed) : config_(
 TransNormerModel::~TransNormerModel() = default;
 
 const Var& TransNormerModel::output_weight() const {
-  return config_.tie_embeddings ? embed_tokens_ : lm_head_;
+  return config_.tie_embeddings ? input_->tied_weight() : lm_head_;
 }
 
 Var TransNormerModel::forward(ForwardContext& ctx, const std::vector<int32_t>& tokens,
                               int64_t batch, int64_t seq_len, std::vector<double>* hidden_norms) {
   const ModelConfig& c = config_;
   const float embed_scale = c.embed_scale ? std::sqrt(static_cast<float>(c.d_model)) : 1.0f;
-  Var x = embedding(ctx.tape, embed_tokens_, tokens, batch, seq_len, embed_scale);
+  Var x = input_->forward(ctx, tokens, batch, seq_len, embed_scale);
   if (c.positional == Positional::Sinusoidal) {
     if (!sinusoidal_ || sinusoidal_->value.dim(0) < seq_len)
       sinusoidal_ = make_var(sinusoidal_table(seq_len, c.d_model), false);
@@ -197,7 +197,7 @@ Tensor TransNormerModel::decode_step(ForwardContext& ctx, ModelDecodeState& stat
     throw ShapeError("[decode_step] the state was not made by this model's start_decode()");
   const int64_t d = c.d_model;
   const float embed_scale = c.embed_scale ? std::sqrt(static_cast<float>(d)) : 1.0f;
-  Var x = embedding(ctx.tape, embed_tokens_, {token}, 1, 1, embed_scale);
+  Var x = input_->forward(ctx, {token}, 1, 1, embed_scale);
   if (c.positional == Positional::Sinusoidal) {
     // The row forward() adds at this position: p = position + 2 (sinusoidal_table's offset).
     x = add_positions(ctx.tape, x, make_var(sinusoidal_table(1, d, position + 2), false));

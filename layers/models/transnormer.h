@@ -1,6 +1,6 @@
 #pragma once
-// The model builder (docs/model.md §1–2): token embedding (× √d_model when embed_scale)
-// + absolute positions → embed_norm → dropout → n_layers blocks → final_norm → head.
+// The model builder (docs/model.md §1–2): the input (model.input: a token embedding, or Linear(1→d)
+// over pixel levels; × √d_model when embed_scale) + absolute positions → embed_norm → dropout → n_layers blocks → final_norm → head.
 // Block (docs/model.md §2): pre-norm  x = x + drop(mixer(norm1(x))); x = x + drop(cm(norm2(x)));
 //                        post-norm x = norm1(x + drop(mixer(x))); x = norm2(x + drop(cm(x))).
 // Parameter names are the checkpoint names of docs/model.md §12.
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/ops/lm_head_loss.h"
+#include "layers/inputs/input_table.h"
 #include "layers/model_config.h"
 #include "layers/models/heads.h"
 #include "layers/module.h"
@@ -106,7 +107,8 @@ class TransNormerModel {
   struct Block;
   ModelConfig config_;
   ParamStore store_;
-  Var embed_tokens_, embed_positions_, lm_head_;
+  std::unique_ptr<InputModule> input_;  // model.input (layers/inputs/input_table.h)
+  Var embed_positions_, lm_head_;
   Var sinusoidal_;  // cached table, grown on demand, not a checkpoint entry
   std::unique_ptr<Norm> embed_norm_, final_norm_;
   std::unique_ptr<MlmHead> mlm_head_;
