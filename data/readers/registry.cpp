@@ -7,6 +7,7 @@
 #include "data/readers/glue_spec.h"
 #include "data/readers/imdb_spec.h"
 #include "data/readers/listops_spec.h"
+#include "data/readers/pathfinder_spec.h"
 #include "data/readers/wikitext_spec.h"
 
 namespace tn {
@@ -24,6 +25,8 @@ const std::vector<ReaderEntry>& reader_table() {
        &resolve_aan_spec},
       {"cifar10", "LRA Image: CIFAR-10's binary batches (archive or folder) in grayscale, 32x32, 10 classes",
        &resolve_cifar10_spec},
+      {"pathfinder", "LRA Pathfinder: metadata/<n>.npy lines and grayscale PNGs (32x32), connected or not",
+       &resolve_pathfinder_spec},
   };
   return table;
 }
