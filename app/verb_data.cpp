@@ -1,12 +1,14 @@
 // `transnormer data generate listops --out DIR [--seed S] [--train N --valid N --test N]
 //                                     [--max-depth D --max-args A --min-length L --max-length L]
 //                                     [--overwrite]`
-// `transnormer data stats SPEC.yaml [--set key=value ...] [--out FILE.json] [--data-root DIR]`
+// `transnormer data stats SPEC.yaml [--set key=value ...] [--out FILE.json] [--data-root DIR]
+//                                  [--images N --images-dir DIR [--images-scale K]]`
 // Dataset utilities, one function per subcommand: `data generate listops` writes the LRA ListOps
 // splits (data/generators/listops_generator.h) as basic_train.tsv, basic_val.tsv and
 // basic_test.tsv. Logs (the files, counts, label shares, mean length) go to stderr. `data stats`
 // reads a spec's data as its task would (experiments/data_stats.h) and prints a table on stdout;
-// --out also writes the JSON.
+// --out also writes the JSON; for an image reader, --images writes the first N images of each split
+// as PNG files, enlarged K times (default 8).
 #include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
 
@@ -123,6 +125,7 @@ std::pair<CLI::App*, Action> add_data_generate(CLI::App& data) {
 struct StatsArgs {
   std::string config, out, data_root;
   std::vector<std::string> overrides;
+  DataStatsOptions options;
 };
 
 int run_stats(const StatsArgs& args) {
@@ -131,7 +134,7 @@ int run_stats(const StatsArgs& args) {
     throw ConfigError("--out " + args.out + ": is a folder; name the JSON file to write (e.g. " +
                       (std::filesystem::path(args.out) / "stats.json").string() + ")");
   const ExperimentSpec spec = load_spec(find_config(args.config), args.overrides);
-  const nlohmann::ordered_json stats = data_stats(spec, resolve_data_root(args.data_root));
+  const nlohmann::ordered_json stats = data_stats(spec, resolve_data_root(args.data_root), args.options);
   std::fputs(data_stats_table(stats).c_str(), stdout);
   if (!args.out.empty()) {
     write_file_atomic(args.out, stats.dump(2) + "\n");
@@ -145,11 +148,19 @@ std::pair<CLI::App*, Action> add_data_stats(CLI::App& data) {
   auto args = std::make_shared<StatsArgs>();
   CLI::App* sub = data.add_subcommand(
       "stats", "A spec's data as its task reads it: examples per split, label counts, lengths before and after "
-               "truncation, vocabulary, unknown-symbol rate, majority-class baseline");
+               "truncation, vocabulary, unknown-symbol rate, majority-class baseline; for images (cifar10, pathfinder) "
+               "the image size and the pixel levels' mean and std, and the first images as PNG files");
   sub->add_option("config", args->config, "experiment spec (YAML)")->required();
   sub->add_option("--set", args->overrides, "override a spec key: key.path=value (repeatable)");
   sub->add_option("--out", args->out, "also write the statistics as JSON to this file");
   sub->add_option("--data-root", args->data_root, "dataset root (default $TRANSNORMER_DATA, else ./datasets)");
+  sub->add_option("--images", args->options.images,
+                  "image readers: write the first N examples of each split as PNG files (<split>_<index>_label<k>...)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--images-dir", args->options.images_dir, "the folder for --images (created when missing)");
+  sub->add_option("--images-scale", args->options.images_scale, "enlarge each image K times, nearest neighbour")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   return {sub, [args]() { return run_stats(*args); }};
 }
 

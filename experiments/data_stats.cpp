@@ -4,6 +4,9 @@
 
 #include <algorithm>
 
+#include "core/error.h"
+#include "experiments/image_dump.h"
+#include "experiments/image_stats.h"
 #include "experiments/tasks/lm_data.h"
 #include "experiments/tasks/registry.h"
 #include "experiments/tasks/sequence_classification.h"
@@ -94,12 +97,37 @@ ordered_json text_stats(const TextSource& source, const std::string& data_root) 
   return out;
 }
 
+/// An image reader's statistics, read straight from the reader (the pixel levels are what the model
+/// is given), and the PNG dump when asked; the options are checked before the data is read.
+ordered_json image_data_stats(const ImageSource& source, const std::string& data_root, const DataStatsOptions& o) {
+  if (o.images > 0 && o.images_dir.empty())
+    throw ConfigError("--images " + std::to_string(o.images) + ": name the folder to write them to (--images-dir DIR)");
+  if (o.images_scale < 1)
+    throw ConfigError("--images-scale " + std::to_string(o.images_scale) + ": must be >= 1 (8 shows 32 x 32 at 256 x 256)");
+  const std::vector<ImageSplit> splits = source.read_images(data_root);
+  ordered_json out = image_stats(source, splits);
+  if (o.images > 0) {
+    const std::vector<std::string> files = dump_images(splits, source.width(), source.height(), source.label_names(),
+                                                       o.images, o.images_dir, o.images_scale);
+    out["images"] = {{"dir", o.images_dir}, {"scale", o.images_scale}, {"files", files.size()}};
+  }
+  return out;
+}
+
 }  // namespace
 
-ordered_json data_stats(const ExperimentSpec& spec, const std::string& data_root) {
+ordered_json data_stats(const ExperimentSpec& spec, const std::string& data_root, const DataStatsOptions& options) {
   ordered_json out;
   out["reader"] = spec.data->reader();
   out["task"] = spec.task;
+  const auto* images = dynamic_cast<const ImageSource*>(spec.data.get());
+  if (images) {
+    out.update(image_data_stats(*images, data_root, options));
+    return out;
+  }
+  if (options.images > 0)
+    throw ConfigError("--images: the " + spec.data->reader() +
+                      " reader yields no images; only image readers (cifar10, pathfinder) have images to write");
   if (const auto* text = dynamic_cast<const TextSource*>(spec.data.get()); text && spec.task == "language_modeling") {
     out.update(text_stats(*text, data_root));
     return out;
@@ -117,10 +145,20 @@ ordered_json data_stats(const ExperimentSpec& spec, const std::string& data_root
 std::string data_stats_table(const ordered_json& stats) {
   std::string out = fmt::format("reader {}, task {}", stats.value("reader", ""), stats.value("task", ""));
   if (stats.contains("vocab_size")) out += fmt::format(", vocabulary {}", stats["vocab_size"].get<int64_t>());
+  if (stats.contains("image"))
+    out += fmt::format(", {} images {}x{}", stats.value("dataset", ""), stats["image"]["width"].get<int64_t>(),
+                       stats["image"]["height"].get<int64_t>());
   if (stats.contains("majority_class")) out += ", majority class " + stats["majority_class"].get<std::string>();
   out += "\n";
   if (stats.contains("note")) out += stats["note"].get<std::string>() + "\n";
   if (!stats.contains("splits")) return out;
+  if (stats.contains("image")) {
+    out += image_stats_rows(stats);
+    if (stats.contains("images"))
+      out += fmt::format("wrote {} images (x{}) to {}\n", stats["images"]["files"].get<int64_t>(),
+                         stats["images"]["scale"].get<int64_t>(), stats["images"]["dir"].get<std::string>());
+    return out;
+  }
   out += fmt::format("{:<16} {:>9} {:>28} {:>28} {:>9} {:>9}  {}\n", "split", "examples", "length p50/p90/p100 (cut)",
                      "before cut p50/p90/p100", "unk %", "majority", "labels");
   for (const auto& [name, s] : stats["splits"].items()) {

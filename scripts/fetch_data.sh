@@ -9,6 +9,7 @@
 #   glue/<TASK>/       the nine GLUE tasks as GLUE's download_glue_data.py lays them out (MRPC
 #                      built from Microsoft's files by scripts/format_mrpc.sh)
 #   lra/imdb/          aclImdb_v1.tar.gz (Maas et al. 2011), LRA's Text task, kept as published
+#   lra/cifar10/       cifar-10-binary.tar.gz (Krizhevsky 2009), LRA's Image task, kept as published
 #   lra/listops-1000/  with --lra only: LRA ListOps, and
 #   lra/aan/           LRA Retrieval, both unpacked from the 8.23 GB LRA release (lra_release.gz);
 #                      without it, `transnormer data generate listops` makes ListOps in the same format
@@ -166,6 +167,21 @@ if [[ ! -s "$dest/aclImdb_v1.tar.gz" && -z "$(ls "$dest" 2>/dev/null | grep -E '
     exit 1
   fi
   mv -f "$tmp/aclImdb_v1.tar.gz" "$dest/"
+fi
+
+# LRA Image: CIFAR-10's binary version as published (md5 as the CIFAR page gives it), read by the
+# cifar10 reader straight from the archive. A folder that already holds the batches (the unpacked
+# cifar-10-batches-bin/, or its files) is left alone.
+dest="$root/lra/cifar10"
+if [[ ! -s "$dest/cifar-10-binary.tar.gz" && ! -d "$dest/cifar-10-batches-bin" && ! -s "$dest/data_batch_1.bin" ]]; then
+  mkdir -p "$dest"
+  echo "downloading cifar-10-binary.tar.gz (162 MB)"
+  download https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz "$tmp/cifar-10-binary.tar.gz"
+  if ! (cd "$tmp" && echo "c32a1d4ab5d03f1284b67883e8d87530  cifar-10-binary.tar.gz" | md5sum --quiet -c -); then
+    echo "fetch_data.sh: cifar-10-binary.tar.gz does not match its md5 (a damaged download); rerun" >&2
+    exit 1
+  fi
+  mv -f "$tmp/cifar-10-binary.tar.gz" "$dest/"
 fi
 
 # The LRA release (Tay et al. 2021; no official checksum exists), only when asked: 8.23 GB

@@ -1,15 +1,12 @@
 #include "data/readers/imdb.h"
 
-#include <archive.h>
-#include <archive_entry.h>
-
 #include <algorithm>
 #include <filesystem>
-#include <memory>
 #include <tuple>
 
 #include "core/error.h"
 #include "core/io/atomic_file.h"
+#include "data/readers/tar_members.h"
 #include "data/text/utf8.h"
 
 namespace tn {
@@ -55,35 +52,15 @@ void add_review(ImdbReviews& out, const ReviewKey& key, std::string text, const 
   (key.split ? out.test : out.train).push_back(std::move(e));
 }
 
-struct ArchiveFree {
-  void operator()(archive* a) const { archive_read_free(a); }
-};
-
 void read_archive(const std::string& path, ImdbReviews& out) {
-  std::unique_ptr<archive, ArchiveFree> a(archive_read_new());
-  archive_read_support_filter_all(a.get());
-  archive_read_support_format_tar(a.get());
-  archive_read_support_format_gnutar(a.get());
-  const auto fail = [&](const std::string& what) {
-    return DataError(path + ": " + what + " (" + (archive_error_string(a.get()) ? archive_error_string(a.get()) : "") +
-                     "); the archive is truncated or corrupt: fetch it again (" + kHint + ")");
-  };
-  if (archive_read_open_filename(a.get(), path.c_str(), 1 << 16) != ARCHIVE_OK) throw fail("cannot open the archive");
-  archive_entry* entry = nullptr;
-  int r = 0;
-  std::string text;
-  while ((r = archive_read_next_header(a.get(), &entry)) == ARCHIVE_OK) {
-    ReviewKey key;
-    if (archive_entry_filetype(entry) != AE_IFREG || !review_key(archive_entry_pathname(entry), key)) {
-      if (archive_read_data_skip(a.get()) != ARCHIVE_OK) throw fail("cannot skip an entry");
-      continue;
-    }
-    text.resize(static_cast<size_t>(std::max<la_int64_t>(0, archive_entry_size(entry))));
-    const la_ssize_t n = archive_read_data(a.get(), text.data(), text.size());
-    if (n < 0 || static_cast<size_t>(n) != text.size()) throw fail(std::string("cannot read ") + archive_entry_pathname(entry));
-    add_review(out, key, text, path + ":" + archive_entry_pathname(entry));
-  }
-  if (r != ARCHIVE_EOF) throw fail("stopped reading");
+  ReviewKey key;
+  read_tar_members(
+      path, [&](const std::string& name) { return review_key(name, key); },
+      [&](const std::string& name, std::string text) {
+        review_key(name, key);
+        add_review(out, key, std::move(text), path + ":" + name);
+      },
+      kHint);
   out.sources.push_back(path);
 }
 

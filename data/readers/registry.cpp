@@ -3,9 +3,11 @@
 #include <string>
 
 #include "data/readers/aan_spec.h"
+#include "data/readers/cifar10_spec.h"
 #include "data/readers/glue_spec.h"
 #include "data/readers/imdb_spec.h"
 #include "data/readers/listops_spec.h"
+#include "data/readers/pathfinder_spec.h"
 #include "data/readers/wikitext_spec.h"
 
 namespace tn {
@@ -21,6 +23,10 @@ const std::vector<ReaderEntry>& reader_table() {
       {"imdb", "LRA Text: the aclImdb reviews (archive or folder), characters, neg/pos", &resolve_imdb_spec},
       {"aan", "LRA Retrieval: AAN .tsv pairs (label, ids, two documents), characters, linked or not",
        &resolve_aan_spec},
+      {"cifar10", "LRA Image: CIFAR-10's binary batches (archive or folder) in grayscale, 32x32, 10 classes",
+       &resolve_cifar10_spec},
+      {"pathfinder", "LRA Pathfinder: metadata/<n>.npy lines and grayscale PNGs (32x32), connected or not",
+       &resolve_pathfinder_spec},
   };
   return table;
 }
