@@ -32,7 +32,7 @@ TEST_CASE("png: wrong pixel counts, missing files and files that are not PNGs ar
   GrayImage short_image{4, 4, std::vector<uint8_t>(15, 0)};
   CHECK_THROWS_AS(write_png_gray((dir.path / "x.png").string(), short_image), std::invalid_argument);
   const std::string missing = (dir.path / "missing.png").string();
-  CHECK_THROWS_WITH_AS(read_png_gray(missing), doctest::Contains(missing), DataError);
+  CHECK_THROWS_WITH_AS(read_png_gray(missing), doctest::Contains(missing.c_str()), DataError);
   const std::string text = dir.write("text.png", "not an image at all");
   CHECK_THROWS_WITH_AS(read_png_gray(text), doctest::Contains("not a readable PNG"), DataError);
   // A PNG cut short: the header reads, the pixels do not.
