@@ -399,7 +399,8 @@ PathfinderImage PathfinderGenerator::generate(uint64_t image_seed) const {
     if (++out.pair_attempts >= kPathfinderPairStall)
       throw ConfigError("pathfinder: " + std::to_string(out.pair_attempts) + " target pairs in a row failed to grow " +
                         std::to_string(p.contour_length) + " paddles in a " + std::to_string(p.window) + " x " +
-                        std::to_string(p.window) + " window; lower --contour-length or --continuity's demands");
+                        std::to_string(p.window) +
+                        " window; lower --contour-length (or --continuity, which allows sharper turns)");
   ++out.pair_attempts;
   const auto contrast = static_cast<float>(p.snake_contrast);
   out.distractors = scene.add_snakes(p.num_distractor_snakes, p.distractor_length, contrast, p.max_distractor_retrial);
