@@ -1,6 +1,7 @@
 // `transnormer data generate listops --out DIR [--seed S] [--train N --valid N --test N]
 //                                     [--max-depth D --max-args A --min-length L --max-length L]
 //                                     [--overwrite]`
+// `transnormer data generate pathfinder --out DIR --count N [...]` (app/verb_data_pathfinder.h)
 // `transnormer data stats SPEC.yaml [--set key=value ...] [--out FILE.json] [--data-root DIR]
 //                                  [--images N --images-dir DIR [--images-scale K]]`
 // Dataset utilities, one function per subcommand: `data generate listops` writes the LRA ListOps
@@ -12,6 +13,7 @@
 #include <spdlog/fmt/fmt.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -22,6 +24,7 @@
 #include <vector>
 
 #include "app/config_path.h"
+#include "app/verb_data_pathfinder.h"
 #include "app/verbs.h"
 #include "core/error.h"
 #include "core/io/atomic_file.h"
@@ -115,11 +118,33 @@ std::pair<CLI::App*, Action> add_generate_listops(CLI::App& generate) {
   return {sub, [args]() { return run_generate_listops(*args); }};
 }
 
+/// What `data generate` says when no generator was named, or an unknown one (`extras`: the words
+/// CLI11 left unparsed).
+std::string generator_problem(const std::vector<std::string>& extras, const Subcommands& generators) {
+  std::string names;
+  for (const auto& [sub, action] : generators) names += (names.empty() ? "" : ", ") + sub->get_name();
+  const auto name = std::find_if(extras.begin(), extras.end(), [](const std::string& w) { return w[0] != '-'; });
+  if (name == extras.end())
+    return "data generate: name a generator (" + names + ") before its options: transnormer data generate " +
+           "GENERATOR --help";
+  return "data generate: unknown generator '" + *name + "'; the generators are " + names +
+         " (transnormer data generate GENERATOR --help)";
+}
+
 /// `data generate`: one subcommand per generator.
 std::pair<CLI::App*, Action> add_data_generate(CLI::App& data) {
-  CLI::App* sub = data.add_subcommand("generate", "Generate a synthetic dataset (listops)");
-  sub->require_subcommand(1, 1);
-  return {sub, dispatch({add_generate_listops(*sub)})};
+  CLI::App* sub = data.add_subcommand("generate", "Generate a synthetic dataset (listops, pathfinder)");
+  Subcommands generators = {add_generate_listops(*sub), add_generate_pathfinder(*sub)};
+  // At most one generator; an unknown name stays as an extra and is named in the error below (CLI11
+  // alone would only say that a subcommand is required). Set after the generators were added, so
+  // that they do not inherit it and still refuse unknown options themselves.
+  sub->require_subcommand(0, 1);
+  sub->allow_extras();
+  return {sub, [sub, generators = std::move(generators)]() {
+            for (const auto& [generator, action] : generators)
+              if (generator->parsed()) return action();
+            throw ConfigError(generator_problem(sub->remaining(), generators));
+          }};
 }
 
 struct StatsArgs {
@@ -168,7 +193,7 @@ std::pair<CLI::App*, Action> add_data_stats(CLI::App& data) {
 
 Action add_data_verb(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
-      "data", "Dataset utilities: generate synthetic datasets (LRA ListOps), statistics of a spec's data");
+      "data", "Dataset utilities: generate synthetic datasets (LRA ListOps, Pathfinder), statistics of a spec's data");
   sub->require_subcommand(1, 1);
   // One entry per subcommand of `data`.
   return dispatch({add_data_generate(*sub), add_data_stats(*sub)});

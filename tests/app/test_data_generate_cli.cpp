@@ -70,5 +70,73 @@ TEST_CASE("cli: data generate listops refuses a bad option with exit 2, naming i
 
   CliResult no_generator = run_cli("data generate", dir);
   CHECK(no_generator.code == 2);
+  CHECK(contains(no_generator.err, "name a generator"));
+  std::filesystem::remove_all(dir);
+}
+
+namespace {
+CliResult generate_pathfinder(const std::string& out, int seed, const std::string& extra, const std::string& dir) {
+  return run_cli("data generate pathfinder --out '" + out + "' --count 12 --batch-size 5 --seed " +
+                     std::to_string(seed) + extra,
+                 dir);
+}
+}  // namespace
+
+TEST_CASE("cli: data generate pathfinder writes images and metadata, and refuses to overwrite them") {
+  const std::string dir = scratch_dir("data_generate_pathfinder");
+  const std::string out = dir + "/pathfinder";
+  CliResult r = generate_pathfinder(out, 3, "", dir);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  for (const char* file : {"/imgs/0/sample_0.png", "/imgs/0/sample_4.png", "/imgs/1/sample_4.png",
+                           "/imgs/2/sample_1.png", "/metadata/0.npy", "/metadata/1.npy", "/metadata/2.npy"})
+    CHECK_MESSAGE(std::filesystem::exists(out + file), file);
+  CHECK(!std::filesystem::exists(out + "/imgs/2/sample_2.png"));
+  const std::string metadata = slurp(out + "/metadata/0.npy");
+  CHECK(count_lines(metadata) == 5);
+  CHECK(count_lines(slurp(out + "/metadata/2.npy")) == 2);
+  CHECK(metadata.rfind("imgs/0 sample_0.png 0 ", 0) == 0);
+  CHECK(contains(metadata, " 1.0 14 4 2 0.5 1 1\n"));
+  CHECK(contains(r.err, "images/s"));
+  CHECK(contains(r.err, "% positive"));
+  const std::string image = slurp(out + "/imgs/1/sample_3.png");
+
+  // The same folder again, another seed, no --overwrite: refused, the set kept.
+  CliResult again = generate_pathfinder(out, 4, "", dir);
+  CHECK(again.code == 2);
+  CHECK(contains(again.err, "not empty"));
+  CHECK(contains(again.err, "--overwrite"));
+  CHECK((slurp(out + "/imgs/1/sample_3.png") == image));
+  CHECK((slurp(out + "/metadata/0.npy") == metadata));
+
+  CliResult replaced = generate_pathfinder(out, 4, " --overwrite", dir);
+  CHECK(replaced.code == 0);
+  CHECK((slurp(out + "/imgs/1/sample_3.png") != image));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("cli: data generate pathfinder refuses a bad option with exit 2, naming it") {
+  const std::string dir = scratch_dir("data_generate_pathfinder_bad");
+  CliResult zero = run_cli("data generate pathfinder --out '" + dir + "/pf' --count 0", dir);
+  CHECK(zero.code == 2);
+  CHECK(contains(zero.err, "--count 0"));
+  CliResult length = run_cli("data generate pathfinder --out '" + dir + "/pf' --count 3 --contour-length 0", dir);
+  CHECK(length.code == 2);
+  CHECK(contains(length.err, "--contour-length 0"));
+  CHECK(!std::filesystem::exists(dir + "/pf"));
+
+  CliResult no_count = run_cli("data generate pathfinder --out '" + dir + "/pf'", dir);
+  CHECK(no_count.code == 2);
+  CHECK(contains(no_count.err, "--count"));
+
+  CliResult extra = run_cli("data generate pathfinder --out '" + dir + "/pf' --count 3 --nope", dir);
+  CHECK(extra.code == 2);
+  CHECK(contains(extra.err, "--nope"));
+  CHECK(!std::filesystem::exists(dir + "/pf"));
+
+  CliResult unknown = run_cli("data generate pathfinder32 --out '" + dir + "/pf'", dir);
+  CHECK(unknown.code == 2);
+  CHECK(contains(unknown.err, "unknown generator 'pathfinder32'"));
+  CHECK(contains(unknown.err, "listops, pathfinder"));
   std::filesystem::remove_all(dir);
 }

@@ -1,0 +1,159 @@
+#include "data/generators/pathfinder_files.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <exception>
+#include <filesystem>
+#include <vector>
+
+#include "core/error.h"
+#include "core/io/atomic_file.h"
+#include "core/io/png_image.h"
+#include "core/progress.h"
+
+namespace tn {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int64_t kChunk = 256;  // images generated between two looks at the progress clock
+
+/// A double as Python's str() prints it: the shortest round-trip digits, ".0" for an integer.
+std::string python_float(double value) {
+  char buf[64];
+  const auto end = std::to_chars(buf, buf + sizeof buf, value).ptr;
+  std::string text(buf, end);
+  if (text.find_first_of(".en") == std::string::npos) text += ".0";
+  return text;
+}
+
+/// Logs images done, images/s and the ETA at most every few seconds.
+class SetProgress {
+ public:
+  explicit SetProgress(int64_t total) : total_(total), start_(Clock::now()), last_(start_) {}
+  void maybe_log(int64_t done) {
+    const Clock::time_point now = Clock::now();
+    if (std::chrono::duration<double>(now - last_).count() < kIntervalS || done <= 0) return;
+    last_ = now;
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    const double rate = static_cast<double>(done) / elapsed;
+    spdlog::info("pathfinder: {} of {} images ({:.0f} %), {:.0f} images/s, {} so far, ETA {}", done, total_,
+                 100.0 * static_cast<double>(done) / static_cast<double>(total_), rate, format_duration(elapsed),
+                 format_duration(static_cast<double>(total_ - done) / rate));
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static constexpr double kIntervalS = 5.0;
+  int64_t total_;
+  Clock::time_point start_, last_;
+};
+
+void create_folder(const fs::path& folder) {
+  std::error_code ec;
+  fs::create_directories(folder, ec);
+  if (ec) throw IoError(folder.string() + ": cannot create the folder (" + ec.message() + ")");
+}
+
+/// Generates images [first, first + count) of batch `batch` into `folder` (in parallel), their
+/// labels into `labels` at their index within the batch; adds the tallies to `summary`.
+void write_chunk(const PathfinderGenerator& generator, const PathfinderSetOptions& o, int64_t batch, int64_t first,
+                 int64_t count, const fs::path& folder, std::vector<int>& labels, PathfinderSetSummary& summary) {
+  std::exception_ptr error;
+  int64_t attempts = 0, distractors = 0;
+#pragma omp parallel for schedule(dynamic, 4) reduction(+ : attempts, distractors)
+  for (int64_t i = first; i < first + count; ++i) {
+    try {
+      const PathfinderImage image = generator.generate(pathfinder_image_seed(o.seed, batch * o.batch_size + i));
+      write_png_gray((folder / ("sample_" + std::to_string(i) + ".png")).string(), image.image);
+      labels[static_cast<size_t>(i)] = image.label;
+      attempts += image.pair_attempts;
+      distractors += image.distractors;
+    } catch (...) {
+#pragma omp critical(pathfinder_error)
+      if (!error) error = std::current_exception();
+    }
+  }
+  if (error) std::rethrow_exception(error);
+  summary.pair_attempts += attempts;
+  summary.distractors += distractors;
+}
+
+}  // namespace
+
+void PathfinderSetOptions::validate() const {
+  if (count < 1 || count > 100'000'000)
+    throw ConfigError("--count " + std::to_string(count) + ": needs 1..100,000,000 images (LRA: 200,000)");
+  if (batch_size < 1 || batch_size > 10'000'000)
+    throw ConfigError("--batch-size " + std::to_string(batch_size) +
+                      ": needs 1..10,000,000 images per imgs/<batch> folder (default 1000)");
+}
+
+std::string pathfinder_metadata_line(const std::string& subpath, int64_t index, int label, const PathfinderParams& p) {
+  return subpath + " sample_" + std::to_string(index) + ".png " + std::to_string(index) + " " + std::to_string(label) +
+         " " + python_float(p.continuity) + " " + std::to_string(p.contour_length) + " " +
+         std::to_string(p.distractor_length) + " " + std::to_string(p.paddle_length) + " " +
+         python_float(p.paddle_thickness) + " " + std::to_string(p.paddle_margin) + " 1\n";
+}
+
+void check_pathfinder_output(const std::string& dir, bool overwrite) {
+  std::error_code ec;
+  if (dir.empty()) throw ConfigError("--out is empty; name a folder (it is created when missing)");
+  for (fs::path up = fs::path(dir).parent_path(); !up.empty() && up != up.parent_path(); up = up.parent_path())
+    if (fs::exists(up, ec) && !fs::is_directory(up, ec))
+      throw ConfigError("--out " + dir + ": " + up.string() + " is a file, not a folder; pass another --out");
+  if (!fs::exists(dir, ec)) return;
+  if (!fs::is_directory(dir, ec))
+    throw ConfigError("--out " + dir + ": exists and is not a folder; pass a folder (it is created when missing)");
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!overwrite)
+      throw ConfigError("--out " + dir + ": the folder is not empty (it holds " + name +
+                        "); pass --overwrite to replace a Pathfinder set there, or another --out");
+    if ((name != "imgs" && name != "metadata") || !entry.is_directory(ec))
+      throw ConfigError("--out " + dir + ": holds " + name +
+                        ", which is not part of a Pathfinder set (only imgs/ "
+                        "and metadata/ are); --overwrite replaces a set, not other files: pass an empty or new --out");
+  }
+}
+
+PathfinderSetSummary write_pathfinder_set(const std::string& dir, const PathfinderGenerator& generator,
+                                          const PathfinderSetOptions& o, bool overwrite) {
+  o.validate();
+  check_pathfinder_output(dir, overwrite);
+  const auto start = std::chrono::steady_clock::now();
+  const fs::path root(dir);
+  for (const char* old : {"imgs", "metadata"}) {  // a previous set (only with --overwrite, checked above)
+    std::error_code ec;
+    fs::remove_all(root / old, ec);
+    if (ec) throw IoError((root / old).string() + ": cannot remove the old set (" + ec.message() + ")");
+  }
+  create_folder(root / "metadata");
+  PathfinderSetSummary summary;
+  summary.batches = o.batches();
+  SetProgress progress(o.count);
+  for (int64_t batch = 0; batch < summary.batches; ++batch) {
+    const int64_t size = std::min(o.batch_size, o.count - batch * o.batch_size);
+    const std::string subpath = "imgs/" + std::to_string(batch);
+    create_folder(root / subpath);
+    std::vector<int> labels(static_cast<size_t>(size));
+    for (int64_t first = 0; first < size; first += kChunk) {
+      write_chunk(generator, o, batch, first, std::min(kChunk, size - first), root / subpath, labels, summary);
+      progress.maybe_log(batch * o.batch_size + std::min(first + kChunk, size));
+    }
+    std::string metadata;
+    for (int64_t i = 0; i < size; ++i) {
+      metadata += pathfinder_metadata_line(subpath, i, labels[static_cast<size_t>(i)], generator.params());
+      summary.positives += labels[static_cast<size_t>(i)];
+    }
+    write_file_atomic((root / "metadata" / (std::to_string(batch) + ".npy")).string(), metadata);
+    summary.images += size;
+  }
+  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return summary;
+}
+
+}  // namespace tn
