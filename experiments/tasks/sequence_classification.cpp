@@ -292,9 +292,8 @@ double SequenceClassificationTask::train_padding_fraction() const {
 }
 
 std::unique_ptr<SequenceClassificationTask> make_classification_task(const ExperimentSpec& spec, EncodedData data) {
-  const auto* source = dynamic_cast<const SentenceSource*>(spec.data.get());
   for (const LabelledSequences& s : data.splits)
-    spdlog::info("data: {} {}: {} examples from {}, {} {} cut to {} tokens{}", source->dataset_name(), s.name, s.size(),
+    spdlog::info("data: {} {}: {} examples from {}, {} {} cut to {} tokens{}", data.dataset.name, s.name, s.size(),
                  s.file, s.truncated, s.dual() ? "documents" : "examples", spec.data->tokens_per_sample(),
                  s.skipped ? fmt::format(", {} malformed rows skipped", s.skipped) : "");
   const auto train_examples = static_cast<int64_t>(data.splits.front().size());

@@ -68,7 +68,7 @@ TransNormerModel::TransNormerModel(ModelConfig config, uint64_t seed) : config_(
 
 TransNormerModel::~TransNormerModel() = default;
 
-const Var& TransNormerModel::output_weight() const {
+Var TransNormerModel::output_weight() const {
   return config_.tie_embeddings ? input_->tied_weight() : lm_head_;
 }
 

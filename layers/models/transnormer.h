@@ -75,7 +75,7 @@ class TransNormerModel {
   Var retrieve(ForwardContext& ctx, const Var& hidden, const std::vector<uint8_t>* valid);
 
   /// The output matrix [vocab, d]: embed_tokens.weight when tied, else lm_head.weight.
-  const Var& output_weight() const;
+  Var output_weight() const;
 
   /// Whether every layer has an incremental form (its mixer-table entry's decode form is not
   /// DecodeForm::RecomputePrefix: all but cosFormer). If not, decode_step recomputes the whole

@@ -28,7 +28,11 @@ TEST_CASE("memory check: estimated parameters within 2 % of the built models") {
   classifier.arch = Arch::Encoder;
   classifier.head = HeadKind::Classification;
   classifier.num_classes = 3;
-  for (const ModelConfig& c : {t1, encoder, classifier}) {
+  ModelConfig pixels = classifier;  // LRA Image: Linear(1 -> d) over 256 levels, its own diag heads
+  pixels.vocab_size = 256;
+  pixels.input = {InputKind::Linear, 122.6, 61.0};
+  pixels.attention.diag.n_heads = 2;
+  for (const ModelConfig& c : {t1, encoder, classifier, pixels}) {
     const double actual = static_cast<double>(TransNormerModel(c, 0).params().parameter_count());
     CHECK(estimate_parameter_count(c) == doctest::Approx(actual).epsilon(0.02));
   }
