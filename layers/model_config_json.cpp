@@ -78,6 +78,35 @@ std::string divisor_hint(int64_t d_model, int64_t n_heads) {
          ") or a d_model divisible by " + std::to_string(n_heads) + " (" + alternatives + ")";
 }
 
+/// `token_mixer` and `layers` (one mixer per layer) or `diag_layers` (the first k layers diag).
+void read_layers(const JsonSection& s, ModelConfig& c) {
+  const Names<MixerKind> mixers = mixer_choices();
+  c.token_mixer = s.choice("token_mixer", c.token_mixer, mixers);
+  if (const json* layers = s.get("layers")) {
+    if (!layers->is_array())
+      s.fail("layers", "expected a list of mixer names, got " + describe_json(*layers),
+             "write e.g. [diag, diag, norm_attention, norm_attention], or leave it out and use diag_layers");
+    if (static_cast<int64_t>(layers->size()) != c.n_layers)
+      s.fail("layers",
+             "has " + std::to_string(layers->size()) + " entries, n_layers is " + std::to_string(c.n_layers),
+             "give one mixer per layer, or set n_layers: " + std::to_string(layers->size()), {"n_layers"});
+    // Paths "model.layers[2]": a section whose path is "model.layers" would add a dot, so the
+    // entries are read from a section at the parent path with keys "layers[i]".
+    json wrapped = json::object();
+    for (size_t i = 0; i < layers->size(); ++i) wrapped["layers[" + std::to_string(i) + "]"] = (*layers)[i];
+    const JsonSection entries(wrapped, s.path());
+    for (size_t i = 0; i < layers->size(); ++i)
+      c.layers.push_back(entries.choice("layers[" + std::to_string(i) + "]", MixerKind::Softmax, mixers));
+  } else {
+    if (c.diag_layers < 0 || c.diag_layers > c.n_layers)
+      s.fail("diag_layers",
+             std::to_string(c.diag_layers) + " must lie in [0, n_layers=" + std::to_string(c.n_layers) + "]",
+             "use 0.." + std::to_string(c.n_layers) + " (the first k layers are diag)", {"n_layers"});
+    c.layers.assign(static_cast<size_t>(c.diag_layers), MixerKind::Diag);
+    c.layers.resize(static_cast<size_t>(c.n_layers), c.token_mixer);
+  }
+}
+
 /// `input: {kind: tokens | linear, mean: 0, std: 1}` (layers/inputs/input_table.h).
 InputOptions read_input(const JsonSection& model, const ModelConfig& c, bool strict) {
   InputOptions in;
@@ -134,31 +163,7 @@ ModelConfig resolve_model_json(const json& model, const ModelJsonOptions& option
            divisor_hint(c.d_model, c.n_heads), {"n_heads"});
   if (c.d_model < 4) s.fail("d_model", "must be >= 4, got " + std::to_string(c.d_model), "use e.g. 512");
 
-  const Names<MixerKind> mixers = mixer_choices();
-  c.token_mixer = s.choice("token_mixer", c.token_mixer, mixers);
-  if (const json* layers = s.get("layers")) {
-    if (!layers->is_array())
-      s.fail("layers", "expected a list of mixer names, got " + describe_json(*layers),
-             "write e.g. [diag, diag, norm_attention, norm_attention], or leave it out and use diag_layers");
-    if (static_cast<int64_t>(layers->size()) != c.n_layers)
-      s.fail("layers",
-             "has " + std::to_string(layers->size()) + " entries, n_layers is " + std::to_string(c.n_layers),
-             "give one mixer per layer, or set n_layers: " + std::to_string(layers->size()), {"n_layers"});
-    // Paths "model.layers[2]": a section whose path is "model.layers" would add a dot, so the
-    // entries are read from a section at the parent path with keys "layers[i]".
-    json wrapped = json::object();
-    for (size_t i = 0; i < layers->size(); ++i) wrapped["layers[" + std::to_string(i) + "]"] = (*layers)[i];
-    const JsonSection entries(wrapped, s.path());
-    for (size_t i = 0; i < layers->size(); ++i)
-      c.layers.push_back(entries.choice("layers[" + std::to_string(i) + "]", MixerKind::Softmax, mixers));
-  } else {
-    if (c.diag_layers < 0 || c.diag_layers > c.n_layers)
-      s.fail("diag_layers",
-             std::to_string(c.diag_layers) + " must lie in [0, n_layers=" + std::to_string(c.n_layers) + "]",
-             "use 0.." + std::to_string(c.n_layers) + " (the first k layers are diag)", {"n_layers"});
-    c.layers.assign(static_cast<size_t>(c.diag_layers), MixerKind::Diag);
-    c.layers.resize(static_cast<size_t>(c.n_layers), c.token_mixer);
-  }
+  read_layers(s, c);
 
   c.attention = resolve_attention_json(s.section("attention"), strict);
 
