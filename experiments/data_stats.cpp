@@ -102,8 +102,9 @@ ordered_json text_stats(const TextSource& source, const std::string& data_root) 
 ordered_json image_data_stats(const ImageSource& source, const std::string& data_root, const DataStatsOptions& o) {
   if (o.images > 0 && o.images_dir.empty())
     throw ConfigError("--images " + std::to_string(o.images) + ": name the folder to write them to (--images-dir DIR)");
-  if (o.images_scale < 1)
-    throw ConfigError("--images-scale " + std::to_string(o.images_scale) + ": must be >= 1 (8 shows 32 x 32 at 256 x 256)");
+  if (o.images_scale < 1 || o.images_scale > 64)
+    throw ConfigError("--images-scale " + std::to_string(o.images_scale) +
+                      ": must lie in 1..64 (8 shows 32 x 32 at 256 x 256)");
   const std::vector<ImageSplit> splits = source.read_images(data_root);
   ordered_json out = image_stats(source, splits);
   if (o.images > 0) {

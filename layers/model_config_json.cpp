@@ -118,8 +118,10 @@ InputOptions read_input(const JsonSection& model, const ModelConfig& c, bool str
   in.kind = s.choice("kind", in.kind, kinds);
   in.mean = s.number("mean", in.mean);
   in.std = s.number("std", in.std);
-  if (!(in.std > 0.0) || !std::isfinite(in.std) || !std::isfinite(in.mean))
-    s.fail("std", "must be a positive number (and mean finite)", "use the data's scale, e.g. std: 61.0 for CIFAR-10 levels");
+  // The values are float32 in the model: keep 1/std and (level − mean)/std well inside its range.
+  if (!(in.std >= 1e-6 && in.std <= 1e6))
+    s.fail("std", "must lie in [1e-6, 1e6]", "use the data's scale, e.g. std: 61.0 for CIFAR-10 levels");
+  if (!(std::abs(in.mean) <= 1e6)) s.fail("mean", "must lie in [-1e6, 1e6]", "use the data's centre, e.g. mean: 122.6");
   const bool token_head = c.head == HeadKind::LM || c.head == HeadKind::MLM;
   if (!input_entry(in.kind).can_tie && token_head && c.tie_embeddings)
     s.fail("kind", std::string(input_entry(in.kind).name) + " input has no embedding matrix for the tied output head",
@@ -166,6 +168,12 @@ ModelConfig resolve_model_json(const json& model, const ModelJsonOptions& option
   read_layers(s, c);
 
   c.attention = resolve_attention_json(s.section("attention"), strict);
+  if (const int64_t h = c.attention.diag.n_heads; h > 0 && (c.d_model % h != 0 ||
+                                                           (c.relative != Relative::None && (c.d_model / h) % 2)))
+    s.section("attention").section("diag").fail(
+        "n_heads", std::to_string(h) + " heads do not split d_model " + std::to_string(c.d_model) + " into " +
+                       (c.d_model % h ? "equal" : "even (relative positions rotate pairs)") + " widths",
+        divisor_hint(c.d_model, h));
 
   const JsonSection cm = s.section("channel_mixer");
   cm.check_keys({"type", "d_ff", "activation"}, strict);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <regex>
 #include <exception>
 #include <filesystem>
 #include <vector>
@@ -16,6 +17,9 @@
 
 namespace tn {
 namespace {
+
+/// Where a new set is written before it replaces the old one (inside --out).
+constexpr const char* kStaging = ".pathfinder-staging";
 
 namespace fs = std::filesystem;
 
@@ -99,6 +103,29 @@ std::string pathfinder_metadata_line(const std::string& subpath, int64_t index, 
          python_float(p.paddle_thickness) + " " + std::to_string(p.paddle_margin) + " 1\n";
 }
 
+namespace {
+/// Refuses (ConfigError naming it) anything under imgs/ or metadata/ that a Pathfinder set does not
+/// hold: only imgs/<n>/sample_<i>.png and metadata/<n>.npy, so --overwrite deletes no one else's file.
+void check_set_files(const fs::path& folder, bool images) {
+  static const std::regex image_file(R"(imgs/[0-9]+/sample_[0-9]+\.png)"), image_dir(R"(imgs/[0-9]+)"),
+      metadata_file(R"(metadata/[0-9]+\.npy)");
+  std::error_code ec;
+  const fs::path base = folder.parent_path();
+  for (auto it = fs::recursive_directory_iterator(folder, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    const std::string rel = fs::relative(it->path(), base, ec).generic_string();
+    const bool is_dir = it->is_directory(ec) && !it->is_symlink(ec);
+    const bool ours = images ? (is_dir ? std::regex_match(rel, image_dir)
+                                       : it->is_regular_file(ec) && std::regex_match(rel, image_file))
+                             : !is_dir && it->is_regular_file(ec) && std::regex_match(rel, metadata_file);
+    if (!ours)
+      throw ConfigError("--out " + base.string() + ": holds " + rel +
+                        ", which is not a file of a Pathfinder set; --overwrite replaces a set, not other files: "
+                        "move it away, or pass an empty or new --out");
+  }
+}
+}  // namespace
+
 void check_pathfinder_output(const std::string& dir, bool overwrite) {
   std::error_code ec;
   if (dir.empty()) throw ConfigError("--out is empty; name a folder (it is created when missing)");
@@ -110,13 +137,15 @@ void check_pathfinder_output(const std::string& dir, bool overwrite) {
     throw ConfigError("--out " + dir + ": exists and is not a folder; pass a folder (it is created when missing)");
   for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
+    if (name == kStaging) continue;  // a killed run's unfinished set: ours, replaced
     if (!overwrite)
       throw ConfigError("--out " + dir + ": the folder is not empty (it holds " + name +
                         "); pass --overwrite to replace a Pathfinder set there, or another --out");
-    if ((name != "imgs" && name != "metadata") || !entry.is_directory(ec))
+    if ((name != "imgs" && name != "metadata") || !entry.is_directory(ec) || entry.is_symlink(ec))
       throw ConfigError("--out " + dir + ": holds " + name +
                         ", which is not part of a Pathfinder set (only imgs/ "
                         "and metadata/ are); --overwrite replaces a set, not other files: pass an empty or new --out");
+    check_set_files(entry.path(), name == "imgs");
   }
 }
 
@@ -125,12 +154,11 @@ PathfinderSetSummary write_pathfinder_set(const std::string& dir, const Pathfind
   o.validate();
   check_pathfinder_output(dir, overwrite);
   const auto start = std::chrono::steady_clock::now();
-  const fs::path root(dir);
-  for (const char* old : {"imgs", "metadata"}) {  // a previous set (only with --overwrite, checked above)
-    std::error_code ec;
-    fs::remove_all(root / old, ec);
-    if (ec) throw IoError((root / old).string() + ": cannot remove the old set (" + ec.message() + ")");
-  }
+  // The new set is written apart and replaces the old one (only with --overwrite, checked above)
+  // once it is complete: a failure or a kill leaves the old set as it was.
+  const fs::path out(dir), root = out / kStaging;
+  std::error_code stale;
+  fs::remove_all(root, stale);
   create_folder(root / "metadata");
   PathfinderSetSummary summary;
   summary.batches = o.batches();
@@ -152,6 +180,13 @@ PathfinderSetSummary write_pathfinder_set(const std::string& dir, const Pathfind
     write_file_atomic((root / "metadata" / (std::to_string(batch) + ".npy")).string(), metadata);
     summary.images += size;
   }
+  for (const char* part : {"imgs", "metadata"}) {
+    std::error_code ec;
+    fs::remove_all(out / part, ec);
+    if (!ec) fs::rename(root / part, out / part, ec);
+    if (ec) throw IoError((out / part).string() + ": cannot put the new set in place (" + ec.message() + ")");
+  }
+  fs::remove(root, stale);
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return summary;
 }

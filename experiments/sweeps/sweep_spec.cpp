@@ -271,6 +271,11 @@ void check_axes(const SweepFile& f, const SweepSpec& sweep, const SweepAxes& a) 
     if (owner.count(kSeedKey)) f.fail("seeds", "train.seed is also in " + owner[kSeedKey], "give the seeds in one place");
     owner[kSeedKey] = "seeds";
   }
+  for (size_t i = 0; i < a.named.size(); ++i)  // a point's own set would be overwritten by an axis
+    for (const SpecOverride& o : a.named[i].set)
+      if (auto it = owner.find(o.key); it != owner.end() && it->second != "set")
+        f.fail("points[" + std::to_string(i) + "].set." + o.key, "is also in " + it->second,
+               "set each key in one of a point's set, grid, zip and seeds");
   for (const Axis& x : a.zip)
     if (x.values.size() != a.zip.front().values.size())
       f.fail("zip." + x.key, "has " + std::to_string(x.values.size()) + " values but zip." + a.zip.front().key + " has " +

@@ -1,7 +1,6 @@
 #include "experiments/tasks/lra_tasks.h"
 
 #include "core/error.h"
-#include "layers/inputs/input_table.h"
 #include "experiments/tasks/classification_options.h"
 #include "experiments/tasks/image_encoding.h"
 #include "experiments/tasks/sequence_classification.h"
@@ -36,9 +35,6 @@ std::unique_ptr<Task> make_lra_task(const ExperimentSpec& spec, const std::strin
   if (!source)
     throw ConfigError(spec.path + ": data.reader: " + spec.data->reader() + " does not yield labelled sequences; " +
                       name + (retrieval ? " reads aan" : " reads listops, imdb, aan, cifar10 or pathfinder"));
-  if (spec.model.input.kind != InputKind::Tokens)
-    throw ConfigError(spec.path + ": model.input.kind: " + std::string(input_entry(spec.model.input.kind).name) +
-                      " reads pixel levels, but " + spec.data->reader() + " yields symbols; use kind: tokens");
   const TokenizerSpec tok = source->text_tokenizer();
   if (tok.kind != TokenizerSpec::Kind::Char && tok.kind != TokenizerSpec::Kind::ListOps)
     throw ConfigError(spec.path + ": data.reader: " + spec.data->reader() + " is tokenized by RoBERTa's BPE; use " +

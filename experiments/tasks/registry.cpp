@@ -1,6 +1,7 @@
 #include "experiments/tasks/registry.h"
 
 #include "core/error.h"
+#include "layers/inputs/input_table.h"
 #include "experiments/tasks/language_modeling.h"
 #include "experiments/tasks/lra_tasks.h"
 #include "experiments/tasks/masked_lm.h"
@@ -27,6 +28,11 @@ const std::vector<TaskEntry>& task_table() {
 }
 
 std::unique_ptr<Task> make_task(const ExperimentSpec& spec, const std::string& data_root) {
+  // Pixel levels are the only ids a non-token input reads (layers/inputs/input_table.h).
+  if (spec.model.input.kind != InputKind::Tokens && !dynamic_cast<const ImageSource*>(spec.data.get()))
+    throw ConfigError(spec.path + ": model.input.kind: " + std::string(input_entry(spec.model.input.kind).name) +
+                      " reads pixel levels, but data.reader " + spec.data->reader() +
+                      " yields token ids; use kind: tokens, or an image reader (cifar10, pathfinder)");
   for (const TaskEntry& entry : task_table())
     if (entry.name == spec.task) return entry.make(spec, data_root);
   std::string names;

@@ -109,9 +109,27 @@ TEST_CASE("cli: data generate pathfinder writes images and metadata, and refuses
   CHECK((slurp(out + "/imgs/1/sample_3.png") == image));
   CHECK((slurp(out + "/metadata/0.npy") == metadata));
 
+  // --overwrite that fails (an impossible continuity) leaves the old set as it was.
+  CliResult impossible = generate_pathfinder(out, 4, " --overwrite --continuity 1e30", dir);
+  CHECK(impossible.code == 2);
+  CHECK((slurp(out + "/imgs/1/sample_3.png") == image));
+  CHECK((slurp(out + "/metadata/0.npy") == metadata));
+
   CliResult replaced = generate_pathfinder(out, 4, " --overwrite", dir);
   CHECK(replaced.code == 0);
   CHECK((slurp(out + "/imgs/1/sample_3.png") != image));
+  CHECK(!std::filesystem::exists(out + "/.pathfinder-staging"));
+
+  // A file that is not the set's, even inside imgs/ or metadata/, is refused and kept.
+  for (const char* foreign : {"/imgs/notes.txt", "/imgs/1/mine.jpg", "/metadata/README"}) {
+    CAPTURE(foreign);
+    write_text(out + foreign, "mine");
+    CliResult refused = generate_pathfinder(out, 5, " --overwrite", dir);
+    CHECK(refused.code == 2);
+    CHECK(contains(refused.err, "not a file of a Pathfinder set"));
+    CHECK(slurp(out + foreign) == "mine");
+    std::filesystem::remove(out + foreign);
+  }
   std::filesystem::remove_all(dir);
 }
 

@@ -223,4 +223,10 @@ TEST_CASE("cli: LRA Pathfinder and Image as pixel sequences train, resume bit fo
   CliResult bad = run_cli("train " + dir + "/bad.yaml --out " + dir + "/bad", dir);
   CHECK(bad.code == 2);
   CHECK(bad.err.find("model.input.kind") != std::string::npos);
+  // Nor does a language model read word ids as pixel values.
+  write_text(dir + "/lm.yaml", tiny_spec(dir) + "");
+  CliResult lm = run_cli("train " + dir + "/lm.yaml --set model.input.kind=linear --set model.tie_embeddings=false"
+                         " --out " + dir + "/lm", dir);
+  CHECK(lm.code == 2);
+  CHECK(lm.err.find("reads pixel levels") != std::string::npos);
 }

@@ -186,6 +186,8 @@ TEST_CASE("sweep: a point may start from its own base spec, and the sweep then n
   const std::string f = (dir.path / "sweep.yaml").string();
   std::string e = refusal(dir, "points:\n  - {name: a, base: base.yaml}\n  - {name: b}\n");
   CHECK(e.find("base: ../quickstart.yaml") != std::string::npos);  // b has no base to start from
+  e = refusal(dir, "base: base.yaml\npoints:\n  - {name: a, set: {train.seed: 3}}\nseeds: [1, 2]\n");
+  CHECK(e.find("points[0].set.train.seed: is also in seeds") != std::string::npos);
   e = refusal(dir, "points:\n  - {name: a, base: nowhere.yaml}\n");
   CHECK(e.find(f + ":2") == 0);
   CHECK(e.find("points[0].base") != std::string::npos);

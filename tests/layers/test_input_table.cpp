@@ -103,6 +103,13 @@ TEST_CASE("input: model.input round-trips, token models write no input key, a ti
   bad["input"]["std"] = 0;
   CHECK_THROWS_WITH_AS(model_config_from_json(bad, "spec.yaml"), doctest::Contains("model.input.std"), ConfigError);
   bad = pixel;
+  bad["input"]["std"] = 1e39;  // 1/std is 0 in float32
+  CHECK_THROWS_WITH_AS(model_config_from_json(bad, "spec.yaml"), doctest::Contains("[1e-6, 1e6]"), ConfigError);
+  bad = pixel;
+  bad["attention"] = {{"diag", {{"n_heads", 3}}}};  // 16 is not split by 3
+  CHECK_THROWS_WITH_AS(model_config_from_json(bad, "spec.yaml"), doctest::Contains("model.attention.diag.n_heads"),
+                       ConfigError);
+  bad = pixel;
   bad["input"]["kind"] = "pixels";
   CHECK_THROWS_WITH_AS(model_config_from_json(bad, "spec.yaml"), doctest::Contains("linear"), ConfigError);
 }
