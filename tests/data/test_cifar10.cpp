@@ -19,24 +19,16 @@
 #include "data/readers/registry.h"
 #include "tests/image_fixtures.h"
 #include "tests/temp_dir.h"
+#include "tests/data_error.h"
 
 using namespace tn;
 using tn::test::cifar_plain_record;
 using tn::test::cifar_record;
 using tn::test::Rgb;
 using nlohmann::json;
+using tn::test::data_error;
 
 namespace {
-
-template <class F>
-std::string data_error(F&& f) {
-  try {
-    f();
-  } catch (const DataError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 int run(const std::string& command) { return std::system(command.c_str()); }
 

@@ -19,24 +19,15 @@
 #include "data/readers/listops.h"
 #include "data/readers/registry.h"
 #include "data/tokenizers/symbol_vocab.h"
+#include "tests/data_error.h"
 #include "tests/temp_dir.h"
 #include "tests/test_paths.h"
 
 using namespace tn;
 using nlohmann::json;
+using tn::test::data_error;
 
 namespace {
-
-/// The DataError message of `f`, or "" when it does not throw one.
-template <class F>
-std::string data_error(F&& f) {
-  try {
-    f();
-  } catch (const DataError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 std::vector<std::string> views(const std::vector<std::string_view>& v) { return {v.begin(), v.end()}; }
 

@@ -17,23 +17,12 @@
 #include "data/readers/registry.h"
 #include "tests/image_fixtures.h"
 #include "tests/temp_dir.h"
+#include "tests/data_error.h"
 
 using namespace tn;
 using nlohmann::json;
+using tn::test::data_error;
 
-namespace {
-
-template <class F>
-std::string data_error(F&& f) {
-  try {
-    f();
-  } catch (const DataError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-}  // namespace
 
 TEST_CASE("pathfinder: metadata lines, fields 0, 1 and 3, blank lines skipped") {
   const std::vector<PathfinderEntry> e =
