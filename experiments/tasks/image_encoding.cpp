@@ -10,7 +10,7 @@ DatasetInfo image_dataset_info(const ImageSource& source) {
   target.num_classes = static_cast<int32_t>(target.label_names.size());
   target.metrics = {"accuracy"};
   return DatasetInfo{source.dataset_name(), target, [](const std::string&) { return std::string(); },
-                     [&source](int32_t c, double) { return source.label_names().at(static_cast<size_t>(c)); }};
+                     [names = target.label_names](int32_t c, double) { return names.at(static_cast<size_t>(c)); }};
 }
 
 EncodedData encode_images(std::vector<ImageSplit> splits, const ImageSource& source) {

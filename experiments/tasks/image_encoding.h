@@ -16,12 +16,13 @@ constexpr int32_t kPixelLevels = 256;
 
 /// The splits as sequences of levels, with the vocabulary "0".."255" (no padding is ever needed:
 /// every image of a reader has the same size; id 0 pads nominally) and the dataset's classes.
-/// `source` must outlive the returned DatasetInfo. Throws DataError naming the split's file when
+/// Throws DataError naming the split's file when
 /// an image's pixel count is not the reader's width · height or a label is outside the classes.
 EncodedData encode_images(std::vector<ImageSplit> splits, const ImageSource& source);
 
 /// The DatasetInfo of an image reader: classes named by label_names(), scored by accuracy,
-/// predictions written as the class name; no submission format.
+/// predictions written as the class name (the names as they are now: after read_images, which may
+/// read them from the data); no submission format.
 DatasetInfo image_dataset_info(const ImageSource& source);
 
 }  // namespace tn
