@@ -6,7 +6,8 @@
 // the request (best fit): a training step that repeats its shapes does no malloc after step one,
 // and batches of varying length (padded to their own longest) share buffers. The cache is
 // bounded: a miss while more than max(512 MiB, the peak of the bytes in use) sit cached first
-// returns every cached buffer to the system.
+// returns every cached buffer to the system. Buffers of 1 MiB and more are pages mapped for
+// them alone, so that returning them gives the memory back (the heap would keep it, fragmented).
 #include <cstddef>
 #include <cstdint>
 
