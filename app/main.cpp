@@ -4,22 +4,22 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <csignal>
 #include <iostream>
 #include <string>
 
 #include "app/command_line.h"
 #include "app/verbs.h"
+#include "core/comm/communicator.h"
 #include "core/version.h"
 #include "core/error.h"
 #include "core/process/stop_signal.h"
 #include "experiments/runner/runner.h"
 
-int main(int argc, char** argv) {
-  tn::app::keep_command_line(argc, argv);
-  auto logger = spdlog::stderr_color_mt("transnormer");
-  logger->set_pattern("[%H:%M:%S] %^%l%$ %v");
-  spdlog::set_default_logger(logger);
+namespace {
 
+/// Parses the command line and runs its verb; returns the exit code.
+int run_command(int argc, char** argv) {
   CLI::App app{"transnormer: train and evaluate linear transformers (TransNormer, EMNLP 2022) on CPU"};
   app.require_subcommand(1, 1);
   app.set_version_flag("--version", std::string("transnormer ") + tn::program_version());
@@ -68,8 +68,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    for (auto& [sub, action] : verbs)
-      if (sub->parsed()) return action();
+    for (auto& [sub, action] : verbs) {
+      if (!sub->parsed()) continue;
+      // Under an MPI launcher only `train` shares its work; any other verb would run N times over.
+      if (tn::world().size() > 1 && sub->get_name() != "train")
+        throw tn::ConfigError("`" + sub->get_name() + "` runs in one process: start it without mpirun or srun " +
+                              "(only `train` is data-parallel)");
+      return action();
+    }
     return 2;
   } catch (const tn::ConfigError& e) {
     spdlog::error("{}", e.what());
@@ -87,4 +93,37 @@ int main(int argc, char** argv) {
     spdlog::error("{}", e.what());
     return 1;
   }
+}
+
+/// Joins the MPI world when a launcher started this process; the ranks other than 0 log warnings
+/// and errors only, each line saying which rank it is.
+bool join_world(int* argc, char*** argv) {
+  try {
+    tn::start_world(argc, argv);
+  } catch (const tn::ConfigError& e) {
+    spdlog::error("{}", e.what());
+    return false;
+  }
+  tn::Communicator& w = tn::world();
+  if (w.size() > 1) {
+    spdlog::default_logger()->set_pattern(fmt::format("[%H:%M:%S] [rank {}/{}] %^%l%$ %v", w.rank(), w.size()));
+    if (w.rank() != 0) spdlog::set_level(spdlog::level::warn);
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  tn::app::keep_command_line(argc, argv);
+  auto logger = spdlog::stderr_color_mt("transnormer");
+  logger->set_pattern("[%H:%M:%S] %^%l%$ %v");
+  spdlog::set_default_logger(logger);
+  if (!join_world(&argc, &argv)) return 2;
+  const int code = run_command(argc, argv);
+  // Every rank ends the same way after success or a stop at the same step; after an error on one
+  // rank, the others may wait in a collective, and the launcher ends them when this one exits.
+  if (code == 0 || code == tn::exit_code_for_signal(SIGTERM) || code == tn::exit_code_for_signal(SIGINT))
+    tn::stop_world();
+  return code;
 }

@@ -95,7 +95,7 @@ TrainState restore_run(const RunDir& run, const ExperimentSpec& spec, TransNorme
                       " already did; raise it to continue, e.g. --set train.max_steps=" +
                       std::to_string(2 * state.step));
   load_weights(model, weights, checkpoint_path);
-  step.dropout_rng().set_state(state.dropout_rng);
+  step.set_dropout_state(state.dropout_rng);
   return state;
 }
 

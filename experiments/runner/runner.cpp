@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "core/comm/communicator.h"
 #include "core/dnnl/engine.h"
 #include "core/error.h"
 #include "core/memory_pool.h"
@@ -39,7 +40,9 @@ class Run {
   Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<Task> task);
   RunSummary execute();
   /// Records how this session ended in run.json (done, diverged, stopped, failed).
-  void finish(const std::string& outcome) { history_->finish(outcome); }
+  void finish(const std::string& outcome) {
+    if (history_) history_->finish(outcome);
+  }
 
  private:
   void train_steps();
@@ -58,8 +61,15 @@ class Run {
   RunSummary summarize() const;
   /// train.max_steps, or the step train.patience stopped the run at.
   int64_t final_step() const { return done_.stopped_early ? done_.step : spec_.train.max_steps; }
+  /// Data parallelism: shards the task, refuses what one rank cannot share yet, and gives every
+  /// rank rank 0's weights. Nothing for one process.
+  void join_ranks();
+  /// The signal that stops the run after this step on any rank (0: none); every rank gets the same.
+  int64_t stop_signal() const;
 
   const Clock::time_point start_ = Clock::now();
+  Communicator& comm_ = world();
+  const bool writer_ = comm_.rank() == 0;  // only rank 0 writes the run directory
   ExperimentSpec spec_;
   RunOptions options_;
   std::unique_ptr<Task> task_;
@@ -79,8 +89,10 @@ class Run {
 Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<Task> task)
     : spec_(spec), options_(options), task_(std::move(task)) {
   const TrainSpec& train = spec_.train;
-  // The run directory first: refuse before any work, and never over another run's files.
-  claim_run_dir(options.out_dir, options.resume, options.overwrite);
+  // The run directory first: refuse before any work, and never over another run's files. Rank 0
+  // claims it; the others wait, then only read it (a resumed run's checkpoint).
+  if (writer_) claim_run_dir(options.out_dir, options.resume, options.overwrite);
+  comm_.barrier();
   for (const std::string& warning : schedule_warnings(train)) spdlog::warn("{}", warning);
   set_num_threads(train.threads);  // before any oneDNN primitive is made
   task_->configure_model(spec_.model, spec_.vocab_size_given, spec_.path);
@@ -91,18 +103,20 @@ Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<
                spec_.model.d_model, spec_.model.n_heads, model_->params().parameter_count(), num_threads());
 
   run_ = std::make_unique<RunDir>(options.out_dir);
-  if (options.on_run_dir) options.on_run_dir(run_->path());
+  if (options.on_run_dir && writer_) options.on_run_dir(run_->path());
   if (options.resume) check_resumable(*run_, spec_);
-  std::filesystem::remove(run_->file(kDivergedFile));  // this session decides anew
-  step_ = std::make_unique<TrainStep>(*model_, train);
+  if (writer_) std::filesystem::remove(run_->file(kDivergedFile));  // this session decides anew
+  step_ = std::make_unique<TrainStep>(*model_, train, comm_);
   if (train.analysis.grad_stats) {
     std::vector<std::string> mixers;
     for (MixerKind kind : spec_.model.layers) mixers.emplace_back(to_string(kind));
     grad_stats_ = std::make_unique<GradStats>(mixers);
   }
   if (!options.resume) {  // a new run: no stale state to resume
-    std::filesystem::remove(run_->file(kTrainStateFile));
-    std::filesystem::remove(run_->file(kPreviousTrainStateFile));
+    if (writer_) {
+      std::filesystem::remove(run_->file(kTrainStateFile));
+      std::filesystem::remove(run_->file(kPreviousTrainStateFile));
+    }
     if (!train.init_from.empty()) warm_start(*model_, train.init_from, task_->vocabulary());
   } else {
     done_ = restore_run(*run_, spec_, *model_, *step_, *task_);
@@ -113,12 +127,34 @@ Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<
     // only evaluates now; the evaluations of that step are redone, in the metrics and in the totals.
     finishing_ = done_.step == train.max_steps || done_.stopped_early;
     if (finishing_) std::erase_if(done_.evals, [&](const EvalRecord& r) { return r.step == done_.step; });
-    run_->resume_metrics(done_.step, !finishing_);
+    if (writer_) run_->resume_metrics(done_.step, !finishing_);
     spdlog::info("resuming {} after step {} (epoch {:.2f}){}", run_->path(), done_.step, task_->epochs_done(),
                  finishing_ ? ": final evaluations only" : "");
   }
+  join_ranks();
+  if (!writer_) return;
   run_->write_config(spec_to_yaml(spec_));
   history_ = std::make_unique<RunHistory>(run_->path(), options.invocation, num_threads(), options.resume);
+}
+
+void Run::join_ranks() {
+  if (comm_.size() == 1) return;
+  for (const auto& [name, var] : model_->params().entries())
+    if (model_->params().is_buffer(name) && name.ends_with(".running_mean"))
+      throw ConfigError(spec_.path + ": BatchNorm (" + name.substr(0, name.size() - 13) +
+                        ") does not yet synchronise its statistics across ranks; train this model in one "
+                        "process (without mpirun), or use another norm");
+  task_->shard(comm_.rank(), comm_.size());
+  for (const auto& [name, var] : model_->params().entries())
+    comm_.broadcast(var->value.data(), var->value.numel(), 0);
+  spdlog::info("data-parallel: rank {} of {}; each rank takes its part of every batch of {}", comm_.rank(),
+               comm_.size(), spec_.train.batch_size);
+}
+
+int64_t Run::stop_signal() const {
+  int64_t signal = options_.stop_requested ? options_.stop_requested() : 0;
+  comm_.max(&signal, 1);
+  return signal;
 }
 
 Metrics Run::evaluate(const std::string& split, int64_t step) {
@@ -126,11 +162,11 @@ Metrics Run::evaluate(const std::string& split, int64_t step) {
   pool_release_cached();  // training buffers are free between steps: give them back first
   Metrics m = task_->evaluate(*model_, split, spec_.train.eval_batch_size);
   pool_release_cached();  // and the evaluation's, so peak memory is max(train, eval), not the sum
-  if (const std::vector<nlohmann::json> records = task_->predictions(split); !records.empty())
+  if (const std::vector<nlohmann::json> records = task_->predictions(split); writer_ && !records.empty())
     run_->write_predictions(split, records);
   done_.eval_s += seconds_since(t);
   const EvalRecord record{step, split, m};
-  run_->append_metrics(record);
+  if (writer_) run_->append_metrics(record);
   done_.evals.push_back(record);
   std::string values;
   for (const std::string& name : m.names()) values += fmt::format(" | {} {:.6g}", name, m.at(name));
@@ -160,11 +196,12 @@ void Run::save(int64_t step) {
   if (grad_stats_) done_.analysis = grad_stats_->state();
   done_.stream = task_->stream_state();
   done_.dropout_rng = step_->dropout_rng().state();
+  saved_step_ = step;
+  if (!writer_) return;
   const std::string state_path = run_->file(kTrainStateFile);
   if (std::filesystem::exists(state_path)) std::filesystem::rename(state_path, run_->file(kPreviousTrainStateFile));
   save_train_state(state_path, step_->optimizer(), done_);
   save_checkpoint(run_->file("checkpoint.safetensors"), *model_, task_->vocabulary(), step);
-  saved_step_ = step;
 }
 
 void Run::train_steps() {
@@ -190,7 +227,7 @@ void Run::train_steps() {
     if (log_.due(step)) {
       TrainRecord record = log_.flush(step, task_->epochs_done(), r, done_.train_s);
       record.grad_scores = grad_scores;
-      run_->append_metrics(record);
+      if (writer_) run_->append_metrics(record);
     }
     bool last = step == train.max_steps;
     if (task_->has_split(Task::kValid) && ((train.eval_every > 0 && step % train.eval_every == 0) || last)) {
@@ -207,14 +244,12 @@ void Run::train_steps() {
       evaluate_extra_splits();
       break;
     }
-    if (options_.stop_requested) {
-      if (const int signal = options_.stop_requested()) stop(signal, step);
-    }
+    if (const int64_t signal = stop_signal()) stop(static_cast<int>(signal), step);
   }
 }
 
 bool Run::checkpoint_after_validation(const Metrics& v, int64_t step) {
-  if (best_.observe(v, step)) {
+  if (best_.observe(v, step) && writer_) {
     save_checkpoint(run_->file(kBestCheckpointFile), *model_, task_->vocabulary(), step);
     spdlog::info("best so far: {} -> {}", best_.describe(), kBestCheckpointFile);
   }
@@ -273,10 +308,12 @@ RunSummary Run::execute() {
   }
   if (saved_step_ != final_step()) save(final_step());
   const RunSummary summary = summarize();
-  run_->write_summary(summary);
-  // The checkpoint and train state of the last step are on disk: the previous state, kept for a
-  // stop in the middle of a save, is no longer needed (it doubled a small run's disk use).
-  std::filesystem::remove(run_->file(kPreviousTrainStateFile));
+  if (writer_) {
+    run_->write_summary(summary);
+    // The checkpoint and train state of the last step are on disk: the previous state, kept for a
+    // stop in the middle of a save, is no longer needed (it doubled a small run's disk use).
+    std::filesystem::remove(run_->file(kPreviousTrainStateFile));
+  }
   spdlog::info("done in {}: {:.0f} train tokens/s, peak RSS {:.0f} MB; outputs in {}",
                format_duration(seconds_since(start_)), summary.train.tokens_per_s, summary.peak_rss_mb, run_->path());
   return summary;
@@ -291,7 +328,7 @@ RunSummary run_training(const ExperimentSpec& spec, const RunOptions& options, s
     run.finish("done");
     return summary;
   } catch (const TrainingDiverged& e) {
-    RunDir(options.out_dir).write_diverged(e.step, e.what());
+    if (world().rank() == 0) RunDir(options.out_dir).write_diverged(e.step, e.what());
     run.finish("diverged");
     throw;
   } catch (const TrainingInterrupted&) {

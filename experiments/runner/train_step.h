@@ -3,11 +3,18 @@
 // Each batch's mean loss is back-propagated with weight (its targets / the step's targets), so
 // the update follows the mean loss over every target of the step; then the global gradient norm
 // is clipped (train.clip_norm) and AdamW applies the schedule's rate for this update.
+//
+// Data parallelism (core/comm): each rank holds its part of every batch (the task's stream is
+// sharded), the targets are counted over all ranks, each rank weighs its batches by that global
+// count, and the gradients are summed across ranks before clipping, so every rank applies the same
+// update as one process with the whole batch (up to the order of float sums). Dropout draws from a
+// stream per rank.
 #include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "core/autograd/tape.h"
+#include "core/comm/grad_allreduce.h"
 #include "core/optim/adamw.h"
 #include "core/optim/lr_schedule.h"
 #include "core/rng.h"
@@ -25,6 +32,7 @@ struct StepResult {
   double grad_norm = 0;     // before clipping
   double lr = 0;            // the rate of this update
   double seconds = 0;       // wall time of the step
+  double comm_seconds = 0;  // of which in the gradient sums across ranks (0 for one process)
   const char* non_finite = nullptr;
 };
 
@@ -32,19 +40,23 @@ class TrainStep {
  public:
   /// AdamW over every parameter of `model` with train.optimizer, the schedule of train.schedule
   /// (its total_steps defaulting to train.max_steps), train.clip_norm and train.update_freq, and
-  /// the dropout generator seeded from train.seed. `model` must outlive the step.
-  TrainStep(TransNormerModel& model, const TrainSpec& train);
+  /// the dropout generator seeded from train.seed. `model` and `comm` must outlive the step.
+  TrainStep(TransNormerModel& model, const TrainSpec& train, Communicator& comm = world());
 
   /// Update number `step` (1-based: the schedule's lr(step - 1)) on `batches` (update_freq of
   /// them, already filled), recording on `tape` (its bf16 flag picks the precision). Batches
-  /// with no targets are skipped in the loss. Throws what the objective throws.
+  /// with neither targets nor positions (a rank's empty part of a short batch) are skipped. The
+  /// result's totals are over all ranks. Throws what the objective throws.
   /// `probe` (train.analysis.grad_stats) receives the attention layers' score taps of every batch.
   StepResult run(const Objective& objective, const std::vector<std::unique_ptr<Batch>>& batches,
                  int64_t step, Tape& tape, ScoreProbe* probe = nullptr);
 
   int64_t update_freq() const { return update_freq_; }
   AdamW& optimizer() { return optimizer_; }
+  /// This rank's dropout generator; save rank 0's state, restore with set_dropout_state.
   Rng& dropout_rng() { return dropout_rng_; }
+  /// Continues the dropout streams from rank 0's saved `state` (each rank derives its own).
+  void set_dropout_state(uint64_t state);
 
   /// The dropout generator's seed for a run seed (fixed, so resumed runs continue exactly).
   static uint64_t dropout_seed(uint64_t seed) { return seed * 0x9E3779B97F4A7C15ULL + 0x5EEDULL; }
@@ -56,6 +68,8 @@ class TrainStep {
   LrSchedule schedule_;
   double clip_norm_;
   int64_t update_freq_;
+  Communicator& comm_;
+  std::unique_ptr<GradAllreduce> grad_sum_;  // with more than one rank
   Rng dropout_rng_;
 };
 

@@ -50,6 +50,7 @@ class MaskedLmTask final : public Task {
   nlohmann::json stream_state() const override;
   void restore_stream(const nlohmann::json& state, const std::string& where) override;
   double epochs_done() const override;
+  void shard(int rank, int world) override { stream_.shard(rank, world); }
   bool has_split(const std::string& split) const override;
   Metrics evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size) const override;
   std::vector<std::string> vocabulary() const override { return vocabulary_; }

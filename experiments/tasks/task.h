@@ -80,6 +80,10 @@ class Task : public Objective {
   virtual void restore_stream(const nlohmann::json& state, const std::string& where) = 0;
   /// Epochs done so far, fractional.
   virtual double epochs_done() const = 0;
+  /// Data parallelism: from now on next_batch serves part `rank` of `world` of every training
+  /// batch (BatchStream::shard); the stream's state stays global. A part may be empty (a batch
+  /// with fewer examples than ranks); its Batch then has no targets and no positions.
+  virtual void shard(int rank, int world) = 0;
 
   /// Whether `split` is configured (kValid, kTest).
   virtual bool has_split(const std::string& split) const = 0;
