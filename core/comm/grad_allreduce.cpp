@@ -36,8 +36,8 @@ double GradAllreduce::run() {
     Var& var = params_[i].second;
     Tensor& grad = var->grad_buf();
     const int64_t n = grad.numel();
-    if (n > capacity) {  // larger than a bucket: summed where it is, in chunks
-      comm_.sum(grad.data(), n);
+    if (n > capacity) {  // larger than a bucket: summed where it is, a bucket's size at a time
+      for (int64_t at = 0; at < n; at += capacity) comm_.sum(grad.data() + at, std::min(capacity, n - at));
       continue;
     }
     if (filled + n > capacity) {

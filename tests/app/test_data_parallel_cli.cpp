@@ -1,0 +1,217 @@
+// Data-parallel training through the CLI under Open MPI's mpirun (core/comm, issue 19): two ranks
+// against one process with the same global batch, rank 0 alone writing, a stop signal to one rank,
+// a killed rank, resume with another number of ranks, and what is refused. Skipped (with a
+// message) where mpirun is not installed; scripts/setup.sh installs it.
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/io/safetensors.h"
+#include "tests/app/cli_runner.h"
+#include "tests/app/tiny_spec.h"
+
+using namespace tn;
+using namespace tn::test;
+using json = nlohmann::json;
+
+namespace {
+
+bool have_mpirun() { return std::system("command -v mpirun > /dev/null 2>&1") == 0; }
+
+/// `mpirun -np N transnormer <args>` as root or not, one thread per rank, with the tests' data root.
+std::string mpi_args(int ranks, const std::string& args) {
+  return "mpirun --oversubscribe -np " + std::to_string(ranks) +
+         " -x OMP_NUM_THREADS=1 -x TRANSNORMER_DATA='" + data_root() + "' '" + binary() + "' " + args;
+}
+
+/// Runs a shell command line with mpirun's root permission variables; exit code and output.
+CliResult run_shell(const std::string& command, const std::string& scratch, const std::string& tag = "mpi") {
+  std::filesystem::create_directories(scratch);
+  const std::string out = scratch + "/" + tag + ".stdout.txt", err = scratch + "/" + tag + ".stderr.txt";
+  const std::string cmd = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " + command + " > '" + out +
+                          "' 2> '" + err + "' < /dev/null";
+  const int status = std::system(cmd.c_str());
+  CliResult r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+/// Starts `command` in the background (run_shell's environment); its pid.
+pid_t spawn_shell(const std::string& command, const std::string& scratch, const std::string& tag) {
+  const std::string cmd = "exec env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " + command + " > '" +
+                          scratch + "/" + tag + ".stdout.txt' 2> '" + scratch + "/" + tag + ".stderr.txt' < /dev/null";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  return pid;
+}
+
+/// The pid of rank `rank` among the processes whose command line mentions `marker` (0: none yet).
+pid_t rank_pid(const std::string& marker, int rank) {
+  const std::string want = "OMPI_COMM_WORLD_RANK=" + std::to_string(rank);
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string cmdline = slurp(entry.path().string() + "/cmdline");
+    if (cmdline.find(marker) == std::string::npos || cmdline.rfind("mpirun", 0) == 0) continue;
+    std::string environ = slurp(entry.path().string() + "/environ");
+    for (char& c : environ)
+      if (c == '\0') c = '\n';
+    if (environ.find("\n" + want + "\n") != std::string::npos || environ.rfind(want + "\n", 0) == 0)
+      return static_cast<pid_t>(std::stol(name));
+  }
+  return 0;
+}
+
+/// Waits up to `seconds` for `pid`; its exit code, or -1 if it is still running (then killed).
+int wait_for(pid_t pid, int seconds) {
+  for (int i = 0; i < seconds * 20; ++i) {
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    ::usleep(50000);
+  }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  return -1;
+}
+
+/// The largest |a − b| over every tensor of two checkpoints with the same names.
+double max_weight_difference(const std::string& a, const std::string& b) {
+  const SafetensorsFile fa = load_safetensors(a), fb = load_safetensors(b);
+  double worst = 0;
+  for (const auto& [name, ta] : fa.tensors) {
+    const Tensor& tb = fb.tensors.at(name);
+    REQUIRE(ta.numel() == tb.numel());
+    for (int64_t i = 0; i < ta.numel(); ++i) worst = std::max(worst, std::fabs(double(ta.data()[i]) - tb.data()[i]));
+  }
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("cli mpi: 2 ranks train as one process with the same global batch, and rank 0 alone writes") {
+  if (!have_mpirun()) {
+    MESSAGE("mpirun not installed: skipped (scripts/setup.sh installs openmpi-bin)");
+    return;
+  }
+  const std::string dir = scratch_dir("mpi_agree");
+  const std::string spec = dir + "/tiny.yaml";
+  write_text(spec, tiny_spec(dir));
+  const std::string args = "train " + spec + " --set model.dropout=0 --set train.max_steps=20 --set train.log_every=1 --threads 1 --out ";
+  const CliResult one = run_cli(args + dir + "/one", dir);
+  INFO(one.err);
+  REQUIRE(one.code == 0);
+  const CliResult two = run_shell(mpi_args(2, args + dir + "/two"), dir);
+  INFO(two.err);
+  REQUIRE(two.code == 0);
+
+  // The loss of every step, over the same 4 sequences split 2 + 2, agrees to float-sum order.
+  const auto a = train_losses(slurp(dir + "/one/metrics.jsonl"));
+  const auto b = train_losses(slurp(dir + "/two/metrics.jsonl"));
+  REQUIRE(a.size() == 20);
+  REQUIRE(b.size() == 20);
+  for (size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].first == b[i].first);
+    CHECK(std::fabs(a[i].second - b[i].second) <= 1e-5 * std::fabs(a[i].second));
+  }
+  // After 20 AdamW updates (lr 3e-3) the weights differ by float reduction order only.
+  CHECK(max_weight_difference(dir + "/one/checkpoint.safetensors", dir + "/two/checkpoint.safetensors") < 1e-3);
+  const json sa = json::parse(slurp(dir + "/one/summary.json")), sb = json::parse(slurp(dir + "/two/summary.json"));
+  CHECK(std::fabs(sa["test"]["loss"].get<double>() - sb["test"]["loss"].get<double>()) < 1e-4);
+  CHECK(sa["train"]["tokens"] == sb["train"]["tokens"]);  // the same data, counted over both ranks
+
+  // One writer: one summary line in the logs, rank 1 silent but for warnings, train.log rank 0's.
+  size_t done_lines = 0;
+  for (size_t at = two.err.find("done in"); at != std::string::npos; at = two.err.find("done in", at + 1)) ++done_lines;
+  CHECK(done_lines == 1);
+  CHECK(two.err.find("[rank 0/2]") != std::string::npos);
+  CHECK(two.err.find("[rank 1/2] info") == std::string::npos);
+  CHECK(slurp(dir + "/two/train.log").find("data-parallel: rank 0 of 2") != std::string::npos);
+}
+
+TEST_CASE("cli mpi: SIGTERM to one rank stops both at one step, and the run resumes in one process") {
+  if (!have_mpirun()) {
+    MESSAGE("mpirun not installed: skipped");
+    return;
+  }
+  const std::string dir = scratch_dir("mpi_stop");
+  const std::string spec = dir + "/tiny.yaml";
+  write_text(spec, tiny_spec(dir));
+  const std::string args = "train " + spec + " --set model.dropout=0 --set train.max_steps=300 --set train.eval_every=150 --threads 1 --out ";
+  const CliResult whole = run_cli(args + dir + "/whole", dir);
+  REQUIRE(whole.code == 0);
+
+  const pid_t job = spawn_shell(mpi_args(2, args + dir + "/parts"), dir, "parts");
+  const std::string metrics = dir + "/parts/metrics.jsonl";
+  for (int i = 0; i < 6000 && slurp(metrics).find("\"step\":20,") == std::string::npos; ++i) ::usleep(5000);
+  const pid_t rank1 = rank_pid(dir + "/parts", 1);
+  REQUIRE(rank1 > 0);
+  ::kill(rank1, SIGTERM);  // one rank only, as a node's scheduler might
+  const int code = wait_for(job, 120);
+  const std::string err = slurp(dir + "/parts.stderr.txt");
+  INFO(err);
+  REQUIRE(code != -1);  // no hang
+  CHECK(code == 143);
+  CHECK(err.find("[rank 0/2] warning stopped by SIGTERM after step") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir + "/parts/summary.json"));
+  REQUIRE(std::filesystem::exists(dir + "/parts/checkpoint.safetensors"));
+
+  // Resumed with 1 process instead of 2: the same global batches, so the same run.
+  const CliResult resumed = run_cli("train --resume " + dir + "/parts", dir);
+  INFO(resumed.err);
+  REQUIRE(resumed.code == 0);
+  const auto a = train_losses(slurp(dir + "/whole/metrics.jsonl"));
+  const auto b = train_losses(slurp(dir + "/parts/metrics.jsonl"));
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) CHECK(std::fabs(a[i].second - b[i].second) <= 1e-4 * std::fabs(a[i].second));
+  const json sa = json::parse(slurp(dir + "/whole/summary.json")), sb = json::parse(slurp(dir + "/parts/summary.json"));
+  CHECK(std::fabs(sa["test"]["loss"].get<double>() - sb["test"]["loss"].get<double>()) < 1e-3);
+}
+
+TEST_CASE("cli mpi: a killed rank ends the job with an error, not a hang") {
+  if (!have_mpirun()) {
+    MESSAGE("mpirun not installed: skipped");
+    return;
+  }
+  const std::string dir = scratch_dir("mpi_kill");
+  const std::string spec = dir + "/tiny.yaml";
+  write_text(spec, tiny_spec(dir));
+  const pid_t job = spawn_shell(mpi_args(2, "train " + spec + " --set train.max_steps=100000 --threads 1 --out " + dir + "/run"),
+                                dir, "run");
+  for (int i = 0; i < 6000 && slurp(dir + "/run/metrics.jsonl").find("\"step\":10,") == std::string::npos; ++i) ::usleep(5000);
+  const pid_t rank1 = rank_pid(dir + "/run", 1);
+  REQUIRE(rank1 > 0);
+  ::kill(rank1, SIGKILL);
+  const int code = wait_for(job, 60);
+  INFO(slurp(dir + "/run.stderr.txt"));
+  CHECK(code != -1);
+  CHECK(code != 0);
+  CHECK(rank_pid(dir + "/run", 0) == 0);  // rank 0 is gone too
+}
+
+TEST_CASE("cli mpi: what one rank cannot share is refused with exit 2") {
+  if (!have_mpirun()) {
+    MESSAGE("mpirun not installed: skipped");
+    return;
+  }
+  const std::string dir = scratch_dir("mpi_refused");
+  const std::string spec = dir + "/tiny.yaml";
+  write_text(spec, tiny_spec(dir));
+  const CliResult bn = run_shell(mpi_args(2, "train " + spec + " --set model.norm=batchnorm --threads 1 --out " + dir + "/bn"), dir, "bn");
+  CHECK(bn.code == 2);
+  CHECK(bn.err.find("BatchNorm") != std::string::npos);
+  const CliResult data = run_shell(mpi_args(2, "data stats " + spec), dir, "data");
+  CHECK(data.code == 2);
+  CHECK(data.err.find("`data` runs in one process") != std::string::npos);
+}

@@ -1,0 +1,77 @@
+// The communication interface (core/comm): a world of one process, and the gradient sums'
+// buckets, checked against a stand-in world of identical ranks.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "core/comm/communicator.h"
+#include "core/comm/grad_allreduce.h"
+
+using namespace tn;
+
+namespace {
+
+/// `ranks` ranks holding the same values: a sum multiplies by `ranks`. Records each call's size.
+class TwinRanks final : public Communicator {
+ public:
+  explicit TwinRanks(int ranks) : ranks_(ranks) {}
+  int rank() const override { return 0; }
+  int size() const override { return ranks_; }
+  void sum(float* d, int64_t n) override { scale(d, n); }
+  void sum(double* d, int64_t n) override { scale(d, n); }
+  void sum(int64_t* d, int64_t n) override { scale(d, n); }
+  void max(int64_t*, int64_t) override {}
+  void broadcast(float*, int64_t, int) override {}
+  void broadcast(std::string&, int) override {}
+  std::vector<std::string> gather(const std::string& b, int) override { return std::vector<std::string>(ranks_, b); }
+  void barrier() override {}
+  std::vector<int64_t> float_calls;
+
+ private:
+  template <class T>
+  void scale(T* d, int64_t n) {
+    if constexpr (std::is_same_v<T, float>) float_calls.push_back(n);
+    for (int64_t i = 0; i < n; ++i) d[i] *= static_cast<T>(ranks_);
+  }
+  int ranks_;
+};
+
+}  // namespace
+
+TEST_CASE("comm: a plain process is a world of one, and sums leave the data as it is") {
+  Communicator& w = world();
+  CHECK(w.rank() == 0);
+  CHECK(w.size() == 1);
+  std::vector<float> x{1.5f, -2.0f};
+  w.sum(x.data(), 2);
+  CHECK(x == std::vector<float>{1.5f, -2.0f});
+  int64_t signal = 15;
+  w.max(&signal, 1);
+  CHECK(signal == 15);
+  CHECK(w.gather("abc", 0) == std::vector<std::string>{"abc"});
+}
+
+TEST_CASE("comm: gradients are summed in buckets of at most 4M floats, and a parameter without a gradient keeps none") {
+  // 3M + 2M floats do not fit one 4M bucket together; 5M is larger than a bucket (summed in place).
+  std::vector<std::pair<std::string, Var>> params;
+  for (int64_t n : {int64_t{3} << 20, int64_t{2} << 20, int64_t{5} << 20, int64_t{100}, int64_t{7}}) {
+    params.emplace_back("p" + std::to_string(params.size()), make_var(Tensor::zeros({n}), true));
+  }
+  for (size_t k = 0; k < 4; ++k) {  // the last parameter gets no gradient
+    Tensor& g = params[k].second->grad_buf();
+    for (int64_t i = 0; i < g.numel(); ++i) g.data()[i] = static_cast<float>(k + 1) + 0.001f * static_cast<float>(i % 7);
+  }
+  TwinRanks twins(3);
+  GradAllreduce sum(params, twins);
+  sum.run();
+  for (size_t k = 0; k < 4; ++k) {
+    const Tensor& g = params[k].second->grad;
+    for (int64_t i : {int64_t{0}, g.numel() / 2, g.numel() - 1})
+      CHECK(g.data()[i] == doctest::Approx(3.0 * (static_cast<double>(k + 1) + 0.001 * static_cast<double>(i % 7))));
+  }
+  CHECK_FALSE(params[4].second->has_grad());
+  // Calls: bucket {3M}, then the 5M parameter in place as 4M + 1M, then bucket {2M, 100}.
+  CHECK(twins.float_calls == std::vector<int64_t>{int64_t{3} << 20, int64_t{4} << 20, int64_t{1} << 20, (int64_t{2} << 20) + 100});
+  for (int64_t n : twins.float_calls) CHECK(n <= Communicator::kMaxSumFloats);
+}
