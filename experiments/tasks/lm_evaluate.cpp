@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/comm/communicator.h"
 #include "core/error.h"
 #include "core/progress.h"
 #include "data/batching/lm_blocks.h"
@@ -9,7 +10,7 @@
 namespace tn {
 
 LmEval evaluate_lm(TransNormerModel& model, const std::vector<int32_t>& stream, int64_t seq_len,
-                   int64_t batch_size) {
+                   int64_t batch_size, Communicator& comm) {
   if (stream.size() < 2) throw DataError("evaluation data has fewer than 2 tokens: nothing to score");
   LmBlocks blocks{stream, seq_len};
   Tape tape;
@@ -17,23 +18,25 @@ LmEval evaluate_lm(TransNormerModel& model, const std::vector<int32_t>& stream, 
   Rng rng(0);
   ForwardContext ctx{tape, false, rng, nullptr};
   LmBatch batch;
-  double sum_nll = 0.0;
-  int64_t tokens = 0;
+  double sums[2] = {0.0, 0.0};  // Σ NLL, targets: of this rank's blocks, then of all
   std::vector<int64_t> ids;
-  Progress progress("evaluating", "sequences", blocks.count());
-  for (int64_t first = 0; first < blocks.count(); first += batch_size) {
-    progress.advance(first);
+  // This rank's contiguous share of the blocks (all of them in one process).
+  const int64_t n = blocks.count(), begin = n * comm.rank() / comm.size(), end = n * (comm.rank() + 1) / comm.size();
+  Progress progress("evaluating", "sequences", end - begin);
+  for (int64_t first = begin; first < end; first += batch_size) {
+    progress.advance(first - begin);
     ids.clear();
-    for (int64_t b = first; b < std::min(blocks.count(), first + batch_size); ++b) ids.push_back(b);
+    for (int64_t b = first; b < std::min(end, first + batch_size); ++b) ids.push_back(b);
     make_batch(blocks, ids, batch);
     Var hidden = model.forward(ctx, batch.inputs, batch.rows, batch.seq_len);
     LmLoss loss = model.lm_loss(ctx, hidden, batch.targets);
-    sum_nll += loss.sum_nll;
-    tokens += loss.n_targets;
+    sums[0] += loss.sum_nll;
+    sums[1] += static_cast<double>(loss.n_targets);
   }
+  comm.sum(sums, 2);
   LmEval out;
-  out.tokens = tokens;
-  out.loss = sum_nll / static_cast<double>(tokens);
+  out.tokens = static_cast<int64_t>(sums[1]);
+  out.loss = sums[0] / sums[1];
   out.ppl = std::exp(out.loss);
   return out;
 }

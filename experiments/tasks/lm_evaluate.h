@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/comm/communicator.h"
 #include "layers/models/transnormer.h"
 
 namespace tn {
@@ -16,8 +17,10 @@ struct LmEval {
   int64_t tokens = 0;  // number of targets (= stream size − 1)
 };
 
-/// Evaluates `model` on `stream`. Throws DataError when the stream has fewer than 2 ids.
+/// Evaluates `model` on `stream`. With several ranks in `comm`, each evaluates a contiguous share
+/// of the blocks and the sums are combined, so every rank returns the whole stream's result.
+/// Throws DataError when the stream has fewer than 2 ids.
 LmEval evaluate_lm(TransNormerModel& model, const std::vector<int32_t>& stream, int64_t seq_len,
-                   int64_t batch_size);
+                   int64_t batch_size, Communicator& comm = world());
 
 }  // namespace tn

@@ -130,6 +130,7 @@ TEST_CASE("cli mpi: 2 ranks train as one process with the same global batch, and
   const json sa = json::parse(slurp(dir + "/one/summary.json")), sb = json::parse(slurp(dir + "/two/summary.json"));
   CHECK(std::fabs(sa["test"]["loss"].get<double>() - sb["test"]["loss"].get<double>()) < 1e-4);
   CHECK(sa["train"]["tokens"] == sb["train"]["tokens"]);  // the same data, counted over both ranks
+  CHECK(sa["test"]["tokens"] == sb["test"]["tokens"]);    // each rank scored half the blocks; summed
 
   // One writer: one summary line in the logs, rank 1 silent but for warnings, train.log rank 0's.
   size_t done_lines = 0;
