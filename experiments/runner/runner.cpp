@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -83,6 +84,9 @@ class Run {
   TrainState done_;             // totals so far (restored on --resume)
   bool finishing_ = false;      // resumed after the last step: only the final evaluations remain
   int64_t saved_step_ = 0;      // step of the checkpoint on disk, 0 before the first
+  double comm_s_ = 0;           // this session's seconds in the gradient sums across ranks
+  int64_t session_steps_ = 0;   // this session's training steps
+  double session_train_s_ = 0;  // and their seconds
   std::map<std::string, Metrics> final_;
 };
 
@@ -223,6 +227,9 @@ void Run::train_steps() {
     const double dt = seconds_since(step_start);
     done_.train_s += dt;
     done_.tokens += r.positions;
+    comm_s_ += r.comm_seconds;
+    ++session_steps_;
+    session_train_s_ += dt;
     log_.add(r, dt);
     if (log_.due(step)) {
       TrainRecord record = log_.flush(step, task_->epochs_done(), r, done_.train_s);
@@ -314,6 +321,9 @@ RunSummary Run::execute() {
     // stop in the middle of a save, is no longer needed (it doubled a small run's disk use).
     std::filesystem::remove(run_->file(kPreviousTrainStateFile));
   }
+  if (comm_.size() > 1 && session_steps_ > 0)
+    spdlog::info("gradient sums across {} ranks: {:.1f} ms per step ({:.1f} % of training time)", comm_.size(),
+                 1e3 * comm_s_ / static_cast<double>(session_steps_), 100.0 * comm_s_ / std::max(session_train_s_, 1e-9));
   spdlog::info("done in {}: {:.0f} train tokens/s, peak RSS {:.0f} MB; outputs in {}",
                format_duration(seconds_since(start_)), summary.train.tokens_per_s, summary.peak_rss_mb, run_->path());
   return summary;
