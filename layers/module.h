@@ -14,6 +14,8 @@ namespace tn {
 
 class ScoreProbe;
 
+class Communicator;
+
 struct ForwardContext {
   Tape& tape;
   bool training = false;
@@ -23,6 +25,9 @@ struct ForwardContext {
   /// Set by the gradient analysis (layers/attention/score_tap.h): each attention layer reports its
   /// scores' inputs. Null (the default) costs nothing.
   ScoreProbe* score_probe = nullptr;
+  /// The ranks whose BatchNorm training statistics are combined (SyncBatchNorm, core/ops/batch_norm.h);
+  /// null (the default): this process's batch alone. Set by the data-parallel training step.
+  Communicator* batch_stats_ranks = nullptr;
 };
 
 /// What a causal token mixer carries from one decoded token to the next (one sequence, batch 1):

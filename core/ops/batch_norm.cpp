@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "core/autograd/grad_accum.h"
+#include "core/comm/communicator.h"
 #include "core/dnnl/engine.h"
 #include "core/dnnl/primitive_cache.h"
 #include "core/error.h"
@@ -40,7 +41,7 @@ void check_param(const char* what, const Tensor* t, int64_t d) {
 
 Layout check_args(const Tensor& x, const Tensor* weight, const Tensor* bias,
                   const BatchNormState& state, bool training,
-                  const std::vector<uint8_t>* row_valid) {
+                  const std::vector<uint8_t>* row_valid, bool synced = false) {
   if (x.ndim() < 2)
     throw ShapeError("[batch_norm] x has shape " + shape_str(x.shape()) +
                      "; expected [batch, seq_len, d] (at least 2 dims)");
@@ -74,6 +75,7 @@ Layout check_args(const Tensor& x, const Tensor* weight, const Tensor* bias,
       l.block_row.clear();
     }
   }
+  if (synced) return l;  // the row count that matters is the ranks' total (checked after the sum)
   if (training && l.n_real == 0)
     throw ShapeError(row_valid ? "[batch_norm] row_valid marks all " + std::to_string(l.rows) +
                                      " rows of x " + shape_str(x.shape()) +
@@ -241,6 +243,65 @@ void backward_block(int64_t n_real, int64_t d, float eps, bool training, const f
 
 const Tensor* value_or_null(const Var& v) { return v ? &v->value : nullptr; }
 
+// SyncBatchNorm: statistics over the real rows of every rank. Each rank sums Σx and Σx² per
+// feature (float64) and its row count, the ranks add them up, and the mean and biased variance
+// follow; the block is then normalised with them as given statistics. Returns the ranks' rows.
+int64_t synced_stats(const Layout& l, const float* x, Communicator& comm, float* mean, float* var) {
+  const int64_t d = l.d;
+  std::vector<double> sums(static_cast<size_t>(2 * d + 1), 0.0);
+  for (int64_t i = 0; i < l.rows; ++i) {
+    if (l.masked && l.block_row[i] < 0) continue;
+    const float* row = x + i * d;
+    for (int64_t j = 0; j < d; ++j) {
+      sums[j] += row[j];
+      sums[d + j] += static_cast<double>(row[j]) * row[j];
+    }
+  }
+  sums[2 * d] = static_cast<double>(l.n_real);
+  comm.sum(sums.data(), 2 * d + 1);
+  const auto n = static_cast<int64_t>(sums[2 * d]);
+  if (n < 2)
+    throw ShapeError("[batch_norm] " + std::to_string(n) + " real rows over all " + std::to_string(comm.size()) +
+                     " ranks: training statistics need at least 2; use a larger batch");
+  for (int64_t j = 0; j < d; ++j) {
+    const double m = sums[j] / static_cast<double>(n);
+    mean[j] = static_cast<float>(m);
+    var[j] = static_cast<float>(std::max(0.0, sums[d + j] / static_cast<double>(n) - m * m));
+  }
+  return n;
+}
+
+// The SyncBatchNorm backward on a contiguous [N, d] block, given dy and the block's own part of
+// the statistics' gradient: dx = w/σ · (dy − Σ_all dy / n − x̂ · Σ_all dy·x̂ / n), with the sums
+// over every rank's real rows (n of them). dweight = Σ dy·x̂ and dbias = Σ dy over this rank's rows
+// only: the parameters' gradients are summed across ranks with all the others.
+void synced_backward_block(int64_t n_local, int64_t d, int64_t n_all, float eps, const float* weight,
+                           const float* src, const float* mean, const float* var, const float* diff_dst,
+                           float* diff_src, float* dweight, float* dbias, Communicator& comm) {
+  std::vector<double> sums(static_cast<size_t>(2 * d), 0.0);  // Σ dy, Σ dy·x̂
+  std::vector<double> inv_std(static_cast<size_t>(d));
+  for (int64_t j = 0; j < d; ++j) inv_std[j] = 1.0 / std::sqrt(static_cast<double>(var[j]) + eps);
+  for (int64_t i = 0; i < n_local; ++i)
+    for (int64_t j = 0; j < d; ++j) {
+      const double dy = diff_dst[i * d + j], xhat = (src[i * d + j] - mean[j]) * inv_std[j];
+      sums[j] += dy;
+      sums[d + j] += dy * xhat;
+    }
+  for (int64_t j = 0; j < d; ++j) {
+    if (dbias) dbias[j] = static_cast<float>(sums[j]);
+    if (dweight) dweight[j] = static_cast<float>(sums[d + j]);
+  }
+  comm.sum(sums.data(), 2 * d);
+  const double inv_n = 1.0 / static_cast<double>(n_all);
+  for (int64_t i = 0; i < n_local; ++i)
+    for (int64_t j = 0; j < d; ++j) {
+      const double xhat = (src[i * d + j] - mean[j]) * inv_std[j];
+      const double w = weight ? weight[j] : 1.0;
+      diff_src[i * d + j] = static_cast<float>(w * inv_std[j] *
+                                               (diff_dst[i * d + j] - sums[j] * inv_n - xhat * sums[d + j] * inv_n));
+    }
+}
+
 }  // namespace
 
 BatchNormState batch_norm_state(int64_t d_model, double momentum, double eps) {
@@ -255,9 +316,11 @@ BatchNormState batch_norm_state(int64_t d_model, double momentum, double eps) {
 }
 
 Var batch_norm(Tape& tape, const Var& x, const Var& weight, const Var& bias,
-               BatchNormState& state, bool training, const std::vector<uint8_t>* row_valid) {
+               BatchNormState& state, bool training, const std::vector<uint8_t>* row_valid,
+               Communicator* ranks) {
+  const bool synced = training && ranks && ranks->size() > 1;
   Layout l = check_args(x->value, value_or_null(weight), value_or_null(bias), state, training,
-                        row_valid);
+                        row_valid, synced);
   const int64_t d = l.d, n_real = l.n_real;
   const float eps = static_cast<float>(state.eps);
   const float* wp = weight ? weight->value.data() : nullptr;
@@ -274,24 +337,27 @@ Var batch_norm(Tape& tape, const Var& x, const Var& weight, const Var& bias,
     mean = state.running_mean.clone();
     var = state.running_var.clone();
   }
+  // Synced: the statistics of every rank's rows, then a normalisation with them as given ones.
+  const int64_t n_stats = synced ? synced_stats(l, x->value.data(), *ranks, mean.data(), var.data()) : n_real;
+  const bool own_stats = training && !synced;
   if (n_real == 0) {
-    y.zero();  // eval with everything padded: defined (all zeros), nothing to normalise
+    y.zero();  // eval with everything padded (or a synced rank without rows): defined (all zeros), nothing to normalise
   } else if (!l.masked) {
-    forward_block(n_real, d, eps, training, wp, bp, x->value.data(), y.data(), mean.data(),
+    forward_block(n_real, d, eps, own_stats, wp, bp, x->value.data(), y.data(), mean.data(),
                   var.data());
   } else {
     // Sized for all rows, not N: the memory pool caches by exact size, and N changes with every
     // mask, so an [N, d] buffer would leave a new cached block behind at each step.
     Tensor block = Tensor::empty({l.rows, d});
     gather_rows(l, x->value.data(), block.data());
-    forward_block(n_real, d, eps, training, wp, bp, block.data(), block.data(), mean.data(),
+    forward_block(n_real, d, eps, own_stats, wp, bp, block.data(), block.data(), mean.data(),
                   var.data());
     scatter_rows(l, block.data(), y.data());
   }
 
   if (training) {
     const double m = state.momentum;
-    const double unbias = static_cast<double>(n_real) / static_cast<double>(n_real - 1);
+    const double unbias = static_cast<double>(n_stats) / static_cast<double>(n_stats - 1);
     float* rm = state.running_mean.data();
     float* rv = state.running_var.data();
     const float* bm = mean.data();
@@ -303,11 +369,12 @@ Var batch_norm(Tape& tape, const Var& x, const Var& weight, const Var& bias,
   }
 
   Var result = make_var(std::move(y));
-  if (!tape.needs_grad({&x, &weight, &bias}) || n_real == 0) return result;
+  // A synced rank without real rows still takes part in the backward's sum across ranks.
+  if (!tape.needs_grad({&x, &weight, &bias}) || (n_real == 0 && !synced)) return result;
   result->requires_grad = true;
   // The row maps are rows long: share them with the closure rather than copy.
   auto layout = std::make_shared<const Layout>(std::move(l));
-  tape.record([x, weight, bias, result, mean, var, layout, eps, training]() {
+  tape.record([x, weight, bias, result, mean, var, layout, eps, training, synced, n_stats, ranks]() {
     if (!result->has_grad()) return;
     const Layout& l = *layout;
     const int64_t d = l.d, n_real = l.n_real;
@@ -329,16 +396,24 @@ Var batch_norm(Tape& tape, const Var& x, const Var& weight, const Var& bias,
         discard = Tensor::empty(x->value.shape());
         dxp = discard.data();
       }
-      backward_block(n_real, d, eps, training, wp, bp, x->value.data(), mean.data(),
-                     var.data(), result->grad.data(), dxp, dwp, dbp);
+      if (synced)
+        synced_backward_block(n_real, d, n_stats, eps, wp, x->value.data(), mean.data(), var.data(),
+                              result->grad.data(), dxp, dwp, dbp, *ranks);
+      else
+        backward_block(n_real, d, eps, training, wp, bp, x->value.data(), mean.data(),
+                       var.data(), result->grad.data(), dxp, dwp, dbp);
       if (sink) sink->commit();
     } else {
       Tensor src = Tensor::empty({l.rows, d});  // all rows: see the forward's block
       Tensor diff = Tensor::empty({l.rows, d});
       gather_rows(l, x->value.data(), src.data());
       gather_rows(l, result->grad.data(), diff.data());
-      backward_block(n_real, d, eps, training, wp, bp, src.data(), mean.data(),
-                     var.data(), diff.data(), diff.data(), dwp, dbp);
+      if (synced)
+        synced_backward_block(n_real, d, n_stats, eps, wp, src.data(), mean.data(), var.data(), diff.data(),
+                              diff.data(), dwp, dbp, *ranks);
+      else
+        backward_block(n_real, d, eps, training, wp, bp, src.data(), mean.data(),
+                       var.data(), diff.data(), diff.data(), dwp, dbp);
       if (x->requires_grad) {
         GradSink sink(x);
         scatter_rows(l, diff.data(), sink.data());

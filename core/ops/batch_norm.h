@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/autograd/tape.h"
+#include "core/comm/communicator.h"
 
 namespace tn {
 
@@ -42,8 +43,15 @@ BatchNormState batch_norm_state(int64_t d_model, double momentum = 0.1, double e
 /// Runs on oneDNN's batch_normalization primitives (f32; the [N, d] block as {N, d, 1, 1} nhwc,
 /// which is what oneDNN 2.6 JIT-compiles). Statistics accumulate in f32 inside oneDNN: at
 /// N = 65536 rows the batch variance is within ~2e-5 (relative) of a float64 reference.
+/// ranks (SyncBatchNorm, as the official LRA code trains): with more than one rank, training
+///   statistics are those of the real rows of every rank (their sums combined, in float64), the
+///   running statistics take the ranks' total row count, a rank may hold 0 or 1 of the rows (2 in
+///   all are needed), and the backward combines Σ dy and Σ dy·x̂ across ranks; dweight and dbias
+///   stay this rank's part (the gradient sum across ranks adds them up). Every rank must call it
+///   in the same order. Null or one rank: this process's rows alone.
 Var batch_norm(Tape& tape, const Var& x, const Var& weight, const Var& bias,
-               BatchNormState& state, bool training, const std::vector<uint8_t>* row_valid);
+               BatchNormState& state, bool training, const std::vector<uint8_t>* row_valid,
+               Communicator* ranks = nullptr);
 
 /// Reference forward (float64 accumulation, unthreaded; tests only): the y batch_norm returns, without
 /// touching the state. When training and batch_mean/batch_var are non-null they receive the batch

@@ -143,11 +143,6 @@ Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<
 
 void Run::join_ranks() {
   if (comm_.size() == 1) return;
-  for (const auto& [name, var] : model_->params().entries())
-    if (model_->params().is_buffer(name) && name.ends_with(".running_mean"))
-      throw ConfigError(spec_.path + ": BatchNorm (" + name.substr(0, name.size() - 13) +
-                        ") does not yet synchronise its statistics across ranks; train this model in one "
-                        "process (without mpirun), or use another norm");
   task_->shard(comm_.rank(), comm_.size());
   for (const auto& [name, var] : model_->params().entries())
     comm_.broadcast(var->value.data(), var->value.numel(), 0);

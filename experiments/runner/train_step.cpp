@@ -38,19 +38,27 @@ StepResult TrainStep::run(const Objective& objective, const std::vector<std::uni
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return r;
   };
-  int64_t totals[2] = {0, 0};  // targets, positions: of this rank, then of all ranks
-  for (const auto& b : batches) {
-    totals[0] += b->targets();
-    totals[1] += b->positions();
+  // Targets, positions, then per batch the ranks whose part is empty: of this rank, then summed.
+  std::vector<int64_t>& counts = counts_;
+  counts.assign(2 + batches.size(), 0);
+  for (size_t i = 0; i < batches.size(); ++i) {
+    counts[0] += batches[i]->targets();
+    counts[1] += batches[i]->positions();
+    counts[2 + i] = batches[i]->targets() == 0 && batches[i]->positions() == 0 ? 1 : 0;
   }
-  comm_.sum(totals, 2);
-  r.targets = totals[0];
-  r.positions = totals[1];
+  comm_.sum(counts.data(), static_cast<int64_t>(counts.size()));
+  r.targets = counts[0];
+  r.positions = counts[1];
   model_.params().zero_grad();
   double loss_state[2] = {0, 0};  // loss sum, non-finite: of this rank, then of all ranks
-  for (const auto& b : batches) {
+  for (size_t i = 0; i < batches.size(); ++i) {
+    const Batch* b = batches[i].get();
     if (b->targets() == 0 && b->positions() == 0) continue;
     ForwardContext ctx{tape, true, dropout_rng_, nullptr, probe};
+    // BatchNorm combines its statistics across ranks unless some rank has no part of this batch
+    // (a batch with fewer examples than ranks): that rank makes no forward, so the others keep to
+    // their own rows rather than wait for it.
+    if (comm_.size() > 1 && counts[2 + i] == 0) ctx.batch_stats_ranks = &comm_;
     BatchLoss loss = objective.loss(ctx, model_, *b);
     if (!std::isfinite(loss.sum)) {
       tape.clear();

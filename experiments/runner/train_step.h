@@ -69,6 +69,7 @@ class TrainStep {
   double clip_norm_;
   int64_t update_freq_;
   Communicator& comm_;
+  std::vector<int64_t> counts_;  // the step's counts summed across ranks (kept: no allocation per step)
   std::unique_ptr<GradAllreduce> grad_sum_;  // with more than one rank
   Rng dropout_rng_;
 };

@@ -32,7 +32,8 @@ Var Norm::forward(ForwardContext& ctx, const Var& x) {
     case NormKind::RMSNorm: return rms_norm(ctx.tape, x, weight_);
     case NormKind::LayerNorm: return layer_norm(ctx.tape, x, weight_, bias_);
     case NormKind::BatchNorm:
-      return batch_norm(ctx.tape, x, weight_, bias_, batch_state_, ctx.training, ctx.key_valid);
+      return batch_norm(ctx.tape, x, weight_, bias_, batch_state_, ctx.training, ctx.key_valid,
+                        ctx.batch_stats_ranks);
   }
   return x;
 }

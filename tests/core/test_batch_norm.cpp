@@ -19,6 +19,7 @@
 #include "core/error.h"
 #include "core/ops/batch_norm.h"
 #include "core/rng.h"
+#include "tests/core/twin_ranks.h"
 
 using namespace tn;
 
@@ -347,4 +348,58 @@ TEST_CASE("batch_norm errors: empty mask, a single real row, bad shapes") {
   Var y1 = batch_norm(tape, x, nullptr, nullptr, state, false, &one);
   CHECK(std::isfinite(y1->value.data()[4]));
   tape.clear();
+}
+
+TEST_CASE("batch_norm synced across ranks (SyncBatchNorm): identical ranks give one rank's values, over their total rows") {
+  // Two ranks holding the same rows: the combined statistics are this rank's, the running variance
+  // is unbiased over 2N rows, and Σ dy, Σ dy·x̂ over 2N rows divided by 2N give the one-rank dx; the
+  // parameters' gradients stay this rank's part. A slip between this rank's count and the total
+  // would show as a factor of 2.
+  for (bool masked : {false, true}) {
+    Rng rng(7);
+    const int64_t batch = 3, seq_len = 5, d = 17;
+    Var x = param({batch, seq_len, d}, rng, 1.5, 3.0);
+    Var w = param({d}, rng), b = param({d}, rng);
+    std::vector<uint8_t> mask = random_mask(batch * seq_len, rng, 0.3);
+    const std::vector<uint8_t>* rv = masked ? &mask : nullptr;
+    BatchNormState state = batch_norm_state(d);
+    const BatchNormState before{state.running_mean.clone(), state.running_var.clone(), state.momentum, state.eps};
+    Tensor want_mean, want_var;
+    const Tensor want_y = batch_norm_forward_naive(x->value, &w->value, &b->value, before, true, rv, &want_mean, &want_var);
+    test::TwinRanks twins(2);
+    Tape tape;
+    Var y = batch_norm(tape, x, w, b, state, true, rv, &twins);
+    INFO("masked " << masked);
+    CHECK(max_err(y->value, want_y) < kNaive);
+    int64_t n_real = 0;
+    for (int64_t i = 0; i < batch * seq_len; ++i) n_real += !rv || mask[i];
+    const double n_all = 2.0 * static_cast<double>(n_real);
+    for (int64_t j = 0; j < d; ++j) {
+      CHECK(state.running_mean.data()[j] == doctest::Approx(0.1 * want_mean.data()[j]).epsilon(1e-5));
+      CHECK(state.running_var.data()[j] ==
+            doctest::Approx(0.9 + 0.1 * want_var.data()[j] * n_all / (n_all - 1.0)).epsilon(1e-5));
+    }
+    Tensor dy = randn(x->value.shape(), rng);
+    Var loss = weighted_sum(tape, y, dy);
+    tape.backward(loss);
+    const BatchNormGrads want = batch_norm_backward_naive(x->value, dy, &w->value, before, true, rv);
+    CHECK(max_err(x->grad, want.dx) < kNaive);
+    CHECK(max_err(w->grad, want.dweight) < kNaive);
+    CHECK(max_err(b->grad, want.dbias) < kNaive);
+  }
+}
+
+TEST_CASE("batch_norm synced: a rank may hold a single real row, the total must reach 2") {
+  Rng rng(8);
+  const int64_t d = 4;
+  Var x = param({1, 3, d}, rng);
+  const std::vector<uint8_t> one_row{0, 1, 0};
+  BatchNormState state = batch_norm_state(d);
+  test::TwinRanks twins(2);
+  Tape tape;
+  Var y = batch_norm(tape, x, nullptr, nullptr, state, true, &one_row, &twins);  // 2 rows in all: fine
+  // Two identical rows: mean = the row, variance 0; the real row normalises to 0, padding is 0.
+  for (int64_t i = 0; i < 3 * d; ++i) CHECK(y->value.data()[i] == doctest::Approx(0.0).epsilon(1e-6));
+  test::TwinRanks alone(1);
+  CHECK_THROWS_AS(batch_norm(tape, x, nullptr, nullptr, state, true, &one_row, &alone), ShapeError);
 }

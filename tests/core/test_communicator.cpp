@@ -7,37 +7,11 @@
 
 #include "core/comm/communicator.h"
 #include "core/comm/grad_allreduce.h"
+#include "tests/core/twin_ranks.h"
 
 using namespace tn;
 
-namespace {
-
-/// `ranks` ranks holding the same values: a sum multiplies by `ranks`. Records each call's size.
-class TwinRanks final : public Communicator {
- public:
-  explicit TwinRanks(int ranks) : ranks_(ranks) {}
-  int rank() const override { return 0; }
-  int size() const override { return ranks_; }
-  void sum(float* d, int64_t n) override { scale(d, n); }
-  void sum(double* d, int64_t n) override { scale(d, n); }
-  void sum(int64_t* d, int64_t n) override { scale(d, n); }
-  void max(int64_t*, int64_t) override {}
-  void broadcast(float*, int64_t, int) override {}
-  void broadcast(std::string&, int) override {}
-  std::vector<std::string> gather(const std::string& b, int) override { return std::vector<std::string>(ranks_, b); }
-  void barrier() override {}
-  std::vector<int64_t> float_calls;
-
- private:
-  template <class T>
-  void scale(T* d, int64_t n) {
-    if constexpr (std::is_same_v<T, float>) float_calls.push_back(n);
-    for (int64_t i = 0; i < n; ++i) d[i] *= static_cast<T>(ranks_);
-  }
-  int ranks_;
-};
-
-}  // namespace
+using tn::test::TwinRanks;
 
 TEST_CASE("comm: a plain process is a world of one, and sums leave the data as it is") {
   Communicator& w = world();
