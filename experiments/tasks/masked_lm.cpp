@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/comm/communicator.h"
 #include "core/progress.h"
 #include "core/error.h"
 #include "data/batching/lm_blocks.h"
@@ -81,18 +82,24 @@ Metrics MaskedLmTask::evaluate(TransNormerModel& model, const std::string& split
   ForwardContext ctx{tape, false, rng, nullptr};
   MlmTaskBatch batch;
   std::vector<int64_t> ids;
-  double sum = 0;
-  int64_t tokens = 0;
-  Progress progress("evaluating", "samples", samples.count());
-  for (int64_t first = 0; first < samples.count(); first += batch_size) {
-    progress.advance(first);
+  // Each rank a contiguous share of the samples (each sample's mask is a function of its id, so
+  // the shares do not change it); the sums are added up across ranks.
+  Communicator& ranks = world();
+  const int64_t n = samples.count(), begin = n * ranks.rank() / ranks.size(), end = n * (ranks.rank() + 1) / ranks.size();
+  double sums[2] = {0, 0};  // Σ loss, masked tokens
+  Progress progress("evaluating", "samples", end - begin);
+  for (int64_t first = begin; first < end; first += batch_size) {
+    progress.advance(first - begin);
     ids.clear();
-    for (int64_t i = first; i < std::min(samples.count(), first + batch_size); ++i) ids.push_back(i);
+    for (int64_t i = first; i < std::min(end, first + batch_size); ++i) ids.push_back(i);
     make_mlm_batch(samples, ids, masking_, kEvalMaskSeed, kValidMaskEpoch, pad_, batch.data);
     const BatchLoss l = objective_.loss(ctx, model, batch);
-    sum += l.sum;
-    tokens += l.count;
+    sums[0] += l.sum;
+    sums[1] += static_cast<double>(l.count);
   }
+  ranks.sum(sums, 2);
+  const double sum = sums[0];
+  const auto tokens = static_cast<int64_t>(sums[1]);
   Metrics m;
   m.set("loss", sum / static_cast<double>(tokens));
   m.set("ppl", std::exp(sum / static_cast<double>(tokens)));

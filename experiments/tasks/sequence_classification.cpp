@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 
+#include "core/comm/communicator.h"
 #include "core/progress.h"
 #include "core/error.h"
 #include "core/io/atomic_file.h"
@@ -154,10 +155,16 @@ SequenceClassificationTask::Outputs SequenceClassificationTask::run_split(TransN
   out.logits.assign(split.size() * out.width, 0.0f);
   double loss_sum = 0;
   SequenceBatch batch;
+  // With several ranks each takes every size-th batch (the batches are sorted by length, so the
+  // shares cost alike) and the logits, zero elsewhere, and the loss sums are added up.
+  Communicator& ranks = world();
+  const std::vector<std::vector<int64_t>> batches = eval_batches(split.lengths, {.max_sentences = batch_size});
   Progress progress("evaluating", "examples", static_cast<int64_t>(split.size()));
   int64_t done = 0;
-  for (const std::vector<int64_t>& ids : eval_batches(split.lengths, {.max_sentences = batch_size})) {
-    progress.advance(done);
+  for (size_t k = 0; k < batches.size(); ++k) {
+    const std::vector<int64_t>& ids = batches[k];
+    if (static_cast<int>(k % static_cast<size_t>(ranks.size())) != ranks.rank()) continue;
+    progress.advance(done * ranks.size());
     done += static_cast<int64_t>(ids.size());
     make_sequence_batch(split, ids, target_.regression, pad_, batch);
     Var logits = sequence_logits(ctx, model, batch);
@@ -168,6 +175,10 @@ SequenceClassificationTask::Outputs SequenceClassificationTask::run_split(TransN
       const LmLoss l = target_.regression ? mse_loss(tape, logits, batch.scores) : cross_entropy(tape, logits, batch.labels);
       loss_sum += l.sum_nll;
     }
+  }
+  if (ranks.size() > 1) {
+    ranks.sum(out.logits.data(), static_cast<int64_t>(out.logits.size()));
+    ranks.sum(&loss_sum, 1);
   }
   if (split.labelled) out.loss = loss_sum / static_cast<double>(split.size());
   return out;
