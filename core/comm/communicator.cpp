@@ -59,7 +59,16 @@ void finalize_mpi_world() {}
 #endif
 
 void start_world(int* argc, char*** argv) {
-  if (!launched_by_mpi()) return;
+  if (!launched_by_mpi()) {
+    // `srun -n N` without --mpi=pmix starts N copies that know nothing of each other: each would
+    // run the whole command and write the same files.
+    const char* step_tasks = std::getenv("SLURM_STEP_NUM_TASKS");
+    if (step_tasks && std::atoi(step_tasks) > 1)
+      throw ConfigError("srun started " + std::string(step_tasks) +
+                        " copies of transnormer without MPI, which would each write the same outputs; start them "
+                        "with `srun --mpi=pmix` (data-parallel training), or with -n 1");
+    return;
+  }
   if (!built_with_mpi()) {
     if (launcher_world_size() > 1)
       throw ConfigError("an MPI launcher started " + std::to_string(launcher_world_size()) +

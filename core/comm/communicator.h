@@ -45,7 +45,8 @@ bool launched_by_mpi();
 
 /// Joins the MPI world when an MPI launcher started this process; a plain process stays a world
 /// of one (no MPI start-up cost). Throws ConfigError when a launcher started several ranks but
-/// this build has no MPI (the message says how to build with it).
+/// this build has no MPI (the message says how to build with it), or when `srun -n N` started N
+/// copies without MPI (SLURM_STEP_NUM_TASKS > 1: they would share their outputs).
 void start_world(int* argc, char*** argv);
 
 /// Leaves the MPI world after a clean end (MPI_Finalize); does nothing for a world of one. Not

@@ -3,10 +3,12 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 #include "core/comm/communicator.h"
 #include "core/comm/grad_allreduce.h"
+#include "core/error.h"
 #include "tests/core/twin_ranks.h"
 
 using namespace tn;
@@ -48,4 +50,17 @@ TEST_CASE("comm: gradients are summed in buckets of at most 4M floats, and a par
   // Calls: bucket {3M}, then the 5M parameter in place as 4M + 1M, then bucket {2M, 100}.
   CHECK(twins.float_calls == std::vector<int64_t>{int64_t{3} << 20, int64_t{4} << 20, int64_t{1} << 20, (int64_t{2} << 20) + 100});
   for (int64_t n : twins.float_calls) CHECK(n <= Communicator::kMaxSumFloats);
+}
+
+TEST_CASE("comm: srun -n 2 without MPI is refused, since both copies would write the same outputs") {
+  ::setenv("SLURM_STEP_NUM_TASKS", "2", 1);
+  int argc = 1;
+  char name[] = "transnormer";
+  char* args[] = {name, nullptr};
+  char** argv = args;
+  CHECK_THROWS_WITH_AS(start_world(&argc, &argv), doctest::Contains("srun --mpi=pmix"), ConfigError);
+  ::setenv("SLURM_STEP_NUM_TASKS", "1", 1);  // one task of a step: a plain process
+  CHECK_NOTHROW(start_world(&argc, &argv));
+  CHECK(world().size() == 1);
+  ::unsetenv("SLURM_STEP_NUM_TASKS");
 }
