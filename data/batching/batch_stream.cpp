@@ -3,6 +3,7 @@
 #include <numeric>
 #include <utility>
 
+#include "core/comm/share.h"
 #include "core/error.h"
 #include "core/rng.h"
 
@@ -51,7 +52,8 @@ void BatchStream::next(std::vector<int64_t>& ids) {
   if (batch_ >= static_cast<int64_t>(plan_.size())) start_epoch(epoch_ + 1);
   const std::vector<int64_t>& global = plan_[batch_++];
   const auto len = static_cast<int64_t>(global.size());
-  ids.assign(global.begin() + rank_ * len / world_, global.begin() + (rank_ + 1) * len / world_);
+  const Share part = share_of(len, rank_, world_);
+  ids.assign(global.begin() + part.begin, global.begin() + part.end);
   position_ += len;
 }
 

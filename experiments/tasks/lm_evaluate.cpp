@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/comm/communicator.h"
+#include "core/comm/share.h"
 #include "core/error.h"
 #include "core/progress.h"
 #include "data/batching/lm_blocks.h"
@@ -21,7 +22,7 @@ LmEval evaluate_lm(TransNormerModel& model, const std::vector<int32_t>& stream, 
   double sums[2] = {0.0, 0.0};  // Σ NLL, targets: of this rank's blocks, then of all
   std::vector<int64_t> ids;
   // This rank's contiguous share of the blocks (all of them in one process).
-  const int64_t n = blocks.count(), begin = n * comm.rank() / comm.size(), end = n * (comm.rank() + 1) / comm.size();
+  const auto [begin, end] = share_of(blocks.count(), comm.rank(), comm.size());
   Progress progress("evaluating", "sequences", end - begin);
   for (int64_t first = begin; first < end; first += batch_size) {
     progress.advance(first - begin);

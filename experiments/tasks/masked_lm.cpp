@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/comm/communicator.h"
+#include "core/comm/share.h"
 #include "core/progress.h"
 #include "core/error.h"
 #include "data/batching/lm_blocks.h"
@@ -85,7 +86,7 @@ Metrics MaskedLmTask::evaluate(TransNormerModel& model, const std::string& split
   // Each rank a contiguous share of the samples (each sample's mask is a function of its id, so
   // the shares do not change it); the sums are added up across ranks.
   Communicator& ranks = world();
-  const int64_t n = samples.count(), begin = n * ranks.rank() / ranks.size(), end = n * (ranks.rank() + 1) / ranks.size();
+  const auto [begin, end] = share_of(samples.count(), ranks.rank(), ranks.size());
   double sums[2] = {0, 0};  // Σ loss, masked tokens
   Progress progress("evaluating", "samples", end - begin);
   for (int64_t first = begin; first < end; first += batch_size) {

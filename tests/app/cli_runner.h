@@ -25,19 +25,37 @@ inline std::string slurp(const std::string& path) {
   return s.str();
 }
 
-/// Runs `transnormer <args>` (args already shell-quoted) with TRANSNORMER_DATA set to the tests'
-/// data root and 2 threads.
-inline CliResult run_cli(const std::string& args, const std::string& scratch) {
-  std::filesystem::create_directories(scratch);
-  const std::string out = scratch + "/stdout.txt", err = scratch + "/stderr.txt";
-  const std::string cmd = "TRANSNORMER_DATA='" + data_root() + "' OMP_NUM_THREADS=2 '" + binary() +
-                          "' " + args + " > '" + out + "' 2> '" + err + "' < /dev/null";
+/// Runs the shell command line `command` (with its environment assignments) with stdout and
+/// stderr in the files `out` and `err` and no stdin; its exit code (128 + signal when a signal
+/// ended it) and output.
+inline CliResult run_command_line(const std::string& command, const std::string& out, const std::string& err) {
+  const std::string cmd = command + " > '" + out + "' 2> '" + err + "' < /dev/null";
   const int status = std::system(cmd.c_str());
   CliResult r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   r.out = slurp(out);
   r.err = slurp(err);
   return r;
+}
+
+/// Starts the shell command line `command` in the background (exec'd, so its pid is the
+/// command's), with stdout and stderr in `out` and `err` and no stdin; its pid.
+inline pid_t spawn_command_line(const std::string& command, const std::string& out, const std::string& err) {
+  const std::string cmd = "exec " + command + " > '" + out + "' 2> '" + err + "' < /dev/null";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  return pid;
+}
+
+/// Runs `transnormer <args>` (args already shell-quoted) with TRANSNORMER_DATA set to the tests'
+/// data root and 2 threads.
+inline CliResult run_cli(const std::string& args, const std::string& scratch) {
+  std::filesystem::create_directories(scratch);
+  return run_command_line("TRANSNORMER_DATA='" + data_root() + "' OMP_NUM_THREADS=2 '" + binary() + "' " + args,
+                          scratch + "/stdout.txt", scratch + "/stderr.txt");
 }
 
 /// A `transnormer <args>` started in the background (run_cli's environment and redirections).
@@ -51,13 +69,8 @@ inline CliChild spawn_cli(const std::string& args, const std::string& scratch, c
   CliChild c;
   c.out = scratch + "/" + tag + ".stdout.txt";
   c.err = scratch + "/" + tag + ".stderr.txt";
-  const std::string cmd = "exec env TRANSNORMER_DATA='" + data_root() + "' OMP_NUM_THREADS=2 '" + binary() + "' " +
-                          args + " > '" + c.out + "' 2> '" + c.err + "' < /dev/null";
-  c.pid = ::fork();
-  if (c.pid == 0) {
-    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
+  c.pid = spawn_command_line("env TRANSNORMER_DATA='" + data_root() + "' OMP_NUM_THREADS=2 '" + binary() + "' " + args,
+                             c.out, c.err);
   return c;
 }
 

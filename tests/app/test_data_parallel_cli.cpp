@@ -25,6 +25,8 @@ using json = nlohmann::json;
 
 namespace {
 
+constexpr const char* kAllowRoot = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ";
+
 bool have_mpirun() { return std::system("command -v mpirun > /dev/null 2>&1") == 0; }
 
 /// `mpirun -np N transnormer <args>` as root or not, one thread per rank, with the tests' data root.
@@ -33,30 +35,41 @@ std::string mpi_args(int ranks, const std::string& args) {
          " -x OMP_NUM_THREADS=1 -x TRANSNORMER_DATA='" + data_root() + "' '" + binary() + "' " + args;
 }
 
-/// Runs a shell command line with mpirun's root permission variables; exit code and output.
-CliResult run_shell(const std::string& command, const std::string& scratch, const std::string& tag = "mpi") {
+/// Runs `mpi_command` (from mpi_args) with mpirun's root permission variables; exit code and output.
+CliResult run_shell(const std::string& mpi_command, const std::string& scratch, const std::string& tag = "mpi") {
   std::filesystem::create_directories(scratch);
-  const std::string out = scratch + "/" + tag + ".stdout.txt", err = scratch + "/" + tag + ".stderr.txt";
-  const std::string cmd = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " + command + " > '" + out +
-                          "' 2> '" + err + "' < /dev/null";
-  const int status = std::system(cmd.c_str());
-  CliResult r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
+  return run_command_line(std::string(kAllowRoot) + mpi_command, scratch + "/" + tag + ".stdout.txt",
+                          scratch + "/" + tag + ".stderr.txt");
 }
 
-/// Starts `command` in the background (run_shell's environment); its pid.
-pid_t spawn_shell(const std::string& command, const std::string& scratch, const std::string& tag) {
-  const std::string cmd = "exec env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " + command + " > '" +
-                          scratch + "/" + tag + ".stdout.txt' 2> '" + scratch + "/" + tag + ".stderr.txt' < /dev/null";
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
+/// Starts `mpi_command` in the background (run_shell's environment); its pid.
+pid_t spawn_shell(const std::string& mpi_command, const std::string& scratch, const std::string& tag) {
+  return spawn_command_line("env " + std::string(kAllowRoot) + mpi_command, scratch + "/" + tag + ".stdout.txt",
+                            scratch + "/" + tag + ".stderr.txt");
+}
+
+/// Trains `args` + DIR/one in one process and `args` + DIR/two on 2 ranks; both must succeed.
+/// Returns the 2-rank run's result.
+CliResult train_one_and_two(const std::string& args, const std::string& dir) {
+  const CliResult one = run_cli(args + dir + "/one", dir);
+  INFO(one.err);
+  REQUIRE(one.code == 0);
+  const CliResult two = run_shell(mpi_args(2, args + dir + "/two"), dir);
+  INFO(two.err);
+  REQUIRE(two.code == 0);
+  return two;
+}
+
+/// Checks that DIR/one and DIR/two logged `steps` training losses, each pair within `relative`.
+void check_losses_agree(const std::string& dir, size_t steps, double relative) {
+  const auto a = train_losses(slurp(dir + "/one/metrics.jsonl"));
+  const auto b = train_losses(slurp(dir + "/two/metrics.jsonl"));
+  REQUIRE(a.size() == steps);
+  REQUIRE(b.size() == steps);
+  for (size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].first == b[i].first);
+    CHECK(std::fabs(a[i].second - b[i].second) <= relative * std::fabs(a[i].second));
   }
-  return pid;
 }
 
 /// The pid of rank `rank` among the processes whose command line mentions `marker` (0: none yet).
@@ -111,22 +124,9 @@ TEST_CASE("cli mpi: 2 ranks train as one process with the same global batch, and
   const std::string spec = dir + "/tiny.yaml";
   write_text(spec, tiny_spec(dir));
   const std::string args = "train " + spec + " --set model.dropout=0 --set train.max_steps=20 --set train.log_every=1 --threads 1 --out ";
-  const CliResult one = run_cli(args + dir + "/one", dir);
-  INFO(one.err);
-  REQUIRE(one.code == 0);
-  const CliResult two = run_shell(mpi_args(2, args + dir + "/two"), dir);
-  INFO(two.err);
-  REQUIRE(two.code == 0);
-
+  const CliResult two = train_one_and_two(args, dir);
   // The loss of every step, over the same 4 sequences split 2 + 2, agrees to float-sum order.
-  const auto a = train_losses(slurp(dir + "/one/metrics.jsonl"));
-  const auto b = train_losses(slurp(dir + "/two/metrics.jsonl"));
-  REQUIRE(a.size() == 20);
-  REQUIRE(b.size() == 20);
-  for (size_t i = 0; i < a.size(); ++i) {
-    CHECK(a[i].first == b[i].first);
-    CHECK(std::fabs(a[i].second - b[i].second) <= 1e-5 * std::fabs(a[i].second));
-  }
+  check_losses_agree(dir, 20, 1e-5);
   // After 20 AdamW updates (lr 3e-3) the weights differ by float reduction order only.
   CHECK(max_weight_difference(dir + "/one/checkpoint.safetensors", dir + "/two/checkpoint.safetensors") < 1e-3);
   const json sa = json::parse(slurp(dir + "/one/summary.json")), sb = json::parse(slurp(dir + "/two/summary.json"));
@@ -214,19 +214,10 @@ TEST_CASE("cli mpi: BatchNorm statistics are combined across ranks (SyncBatchNor
   const std::string args = "train " + spec +
                            " --set model.norm=batchnorm --set model.dropout=0 --set train.max_steps=20 --set train.log_every=1"
                            " --threads 1 --out ";
-  const CliResult one = run_cli(args + dir + "/one", dir);
-  INFO(one.err);
-  REQUIRE(one.code == 0);
-  const CliResult two = run_shell(mpi_args(2, args + dir + "/two"), dir);
-  INFO(two.err);
-  REQUIRE(two.code == 0);
+  train_one_and_two(args, dir);
   // With each rank's own statistics (2 sequences of 32 tokens instead of 4) the first loss would
   // already differ; combined, every step agrees to float-sum order.
-  const auto a = train_losses(slurp(dir + "/one/metrics.jsonl"));
-  const auto b = train_losses(slurp(dir + "/two/metrics.jsonl"));
-  REQUIRE(a.size() == 20);
-  REQUIRE(b.size() == 20);
-  for (size_t i = 0; i < a.size(); ++i) CHECK(std::fabs(a[i].second - b[i].second) <= 1e-5 * std::fabs(a[i].second));
+  check_losses_agree(dir, 20, 1e-5);
   // The running statistics (eval mode) follow the same global batches.
   const json sa = json::parse(slurp(dir + "/one/summary.json")), sb = json::parse(slurp(dir + "/two/summary.json"));
   CHECK(std::fabs(sa["test"]["loss"].get<double>() - sb["test"]["loss"].get<double>()) < 1e-4 * sa["test"]["loss"].get<double>());
@@ -264,17 +255,8 @@ TEST_CASE("cli mpi: an LRA ListOps encoder (BatchNorm, padded batches by length)
              "train: {batch_size: 8, max_steps: 16, seed: 5, log_every: 1, eval_every: 8, eval_batch_size: 5,\n"
              "        optimizer: {name: adamw, lr: 3e-3}}\n");
   const std::string args = "train " + dir + "/listops.yaml --threads 1 --out ";
-  const CliResult one = run_cli(args + dir + "/one", dir);
-  INFO(one.err);
-  REQUIRE(one.code == 0);
-  const CliResult two = run_shell(mpi_args(2, args + dir + "/two"), dir);
-  INFO(two.err);
-  REQUIRE(two.code == 0);
-  const auto a = train_losses(slurp(dir + "/one/metrics.jsonl"));
-  const auto b = train_losses(slurp(dir + "/two/metrics.jsonl"));
-  REQUIRE(a.size() == 16);
-  REQUIRE(b.size() == 16);
-  for (size_t i = 0; i < a.size(); ++i) CHECK(std::fabs(a[i].second - b[i].second) <= 1e-5 * std::fabs(a[i].second));
+  train_one_and_two(args, dir);
+  check_losses_agree(dir, 16, 1e-5);
   // Evaluation shared out (each rank every other batch of 5): the same 24 predictions and metrics.
   const json sa = json::parse(slurp(dir + "/one/summary.json")), sb = json::parse(slurp(dir + "/two/summary.json"));
   CHECK(sb["test"]["examples"] == 24);
