@@ -62,8 +62,8 @@ class Run {
   RunSummary summarize() const;
   /// train.max_steps, or the step train.patience stopped the run at.
   int64_t final_step() const { return done_.stopped_early ? done_.step : spec_.train.max_steps; }
-  /// Data parallelism: shards the task, refuses what one rank cannot share yet, and gives every
-  /// rank rank 0's weights. Nothing for one process.
+  /// Data parallelism: shards the task and gives every rank rank 0's weights. Nothing for one
+  /// process.
   void join_ranks();
   /// The signal that stops the run after this step on any rank (0: none); every rank gets the same.
   int64_t stop_signal() const;
@@ -195,12 +195,13 @@ void Run::save(int64_t step) {
   if (grad_stats_) done_.analysis = grad_stats_->state();
   done_.stream = task_->stream_state();
   done_.dropout_rng = step_->dropout_rng().state();
+  if (writer_) {  // the other ranks hold the same state; rank 0 alone writes it
+    const std::string state_path = run_->file(kTrainStateFile);
+    if (std::filesystem::exists(state_path)) std::filesystem::rename(state_path, run_->file(kPreviousTrainStateFile));
+    save_train_state(state_path, step_->optimizer(), done_);
+    save_checkpoint(run_->file("checkpoint.safetensors"), *model_, task_->vocabulary(), step);
+  }
   saved_step_ = step;
-  if (!writer_) return;
-  const std::string state_path = run_->file(kTrainStateFile);
-  if (std::filesystem::exists(state_path)) std::filesystem::rename(state_path, run_->file(kPreviousTrainStateFile));
-  save_train_state(state_path, step_->optimizer(), done_);
-  save_checkpoint(run_->file("checkpoint.safetensors"), *model_, task_->vocabulary(), step);
 }
 
 void Run::train_steps() {
