@@ -16,7 +16,7 @@ std::string& kept() {
 
 void keep_command_line(int argc, char** argv) {
   std::string line = argc > 0 ? std::filesystem::path(argv[0]).filename().string() : "transnormer";
-  for (int i = 1; i < argc; ++i) line += " " + shell_quote(argv[i]);
+  for (int i = 1; i < argc; ++i) line.append(" ").append(shell_quote(argv[i]));
   kept() = line;
 }
 

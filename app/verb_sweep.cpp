@@ -1,15 +1,19 @@
 // `transnormer sweep SWEEP.yaml|SPEC.yaml [--set key=value ...] [--grid key=v1,v2 ...] [--jobs N]
-//                   [--threads-per-job T] [--out DIR] [--dry-run] [--retry-failed] [--data-root DIR]`
-// Parses the arguments; experiments/sweeps does the rest (expansion, validation, child runs, sweep.json).
+//                   [--threads-per-job T] [--ranks-per-point R] [--launcher local|slurm]
+//                   [--slurm "sbatch options"] [--detach] [--out DIR] [--dry-run] [--retry-failed]
+//                   [--data-root DIR]`
+// Parses the arguments; experiments/sweeps does the rest (expansion, validation, launches, sweep.json).
 #include <filesystem>
 #include <iostream>
 #include <thread>
 
 #include "app/config_path.h"
 #include "app/verbs.h"
+#include "core/comm/communicator.h"
 #include "core/error.h"
 #include "core/process/stop_signal.h"
 #include "data/data_root.h"
+#include "experiments/sweeps/slurm_launcher.h"
 #include "experiments/sweeps/sweep_runner.h"
 #include "experiments/sweeps/sweep_spec.h"
 
@@ -19,7 +23,9 @@ struct SweepArgs {
   std::string file, out, data_root;
   int jobs = 2;  // docs/performance.md "Sweeps": small points gain more side by side than from threads
   int threads_per_job = 0;
-  bool dry_run = false, retry_failed = false;
+  int ranks_per_point = 1;
+  std::string launcher = "local", slurm;
+  bool dry_run = false, retry_failed = false, detach = false;
   SweepCommandLine cli;
 };
 }  // namespace
@@ -33,28 +39,58 @@ Action add_sweep_verb(CLI::App& app) {
       ->required();
   sub->add_option("--set", args->cli.set, "a value for every point: key.path=value (repeatable)");
   sub->add_option("--grid", args->cli.grid, "a grid axis: key.path=v1,v2,... (repeatable; first axis slowest)");
-  sub->add_option("--jobs", args->jobs, "points run at a time (default 2)")->check(CLI::Range(1, 256));
-  sub->add_option("--threads-per-job", args->threads_per_job, "threads of each point (default: cores / jobs)")
+  CLI::Option* jobs = sub->add_option("--jobs", args->jobs,
+                                      "points run at a time (default 2; on Slurm: the job array's limit, default none)")
+                          ->check(CLI::Range(1, 256));
+  sub->add_option("--threads-per-job", args->threads_per_job,
+                  "threads of each point, or of each of its ranks (default: cores / jobs; on Slurm 1, its --cpus-per-task)")
       ->check(CLI::Range(1, 1024));
+  sub->add_option("--ranks-per-point", args->ranks_per_point,
+                  "train each point data-parallel on R MPI ranks (mpirun -np R; on Slurm srun --mpi=pmix)")
+      ->check(CLI::Range(1, 4096));
+  sub->add_option("--launcher", args->launcher, "local: child processes here (default); slurm: one Slurm job array")
+      ->check(CLI::IsMember({"local", "slurm"}));
+  sub->add_option("--slurm", args->slurm, "sbatch options for the job array, e.g. \"--partition=cpu --time=8:00:00\"");
+  sub->add_flag("--detach", args->detach, "with --launcher slurm: submit and return; rerun the command to follow the tasks");
   sub->add_option("--out", args->out, "sweep folder (default runs/<sweep name>)");
   sub->add_option("--data-root", args->data_root, "dataset root (default $TRANSNORMER_DATA, else ./datasets)");
-  sub->add_flag("--dry-run", args->dry_run, "list the points, their overrides and folders; run nothing");
+  sub->add_flag("--dry-run", args->dry_run,
+                "list the points, their overrides and folders (with --launcher slurm: print the batch script); run nothing");
   sub->add_flag("--retry-failed", args->retry_failed, "run failed and diverged points again");
-  return [args]() {
+  return [args, jobs]() {
+    const bool slurm = args->launcher == "slurm";
+    if (!slurm && (!args->slurm.empty() || args->detach))
+      throw ConfigError(std::string(args->detach ? "--detach" : "--slurm") + " needs --launcher slurm");
+    if (args->ranks_per_point > 1 && !built_with_mpi())
+      throw ConfigError("--ranks-per-point " + std::to_string(args->ranks_per_point) +
+                        ": this transnormer was built without MPI; install libopenmpi-dev and rebuild (scripts/setup.sh)");
     const SweepSpec sweep = load_sweep(find_config(args->file), args->cli);  // every point validated before anything runs
     const std::string out = args->out.empty() ? (std::filesystem::path("runs") / sweep.name).string() : args->out;
-    if (args->dry_run) {
+    if (args->dry_run && !slurm) {
       std::cout << describe_sweep(sweep, out);
       return 0;
     }
     SweepOptions options;
+    options.launcher = args->launcher;
+    options.ranks_per_point = args->ranks_per_point;
+    if (slurm) options.slurm_args = split_sbatch_options(args->slurm);
+    options.slurm_max_running = slurm && jobs->count() ? args->jobs : 0;
+    options.detach = args->detach;
     options.out_dir = out;
     options.data_root = resolve_data_root(args->data_root);
     options.binary = std::filesystem::read_symlink("/proc/self/exe").string();
     options.jobs = args->jobs;
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    options.threads_per_job = args->threads_per_job > 0 ? args->threads_per_job : std::max(1, cores / args->jobs);
+    options.threads_per_job = args->threads_per_job > 0 ? args->threads_per_job
+                              : slurm                    ? 1
+                                                         : std::max(1, cores / (args->jobs * args->ranks_per_point));
     options.retry_failed = args->retry_failed;
+    if (args->dry_run) {  // slurm: the batch script, as it would be submitted
+      const std::string script = slurm_dry_run(sweep, options);
+      if (script.empty()) std::cerr << "sweep " << sweep.name << ": no point needs running\n";
+      std::cout << script;
+      return 0;
+    }
     install_stop_handlers();
     options.stop_requested = stop_signal;
     return run_sweep(sweep, options).exit_code();

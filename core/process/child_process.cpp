@@ -1,6 +1,7 @@
 #include "core/process/child_process.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -15,34 +16,64 @@ extern char** environ;
 
 namespace tn {
 
-ChildResult run_child(const std::vector<std::string>& argv) {
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+namespace {
+
+/// Reads `fds` (stdout first, stderr second when there) until both reach their end.
+void drain(int out_fd, int err_fd, ChildResult& result) {
+  struct pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+  std::string* sinks[2] = {&result.out, &result.err};
+  const nfds_t count = err_fd >= 0 ? 2 : 1;
+  char buf[4096];
+  for (;;) {
+    bool open_left = false;
+    for (nfds_t i = 0; i < count; ++i) open_left |= fds[i].fd >= 0;
+    if (!open_left) return;
+    if (poll(fds, count, -1) < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    for (nfds_t i = 0; i < count; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      const ssize_t got = read(fds[i].fd, buf, sizeof buf);
+      if (got > 0) {
+        sinks[i]->append(buf, static_cast<size_t>(got));
+      } else if (got == 0 || errno != EINTR) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+ChildResult run_child(const std::vector<std::string>& argv, bool capture_stderr) {
+  int out[2], err[2] = {-1, -1};
+  if (pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  if (capture_stderr && pipe2(err, O_CLOEXEC) != 0) {
+    close(out[0]);
+    close(out[1]);
+    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  if (capture_stderr) posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = 0;
   const int rc = posix_spawnp(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
+  close(out[1]);
+  if (capture_stderr) close(err[1]);
   if (rc != 0) {
-    close(fds[0]);
+    close(out[0]);
+    if (capture_stderr) close(err[0]);
     throw std::runtime_error("cannot start " + argv[0] + ": " + std::strerror(rc));
   }
   ChildResult result;
-  char buf[4096];
-  for (;;) {
-    const ssize_t got = read(fds[0], buf, sizeof buf);
-    if (got > 0) {
-      result.out.append(buf, static_cast<size_t>(got));
-    } else if (got == 0 || errno != EINTR) {
-      break;
-    }
-  }
-  close(fds[0]);
+  drain(out[0], err[0], result);
   struct rusage usage {};
   while (wait4(pid, &result.status, 0, &usage) < 0 && errno == EINTR) {
   }

@@ -12,11 +12,14 @@ struct ChildResult {
   int status = 0;          // as waitpid reports it
   std::string out;         // everything written to stdout
   double max_rss_mb = 0;   // the child's peak resident set (ru_maxrss), MiB
+  std::string err;         // everything written to stderr, when run_child was asked to capture it
 };
 
-/// Runs argv (argv[0] searched in PATH when it has no '/') and waits for it. Throws
-/// std::runtime_error naming argv[0] when it cannot be started.
-ChildResult run_child(const std::vector<std::string>& argv);
+/// Runs argv (argv[0] searched in PATH when it has no '/') and waits for it; its stderr is
+/// inherited, or captured into ChildResult::err with capture_stderr (a scheduler's command whose
+/// message goes into this program's own error). Throws std::runtime_error naming argv[0] when it
+/// cannot be started.
+ChildResult run_child(const std::vector<std::string>& argv, bool capture_stderr = false);
 
 /// "exit code N", or "killed by signal S" (with "(out of memory?)" for SIGKILL).
 std::string describe_child_status(int status);

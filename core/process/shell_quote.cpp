@@ -11,4 +11,13 @@ std::string shell_quote(const std::string& arg) {
   return out + "'";
 }
 
+std::string shell_command(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const std::string& a : argv) {
+    if (!out.empty()) out.push_back(' ');
+    out.append(shell_quote(a));
+  }
+  return out;
+}
+
 }  // namespace tn

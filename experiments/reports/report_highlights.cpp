@@ -110,13 +110,18 @@ std::string baseline_note(const ReportTable& table) {
 std::string reproduce_command(const ReportSource& source) {
   if (!source.sweep || source.sweep->sweep_file.empty()) return "";
   std::string out = "transnormer sweep " + source.sweep->sweep_file + " --out " + source.dir;
-  std::optional<int> jobs, threads;
+  std::optional<int> jobs, threads, ranks;
+  bool slurm = false;
   for (const PointRecord& p : source.sweep->points) {
     if (p.jobs) jobs = std::max(jobs.value_or(0), *p.jobs);
     if (p.threads) threads = std::max(threads.value_or(0), *p.threads);
+    if (p.ranks) ranks = std::max(ranks.value_or(0), *p.ranks);
+    slurm |= p.launcher == "slurm";
   }
-  if (jobs) out += " --jobs " + std::to_string(*jobs);
+  if (slurm) out += " --launcher slurm";  // its jobs are the array's size, not a limit
+  if (jobs && !slurm) out += " --jobs " + std::to_string(*jobs);
   if (threads) out += " --threads-per-job " + std::to_string(*threads);
+  if (ranks) out += " --ranks-per-point " + std::to_string(*ranks);
   return out;
 }
 

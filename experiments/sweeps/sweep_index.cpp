@@ -10,6 +10,7 @@ namespace tn {
 namespace {
 
 constexpr std::pair<PointState, const char*> kStates[] = {{PointState::Pending, "pending"},
+                                                          {PointState::Queued, "queued"},
                                                           {PointState::Running, "running"},
                                                           {PointState::Done, "done"},
                                                           {PointState::Failed, "failed"},
@@ -64,6 +65,10 @@ nlohmann::ordered_json SweepIndex::to_json() const {
     if (p.pid) r["pid"] = *p.pid;
     if (p.jobs) r["jobs"] = *p.jobs;
     if (p.threads) r["threads"] = *p.threads;
+    if (p.ranks) r["ranks"] = *p.ranks;
+    if (!p.launcher.empty()) r["launcher"] = p.launcher;
+    if (p.slurm_job) r["slurm_job"] = *p.slurm_job;
+    if (p.slurm_task) r["slurm_task"] = *p.slurm_task;
     r["error"] = p.error;
     r["spec"] = p.spec;
     list.push_back(std::move(r));
@@ -91,6 +96,10 @@ SweepIndex SweepIndex::from_json(const nlohmann::ordered_json& o) {
     if (r.contains("pid") && !r["pid"].is_null()) p.pid = r["pid"].get<int>();
     if (r.contains("jobs") && r["jobs"].is_number_integer()) p.jobs = r["jobs"].get<int>();
     if (r.contains("threads") && r["threads"].is_number_integer()) p.threads = r["threads"].get<int>();
+    if (r.contains("ranks") && r["ranks"].is_number_integer()) p.ranks = r["ranks"].get<int>();
+    p.launcher = r.value("launcher", "");
+    if (r.contains("slurm_job") && r["slurm_job"].is_string()) p.slurm_job = r["slurm_job"].get<std::string>();
+    if (r.contains("slurm_task") && r["slurm_task"].is_number_integer()) p.slurm_task = r["slurm_task"].get<int>();
     p.error = r.value("error", "");
     if (r.contains("spec")) p.spec = r["spec"];  // absent: a point that never ran here
     index.points.push_back(std::move(p));

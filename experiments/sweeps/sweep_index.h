@@ -5,7 +5,8 @@
 // that a rerun continues from, and `report` reads. Layout (docs/architecture.md "Sweeps"):
 //   {"name", "sweep_file", "base", "set": {key: value}, "axes": [key...],
 //    "points": [{"name", "dir", "overrides": {key: value}, "command", "state", "exit_code",
-//                "wall_s", "pid" (while running), "jobs", "threads", "error", "spec"}]}
+//                "wall_s", "pid" (while running), "jobs", "threads", "ranks", "launcher",
+//                "slurm_job", "slurm_task" (a Slurm sweep's array job and task), "error", "spec"}]}
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -13,9 +14,10 @@
 
 namespace tn {
 
-enum class PointState { Pending, Running, Done, Failed, Diverged };
+/// Queued: submitted to a scheduler (Slurm), waiting there for resources.
+enum class PointState { Pending, Queued, Running, Done, Failed, Diverged };
 
-/// "pending", "running", "done", "failed", "diverged".
+/// "pending", "queued", "running", "done", "failed", "diverged".
 const char* to_string(PointState state);
 
 struct PointRecord {
@@ -30,6 +32,10 @@ struct PointRecord {
   /// The sweep's --jobs and --threads-per-job at the point's last launch: with jobs > 1 its speed
   /// was measured beside other points (report marks it). Absent in indexes of older sweeps.
   std::optional<int> jobs, threads;
+  std::optional<int> ranks;         // data-parallel ranks of each launch (--ranks-per-point), when > 1
+  std::string launcher;             // "local" or "slurm": what ran its last launch ("" before any)
+  std::optional<std::string> slurm_job;  // the Slurm array job of its last launch ("1234")
+  std::optional<int> slurm_task;         // its task in that array (SLURM_ARRAY_TASK_ID)
   std::string error;                // the last error line of its log, when it failed
   nlohmann::ordered_json spec;      // resolved spec (spec_to_json, train.threads left out)
 };

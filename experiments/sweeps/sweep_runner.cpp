@@ -1,9 +1,6 @@
 #include "experiments/sweeps/sweep_runner.h"
 
-#include <fcntl.h>
 #include <spdlog/spdlog.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
@@ -13,9 +10,13 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <set>
 
 #include "core/error.h"
 #include "core/process/shell_quote.h"
+#include "experiments/sweeps/local_launcher.h"
+#include "experiments/sweeps/slurm_launcher.h"
 #include "experiments/runner/run_dir.h"
 #include "experiments/runner/train_log.h"
 #include "experiments/runner/train_state.h"
@@ -23,7 +24,6 @@
 namespace tn {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
@@ -133,184 +133,221 @@ std::string last_error_line(const fs::path& log) {
   return pick;
 }
 
-/// Starts `argv` with stdout and stderr appended to `log`, in a process group of its own (a
-/// Ctrl-C in the terminal reaches the sweep only, which forwards one SIGTERM). Throws IoError.
-pid_t spawn(const std::vector<std::string>& argv, const fs::path& log) {
-  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) throw IoError(log.string() + ": cannot open the point's log: " + std::strerror(errno));
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(fd);
-    throw IoError(std::string("cannot start a point: fork failed: ") + std::strerror(errno));
-  }
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    const int null_in = ::open("/dev/null", O_RDONLY);
-    if (null_in >= 0) ::dup2(null_in, 0);
-    ::dup2(fd, 1);
-    ::dup2(fd, 2);
-    ::execv(args[0], args.data());
-    const char* msg = "transnormer sweep: cannot execute the point's command\n";
-    [[maybe_unused]] ssize_t w = ::write(2, msg, std::strlen(msg));
-    ::_exit(127);
-  }
-  ::close(fd);
-  return pid;
+std::unique_ptr<PointLauncher> make_launcher(const SweepSpec& sweep, const SweepOptions& options) {
+  if (options.launcher == "local") return std::make_unique<LocalLauncher>(options.jobs, options.ranks_per_point);
+  if (options.launcher != "slurm")
+    throw ConfigError("--launcher " + options.launcher + ": unknown launcher; use local or slurm");
+  SlurmOptions o;
+  o.job_name = sweep.name;
+  o.folder = fs::absolute(fs::path(options.out_dir) / "slurm");
+  o.workdir = fs::current_path();
+  o.sbatch_args = options.slurm_args;
+  o.threads = options.threads_per_job;
+  o.ranks = options.ranks_per_point;
+  o.max_running = options.slurm_max_running;
+  o.poll_s = options.poll_s;
+  return std::make_unique<SlurmLauncher>(std::move(o));
 }
-
-/// One running point.
-struct Child {
-  size_t point;  // index into sweep.points
-  Clock::time_point start;
-};
 
 class SweepRun {
  public:
   SweepRun(const SweepSpec& sweep, const SweepOptions& options)
-      : sweep_(sweep), options_(options), index_(reconcile_index(sweep, options.out_dir)) {}
+      : sweep_(sweep),
+        options_(options),
+        index_(reconcile_index(sweep, options.out_dir)),
+        launcher_(make_launcher(sweep, options)) {}
   SweepOutcome run();
+  /// The points to run now, in sweep order, after taking over the ones the launcher still has.
+  void plan();
+  /// The launch of one point: its command (resuming when its folder has a checkpoint). No side effects.
+  PointLaunch prepare(size_t point) const;
+  std::string script_for_queue() const;
 
  private:
   PointRecord& record(size_t point) { return *index_.find(sweep_.points[point].dir); }
+  const PointRecord& record(size_t point) const { return *index_.find(sweep_.points[point].dir); }
   void save() const { write_sweep_index((fs::path(options_.out_dir) / kIndexFile).string(), index_); }
-  void launch(size_t point);
-  void finish(pid_t pid, int status);
-  void stop_children(int signal);
+  bool resumes(size_t point) const;
+  void launch_next();
+  void apply(const PointEvent& event);
+  void finish(const PointEvent& event);
   void log_progress(const std::string& event) const;
 
   const SweepSpec& sweep_;
   SweepOptions options_;
   SweepIndex index_;
+  std::unique_ptr<PointLauncher> launcher_;
   std::deque<size_t> queue_;
-  std::map<pid_t, Child> running_;
+  std::set<size_t> resumed_;        // points whose launch resumes from a checkpoint
   std::vector<double> finished_s_;  // wall times of the points finished in this session
   int stop_signal_ = 0;
 };
 
-void SweepRun::launch(size_t point) {
-  const SweepPoint& p = sweep_.points[point];
-  PointRecord& r = record(point);
-  const fs::path dir = fs::path(options_.out_dir) / p.dir;
-  fs::create_directories(dir);
+bool SweepRun::resumes(size_t point) const {
   // A diverged point starts afresh (its last checkpoint leads to the same divergence); any other
   // point with a checkpoint continues from it.
-  const bool resume = r.state != PointState::Diverged && resumable(dir);
-  fs::remove(dir / kDivergedFile);
-  const std::vector<std::string> argv = train_command(sweep_, p, options_, resume);
-  std::string command;
-  for (const std::string& a : argv) command += (command.empty() ? "" : " ") + shell_quote(a);
-  {
-    std::ofstream log(dir / kLogFile, std::ios::app);
-    log << "# transnormer sweep " << sweep_.name << ": " << command << "\n";
-  }
-  const pid_t pid = spawn(argv, dir / kLogFile);
-  running_[pid] = {point, Clock::now()};
-  r.command = command;
-  r.pid = pid;
-  r.jobs = options_.jobs;
-  r.threads = options_.threads_per_job;
-  r.state = PointState::Running;
-  r.exit_code.reset();
-  r.error.clear();
-  save();
-  log_progress(std::string(resume ? "resuming " : "started ") + p.name + " in " + dir.string());
+  return record(point).state != PointState::Diverged && resumable(fs::path(options_.out_dir) / sweep_.points[point].dir);
 }
 
-void SweepRun::finish(pid_t pid, int status) {
-  const Child child = running_.at(pid);
-  running_.erase(pid);
-  const SweepPoint& p = sweep_.points[child.point];
-  PointRecord& r = record(child.point);
+PointLaunch SweepRun::prepare(size_t point) const {
+  const SweepPoint& p = sweep_.points[point];
+  PointLaunch launch;
+  launch.point = point;
+  launch.argv = launcher_->command(train_command(sweep_, p, options_, resumes(point)));
+  launch.log = fs::path(options_.out_dir) / p.dir / kLogFile;
+  return launch;
+}
+
+std::string SweepRun::script_for_queue() const {
+  std::vector<PointLaunch> launches;
+  for (size_t point : queue_) launches.push_back(prepare(point));
+  if (launches.empty()) return "";
+  return slurm_batch_script(static_cast<const SlurmLauncher&>(*launcher_).options(), launches);
+}
+
+void SweepRun::launch_next() {
+  const size_t count = std::min(launcher_->free_slots(), queue_.size());
+  if (count == 0) return;
+  std::vector<PointLaunch> launches;
+  for (size_t i = 0; i < count; ++i) {
+    const size_t point = queue_.front();
+    queue_.pop_front();
+    PointLaunch launch = prepare(point);
+    if (resumes(point)) resumed_.insert(point);
+    const fs::path dir = fs::path(options_.out_dir) / sweep_.points[point].dir;
+    fs::create_directories(dir);
+    fs::remove(dir / kDivergedFile);
+    const std::string command = shell_command(launch.argv);
+    {
+      std::ofstream log(launch.log, std::ios::app);
+      log << "# transnormer sweep " << sweep_.name << ": " << command << "\n";
+    }
+    PointRecord& r = record(point);
+    r.command = command;
+    r.launcher = launcher_->name();
+    r.jobs = launcher_->name() == std::string("slurm") ? static_cast<int>(count) : options_.jobs;
+    r.threads = options_.threads_per_job;
+    r.ranks = options_.ranks_per_point > 1 ? std::optional<int>(options_.ranks_per_point) : std::nullopt;
+    r.exit_code.reset();
+    r.error.clear();
+    r.pid.reset();
+    r.slurm_job.reset();
+    r.slurm_task.reset();
+    launches.push_back(std::move(launch));
+  }
+  for (const PointEvent& e : launcher_->launch(launches)) apply(e);
+}
+
+/// Records a Queued or Started event (and hands Ended ones to finish).
+void SweepRun::apply(const PointEvent& event) {
+  if (event.kind == PointEvent::Kind::Ended) return finish(event);
+  PointRecord& r = record(event.point);
+  r.state = event.kind == PointEvent::Kind::Queued ? PointState::Queued : PointState::Running;
+  if (event.pid) r.pid = event.pid;
+  if (event.slurm_job) r.slurm_job = event.slurm_job;
+  if (event.slurm_task) r.slurm_task = event.slurm_task;
+  save();
+  const std::string where = event.slurm_job ? " as Slurm task " + *event.slurm_job + "_" + std::to_string(*event.slurm_task)
+                                            : "";
+  const std::string dir = (fs::path(options_.out_dir) / sweep_.points[event.point].dir).string();
+  if (event.kind == PointEvent::Kind::Queued)
+    log_progress("queued " + sweep_.points[event.point].name + where);
+  else
+    log_progress(std::string(resumed_.count(event.point) ? "resuming " : "started ") + sweep_.points[event.point].name + where +
+                 " in " + dir);
+}
+
+void SweepRun::finish(const PointEvent& event) {
+  const SweepPoint& p = sweep_.points[event.point];
+  PointRecord& r = record(event.point);
   const fs::path dir = fs::path(options_.out_dir) / p.dir;
-  const double wall = std::chrono::duration<double>(Clock::now() - child.start).count();
-  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.exit_code = code;
-  r.wall_s = wall;
+  const bool summary = fs::exists(dir / "summary.json");
+  r.exit_code = event.exit_code;
+  if (event.wall_s) r.wall_s = event.wall_s;
   r.pid.reset();
-  std::string event;
-  if (code == 0 && fs::exists(dir / "summary.json")) {
+  const int code = event.exit_code.value_or(-1);
+  std::string event_text;
+  if (summary && (code == 0 || !event.exit_code)) {
     r.state = PointState::Done;
     r.error.clear();
-    finished_s_.push_back(wall);
-    event = p.name + " done in " + format_duration(wall);
-  } else if (code == 143 || code == 130 || WIFSIGNALED(status)) {
+    if (event.wall_s) finished_s_.push_back(*event.wall_s);
+    event_text = p.name + " done" + (event.wall_s ? " in " + format_duration(*event.wall_s) : "");
+  } else if (event.killed || code == 143 || code == 130 || !event.exit_code) {
     // Stopped (by this sweep, a scheduler or the OOM killer), not failed: the next run resumes it
     // from its last checkpoint.
     r.state = PointState::Pending;
-    r.error = WIFSIGNALED(status) ? std::string("killed by ") + strsignal(WTERMSIG(status))
-                                  : last_error_line(dir / kLogFile);
-    event = p.name + " interrupted (exit " + std::to_string(code) + "); a rerun resumes it";
+    r.error = event.killed && !event.how.empty() ? event.how : last_error_line(dir / kLogFile);
+    event_text = p.name + " interrupted (" + (event.exit_code ? "exit " + std::to_string(code) : event.how) +
+                 "); a rerun resumes it";
   } else {
     r.state = code == 1 && fs::exists(dir / kDivergedFile) ? PointState::Diverged : PointState::Failed;
     r.error = last_error_line(dir / kLogFile);
-    finished_s_.push_back(wall);
-    event = p.name + " " + to_string(r.state) + " (exit " + std::to_string(code) + "): " + r.error;
+    if (event.wall_s) finished_s_.push_back(*event.wall_s);
+    event_text = p.name + " " + to_string(r.state) + " (exit " + std::to_string(code) + "): " + r.error;
   }
   save();
-  log_progress(event);
-}
-
-void SweepRun::stop_children(int signal) {
-  stop_signal_ = signal;
-  queue_.clear();
-  spdlog::warn("sweep: {} received: stopping {} running point(s); each saves a checkpoint first", strsignal(signal),
-               running_.size());
-  for (const auto& [pid, child] : running_) ::kill(pid, SIGTERM);
+  log_progress(event_text);
 }
 
 void SweepRun::log_progress(const std::string& event) const {
-  int done = 0, failed = 0;
+  int done = 0, failed = 0, running = 0, queued = 0;
   for (const SweepPoint& p : sweep_.points) {
     const PointState s = index_.find(p.dir)->state;
     done += s == PointState::Done;
     failed += s == PointState::Failed || s == PointState::Diverged;
+    running += s == PointState::Running;
+    queued += s == PointState::Queued;
   }
   std::string eta = "ETA after the first point";
   if (!finished_s_.empty()) {
     double mean = 0;
     for (double s : finished_s_) mean += s;
     mean /= static_cast<double>(finished_s_.size());
-    const double left = static_cast<double>(queue_.size()) + 0.5 * static_cast<double>(running_.size());
-    eta = "ETA " + format_duration(mean * left / options_.jobs);
+    const double left = static_cast<double>(queue_.size() + queued) + 0.5 * running;
+    eta = "ETA " + format_duration(mean * left / std::max(1, options_.launcher == "local" ? options_.jobs : running + queued));
   }
-  spdlog::info("sweep {}: {} | {} done, {} failed, {} running, {} left | {}", sweep_.name, event, done, failed,
-               running_.size(), queue_.size(), eta);
+  spdlog::info("sweep {}: {} | {} done, {} failed, {} running, {}{} left | {}", sweep_.name, event, done, failed,
+               running, queued ? std::to_string(queued) + " queued, " : "", queue_.size(), eta);
 }
 
-SweepOutcome SweepRun::run() {
-  fs::create_directories(options_.out_dir);
+void SweepRun::plan() {
   for (size_t i = 0; i < sweep_.points.size(); ++i) {
     PointRecord& r = record(i);
     const bool finished = r.state == PointState::Done && fs::exists(fs::path(options_.out_dir) / r.dir / "summary.json");
     const bool failed = r.state == PointState::Failed || r.state == PointState::Diverged;
     if (finished || (failed && !options_.retry_failed)) continue;
-    if (r.state == PointState::Done) r.state = PointState::Pending;  // its summary is gone: run it again
+    const bool live = (r.state == PointState::Queued || r.state == PointState::Running) && r.launcher == "slurm";
+    if (live && launcher_->name() != std::string("slurm"))
+      throw ConfigError("point `" + r.name + "` was submitted to Slurm (task " + r.slurm_job.value_or("?") + "_" +
+                        std::to_string(r.slurm_task.value_or(-1)) + ") and may still be there: follow it with "
+                        "--launcher slurm, or scancel " + r.slurm_job.value_or("the job") + " and rerun");
+    if (live && launcher_->adopt(i, r.slurm_job, r.slurm_task)) continue;
+    if (r.state != PointState::Failed && r.state != PointState::Diverged) r.state = PointState::Pending;
     queue_.push_back(i);
   }
+}
+
+SweepOutcome SweepRun::run() {
+  fs::create_directories(options_.out_dir);
+  plan();
   save();
-  spdlog::info("sweep {}: {} points, {} to run, {} at a time with {} thread(s) each; index {}", sweep_.name,
-               sweep_.points.size(), queue_.size(), options_.jobs, options_.threads_per_job,
-               (fs::path(options_.out_dir) / kIndexFile).string());
-  while (!queue_.empty() || !running_.empty()) {
+  spdlog::info("sweep {}: {} points, {} to run{}, {} with {} thread(s) each; index {}", sweep_.name,
+               sweep_.points.size(), queue_.size(),
+               launcher_->active() ? ", " + std::to_string(launcher_->active()) + " followed in Slurm" : "",
+               options_.launcher == "local" ? std::to_string(options_.jobs) + " at a time" : "on Slurm",
+               options_.threads_per_job, (fs::path(options_.out_dir) / kIndexFile).string());
+  while (!queue_.empty() || launcher_->active() > 0) {
     if (!stop_signal_ && options_.stop_requested)
-      if (const int signal = options_.stop_requested()) stop_children(signal);
-    while (!stop_signal_ && static_cast<int>(running_.size()) < options_.jobs && !queue_.empty()) {
-      const size_t next = queue_.front();
-      queue_.pop_front();
-      launch(next);
-    }
-    int status = 0;
-    const pid_t pid = ::waitpid(-1, &status, WNOHANG);
-    if (pid > 0 && running_.count(pid)) {
-      finish(pid, status);
-    } else if (pid == 0 || (pid < 0 && errno == EINTR)) {
-      ::usleep(50 * 1000);
-    } else if (pid < 0) {
-      break;  // no children left (ECHILD): nothing to wait for
-    }
+      if (const int signal = options_.stop_requested()) {
+        stop_signal_ = signal;
+        queue_.clear();
+        spdlog::warn("sweep: {} received: stopping {} point(s); each running one saves a checkpoint first",
+                     strsignal(signal), launcher_->active());
+        launcher_->stop();
+      }
+    if (!stop_signal_) launch_next();
+    if (options_.detach && queue_.empty()) break;
+    for (const PointEvent& e : launcher_->poll()) apply(e);
   }
   SweepOutcome outcome;
   outcome.stop_signal = stop_signal_;
@@ -320,11 +357,15 @@ SweepOutcome SweepRun::run() {
       case PointState::Failed: ++outcome.failed; break;
       case PointState::Diverged: ++outcome.diverged; break;
       case PointState::Pending:
+      case PointState::Queued:
       case PointState::Running: ++outcome.pending; break;
     }
   }
-  spdlog::info("sweep {}: {} done, {} failed, {} diverged, {} pending; index {}", sweep_.name, outcome.done,
-               outcome.failed, outcome.diverged, outcome.pending, (fs::path(options_.out_dir) / kIndexFile).string());
+  outcome.detached = options_.detach;
+  spdlog::info("sweep {}: {} done, {} failed, {} diverged, {} pending{}; index {}", sweep_.name, outcome.done,
+               outcome.failed, outcome.diverged, outcome.pending,
+               options_.detach ? " (detached: rerun the same command to follow the Slurm tasks)" : "",
+               (fs::path(options_.out_dir) / kIndexFile).string());
   return outcome;
 }
 
@@ -332,6 +373,7 @@ SweepOutcome SweepRun::run() {
 
 int SweepOutcome::exit_code() const {
   if (stop_signal) return 128 + stop_signal;
+  if (detached) return failed + diverged == 0 ? 0 : 1;
   return failed + diverged + pending == 0 ? 0 : 1;
 }
 
@@ -378,6 +420,12 @@ SweepOutcome run_sweep(const SweepSpec& sweep, const SweepOptions& options) {
   return run.run();
 }
 
+std::string slurm_dry_run(const SweepSpec& sweep, const SweepOptions& options) {
+  SweepRun run(sweep, options);
+  run.plan();
+  return run.script_for_queue();
+}
+
 std::string describe_sweep(const SweepSpec& sweep, const std::string& out_dir) {
   const SweepIndex index = reconcile_index(sweep, out_dir);
   std::string out = "sweep " + sweep.name + ": " + std::to_string(sweep.points.size()) + " points from " +
@@ -386,12 +434,12 @@ std::string describe_sweep(const SweepSpec& sweep, const std::string& out_dir) {
     const PointState state = index.find(p.dir)->state;
     std::string overrides;
     if (p.base != sweep.base) overrides += " (from " + p.base + ")";
-    for (const SpecOverride& o : p.overrides) overrides += " " + o.assignment();
+    for (const SpecOverride& o : p.overrides) overrides.append(" ").append(o.assignment());
     out += fmt::format("{:<9} {:<40} {}\n", to_string(state), p.dir, overrides.empty() ? " (the base as it is)" : overrides);
   }
   if (!sweep.set.empty()) {
     out += "every point also sets:";
-    for (const SpecOverride& o : sweep.set) out += " " + o.assignment();
+    for (const SpecOverride& o : sweep.set) out.append(" ").append(o.assignment());
     out += "\n";
   }
   return out;

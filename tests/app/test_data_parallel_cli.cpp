@@ -272,3 +272,31 @@ TEST_CASE("cli mpi: an LRA ListOps encoder (BatchNorm, padded batches by length)
     CHECK(std::fabs(ra["score"].get<double>() - rb["score"].get<double>()) < 1e-4);
   }
 }
+
+TEST_CASE("cli mpi: a sweep's points train data-parallel with --ranks-per-point, under mpirun") {
+  if (!have_mpirun()) {
+    MESSAGE("mpirun not installed: skipped");
+    return;
+  }
+  const std::string dir = scratch_dir("mpi_sweep");
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  write_text(dir + "/sweep.yaml", "base: tiny.yaml\nset: {train.max_steps: 10}\ngrid:\n  train.seed: [1]\n");
+  // Without Open MPI's root variables: the sweep gives mpirun --allow-run-as-root itself when root.
+  const CliResult r = run_cli("sweep " + dir + "/sweep.yaml --ranks-per-point 2 --jobs 1 --threads-per-job 1 --out " +
+                                  dir + "/runs",
+                              dir);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const json p = json::parse(slurp(dir + "/runs/sweep.json"))["points"][0];
+  CHECK(p["state"] == "done");
+  CHECK(p["ranks"] == 2);
+  CHECK(p["command"].get<std::string>().rfind("mpirun -np 2 --bind-to none ", 0) == 0);
+  const std::string log = slurp(dir + "/runs/seed-1/train.log");
+  CHECK(log.find("data-parallel: rank 0 of 2") != std::string::npos);
+  CHECK(log.find("[rank 1/2]") == std::string::npos);  // rank 1 logs warnings only
+
+  // Options that need the Slurm launcher are refused without it.
+  const CliResult detach = run_cli("sweep " + dir + "/sweep.yaml --detach --out " + dir + "/runs", dir);
+  CHECK(detach.code == 2);
+  CHECK(detach.err.find("--detach needs --launcher slurm") != std::string::npos);
+}

@@ -204,10 +204,19 @@ TEST_CASE("sweep index: a changed point is refused by name, added points are acc
   index.points[0].state = PointState::Done;
   index.points[0].exit_code = 0;
   index.points[0].wall_s = 1.5;
+  index.points[1].state = PointState::Queued;  // a Slurm task waiting in the queue
+  index.points[1].launcher = "slurm";
+  index.points[1].slurm_job = "1234";
+  index.points[1].slurm_task = 1;
+  index.points[1].ranks = 2;
   write_sweep_index(out + "/sweep.json", index);
   const SweepIndex back = read_sweep_index(out + "/sweep.json");
   CHECK(back.points[0].state == PointState::Done);
   CHECK(back.points[0].wall_s == 1.5);
+  CHECK(back.points[1].state == PointState::Queued);
+  CHECK(back.points[1].slurm_job == std::optional<std::string>("1234"));
+  CHECK(back.points[1].slurm_task == std::optional<int>(1));
+  CHECK(back.points[1].ranks == std::optional<int>(2));
   CHECK_FALSE(back.points[1].exit_code.has_value());
   CHECK(back.to_json() == index.to_json());
 

@@ -1,0 +1,109 @@
+#include "experiments/sweeps/local_launcher.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+
+#include "core/error.h"
+
+namespace tn {
+namespace {
+
+/// Starts `argv` (argv[0] searched in PATH) with stdout and stderr appended to `log`, in a process
+/// group of its own. Throws IoError.
+pid_t spawn(const std::vector<std::string>& argv, const std::filesystem::path& log) {
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) throw IoError(log.string() + ": cannot open the point's log: " + std::strerror(errno));
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fd);
+    throw IoError(std::string("cannot start a point: fork failed: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    const int null_in = ::open("/dev/null", O_RDONLY);
+    if (null_in >= 0) ::dup2(null_in, 0);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    ::execvp(args[0], args.data());
+    const std::string msg = "transnormer sweep: cannot execute " + argv[0] + ": " + std::strerror(errno) + "\n";
+    [[maybe_unused]] ssize_t w = ::write(2, msg.data(), msg.size());
+    ::_exit(127);
+  }
+  ::close(fd);
+  return pid;
+}
+
+}  // namespace
+
+LocalLauncher::LocalLauncher(int jobs, int ranks) : jobs_(jobs), ranks_(ranks) {}
+
+std::vector<std::string> LocalLauncher::command(const std::vector<std::string>& train_argv) const {
+  if (ranks_ <= 1) return train_argv;
+  std::vector<std::string> argv = {"mpirun", "-np", std::to_string(ranks_), "--bind-to", "none"};
+  if (::geteuid() == 0) argv.push_back("--allow-run-as-root");  // Open MPI refuses root without it
+  argv.insert(argv.end(), train_argv.begin(), train_argv.end());
+  return argv;
+}
+
+size_t LocalLauncher::free_slots() const {
+  return running_.size() >= static_cast<size_t>(jobs_) ? 0 : static_cast<size_t>(jobs_) - running_.size();
+}
+
+std::vector<PointEvent> LocalLauncher::launch(const std::vector<PointLaunch>& points) {
+  std::vector<PointEvent> events;
+  for (const PointLaunch& p : points) {
+    const pid_t pid = spawn(p.argv, p.log);
+    running_[pid] = {p.point, std::chrono::steady_clock::now()};
+    PointEvent e;
+    e.kind = PointEvent::Kind::Started;
+    e.point = p.point;
+    e.pid = pid;
+    events.push_back(e);
+  }
+  return events;
+}
+
+std::vector<PointEvent> LocalLauncher::poll() {
+  std::vector<PointEvent> events;
+  for (;;) {
+    int status = 0;
+    const pid_t pid = ::waitpid(-1, &status, WNOHANG);
+    if (pid > 0) {
+      const auto it = running_.find(pid);
+      if (it == running_.end()) continue;  // not a point (cannot happen: the sweep has no other children)
+      PointEvent e;
+      e.kind = PointEvent::Kind::Ended;
+      e.point = it->second.point;
+      e.pid = pid;
+      e.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - it->second.start).count();
+      if (WIFSIGNALED(status)) {
+        e.exit_code = 128 + WTERMSIG(status);
+        e.killed = true;
+        e.how = std::string("killed by ") + strsignal(WTERMSIG(status));
+      } else {
+        e.exit_code = WEXITSTATUS(status);
+      }
+      running_.erase(it);
+      events.push_back(e);
+      continue;
+    }
+    if (pid < 0 && errno == EINTR) continue;
+    break;  // 0: children still running; ECHILD: none left
+  }
+  if (events.empty() && !running_.empty()) ::usleep(50 * 1000);
+  return events;
+}
+
+void LocalLauncher::stop() {
+  for (const auto& [pid, child] : running_) ::kill(pid, SIGTERM);
+}
+
+}  // namespace tn

@@ -1,0 +1,137 @@
+// The Slurm launcher's pieces that need no cluster: reading squeue and scontrol answers (lines as
+// Slurm 22.05 prints them, from a one-node cluster), splitting --slurm options, and the batch
+// script, run by bash as Slurm would run one of its array tasks.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+#include "experiments/sweeps/slurm_launcher.h"
+#include "experiments/sweeps/slurm_status.h"
+#include "tests/temp_dir.h"
+
+using namespace tn;
+
+namespace {
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+}  // namespace
+
+TEST_CASE("slurm status: squeue lines give each array task's state and node") {
+  const auto tasks = parse_squeue_tasks("0|PENDING|\n2|RUNNING|localhost\nnot a task line\n3|COMPLETING|node7\n");
+  REQUIRE(tasks.size() == 3);
+  CHECK(tasks[0].task == 0);
+  CHECK(tasks[0].state == "PENDING");
+  CHECK(tasks[0].node.empty());
+  CHECK(tasks[1].task == 2);
+  CHECK(tasks[1].node == "localhost");
+  CHECK(tasks[2].state == "COMPLETING");
+  CHECK_FALSE(slurm_state_started("PENDING"));
+  CHECK_FALSE(slurm_state_started("CONFIGURING"));
+  CHECK(slurm_state_started("RUNNING"));
+  CHECK(slurm_state_started("COMPLETING"));
+  CHECK(parse_squeue_tasks("").empty());
+}
+
+TEST_CASE("slurm status: scontrol's record of an ended task gives its exit code, whether Slurm ended it, and its run time") {
+  // A task whose command exited 1 (as scontrol -o printed it, shortened).
+  const std::string failed =
+      "JobId=3 ArrayJobId=1 ArrayTaskId=1 JobName=wrap UserId=root(0) Priority=1 JobState=FAILED "
+      "Reason=NonZeroExitCode Dependency=(null) Requeue=1 Restarts=0 BatchFlag=1 ExitCode=1:0 RunTime=00:00:02 "
+      "TimeLimit=UNLIMITED Command=(null) WorkDir=/tmp/some dir";
+  const auto end = parse_scontrol_end(failed);
+  REQUIRE(end);
+  CHECK(end->state == "FAILED");
+  CHECK(end->exit_code == 1);
+  CHECK_FALSE(end->killed);
+  REQUIRE(end->run_s);
+  CHECK(*end->run_s == 2.0);
+
+  const auto done = parse_scontrol_end("JobId=9 JobState=COMPLETED Reason=None ExitCode=0:0 RunTime=1-02:03:04");
+  REQUIRE(done);
+  CHECK(done->exit_code == 0);
+  CHECK(*done->run_s == 86400 + 2 * 3600 + 3 * 60 + 4);
+
+  // Ended by a signal (SIGTERM = 15): 128 + 15, as a shell reports it; killed.
+  const auto signalled = parse_scontrol_end("JobId=9 JobState=FAILED ExitCode=0:15 RunTime=00:10");
+  REQUIRE(signalled);
+  CHECK(signalled->exit_code == 143);
+  CHECK(signalled->killed);
+  CHECK(*signalled->run_s == 10.0);
+
+  // Slurm's own ends: the point was stopped, not failed (a rerun resumes it).
+  for (const char* state : {"CANCELLED", "TIMEOUT", "PREEMPTED", "NODE_FAIL", "OUT_OF_MEMORY"}) {
+    const auto e = parse_scontrol_end(std::string("JobId=9 JobState=") + state + " ExitCode=0:0 RunTime=00:00:05");
+    REQUIRE(e);
+    CHECK(e->killed);
+  }
+  // Not ended yet, or not a record at all.
+  CHECK_FALSE(parse_scontrol_end("JobId=9 JobState=RUNNING ExitCode=0:0"));
+  CHECK_FALSE(parse_scontrol_end("JobId=9 JobState=PENDING ExitCode=0:0"));
+  CHECK_FALSE(parse_scontrol_end("slurm_load_jobs error: Invalid job id specified"));
+  CHECK_FALSE(parse_slurm_duration("INVALID"));
+  CHECK_FALSE(parse_slurm_duration("12"));
+}
+
+TEST_CASE("slurm launcher: --slurm options split as a shell would, and shell syntax is refused") {
+  const auto words = split_sbatch_options("--partition=cpu --time=4:00:00 --comment='two words'");
+  REQUIRE(words.size() == 3);
+  CHECK(words[2] == "--comment=two words");
+  CHECK(split_sbatch_options("").empty());
+  CHECK_THROWS_AS(split_sbatch_options("--comment=$(rm -rf x)"), ConfigError);
+  CHECK_THROWS_AS(split_sbatch_options("--comment='unbalanced"), ConfigError);
+  CHECK_THROWS_AS(split_sbatch_options("-p cpu; rm x"), ConfigError);
+}
+
+TEST_CASE("slurm launcher: the batch script runs the point of its array task, appending to that point's log") {
+  test::TempDir dir("slurm_script");
+  SlurmOptions o;
+  o.job_name = "my sweep";
+  o.folder = dir.path / "slurm";
+  o.workdir = dir.path;
+  o.threads = 3;
+  o.ranks = 2;
+  o.max_running = 4;
+  std::vector<PointLaunch> points(2);
+  points[0].argv = {"/bin/echo", "first point"};
+  points[0].log = dir.path / "a" / "train.log";
+  points[1].argv = {"/bin/sh", "-c", "echo \"second $0\"; exit 3", "it's"};
+  points[1].log = dir.path / "b c" / "train.log";
+  const std::string script = slurm_batch_script(o, points);
+  CHECK(script.find("#SBATCH --array=0-1%4\n") != std::string::npos);
+  CHECK(script.find("#SBATCH --ntasks=2\n") != std::string::npos);
+  CHECK(script.find("#SBATCH --cpus-per-task=3\n") != std::string::npos);
+  CHECK(script.find("#SBATCH --job-name=\"my sweep\"\n") != std::string::npos);
+  CHECK(script.find("#SBATCH --output=" + (o.folder / "%A_%a.out").string()) != std::string::npos);
+  const std::string path = dir.write("array.sh", script);
+  // As Slurm runs task 1: the second command, its output appended to its log, its exit code kept.
+  const std::string env = "SLURM_ARRAY_JOB_ID=77 SLURM_ARRAY_TASK_ID=";
+  CHECK(WEXITSTATUS(std::system((env + "1 bash '" + path + "'").c_str())) == 3);
+  const std::string log_b = slurp(points[1].log.string());
+  CHECK(log_b.find("Slurm job 77_1 on ") != std::string::npos);
+  CHECK(log_b.find("second it's\n") != std::string::npos);
+  CHECK(WEXITSTATUS(std::system((env + "0 bash '" + path + "'").c_str())) == 0);
+  CHECK(slurp(points[0].log.string()).find("first point\n") != std::string::npos);
+  // A task id without a point, and a run outside Slurm, fail with a message.
+  CHECK(WEXITSTATUS(std::system((env + "5 bash '" + path + "' 2> /dev/null").c_str())) == 2);
+  CHECK(WEXITSTATUS(std::system(("bash '" + path + "' 2> /dev/null").c_str())) != 0);
+}
+
+TEST_CASE("slurm launcher: a data-parallel point's ranks are started by srun with PMIx") {
+  SlurmOptions o;
+  o.ranks = 2;
+  const SlurmLauncher launcher(o);
+  const auto argv = launcher.command({"/usr/bin/transnormer", "train", "x.yaml"});
+  REQUIRE(argv.size() == 5);
+  CHECK(argv[0] == "srun");
+  CHECK(argv[1] == "--mpi=pmix");
+  CHECK(argv[2] == "/usr/bin/transnormer");
+  o.ranks = 1;
+  CHECK(SlurmLauncher(o).command({"t", "train"}).size() == 2);
+}
