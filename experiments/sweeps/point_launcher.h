@@ -48,8 +48,9 @@ class PointLauncher {
   /// Started events, and later ones come from poll().
   /// Throws IoError or ConfigError when they cannot be started (sbatch refused them).
   virtual std::vector<PointEvent> launch(const std::vector<PointLaunch>& points) = 0;
-  /// Takes over a point an earlier sweep run left queued or running on this launcher; false when it
-  /// is no longer there (it ended while no sweep was watching).
+  /// Takes over a point an earlier sweep run left queued or running on this launcher (its end, even
+  /// one that came while no sweep was watching, then comes from poll()); false when this launcher
+  /// cannot follow it (the local one follows no earlier run's processes; a record without task ids).
   virtual bool adopt(size_t point, const std::optional<std::string>& slurm_job, std::optional<int> slurm_task) = 0;
   /// The events since the last call; waits a little (up to about a second) when there are none.
   virtual std::vector<PointEvent> poll() = 0;

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <ctime>
-#include <set>
 #include <thread>
 
 #include "core/error.h"
@@ -117,10 +116,12 @@ std::vector<PointEvent> SlurmLauncher::launch(const std::vector<PointLaunch>& po
   argv.push_back(script.string());
   const ChildResult r = slurm_command(argv);
   std::string job = trimmed(r.out.substr(0, r.out.find(';')));  // "1234" or "1234;cluster"
-  if (!succeeded(r) || job.empty() || job.find_first_not_of("0123456789") != std::string::npos)
-    throw ConfigError("sbatch refused the job array (" + describe_child_status(r.status) + "): " +
-                      trimmed(r.err.empty() ? r.out : r.err) + "; the batch script is " + script.string() +
-                      "; check the --slurm options");
+  if (!succeeded(r) || job.empty() || job.find_first_not_of("0123456789") != std::string::npos) {
+    std::string why = trimmed(r.err.empty() ? r.out : r.err);  // sbatch's lines, as one line
+    for (size_t at = why.find('\n'); at != std::string::npos; at = why.find('\n', at)) why.replace(at, 1, "; ");
+    throw ConfigError("sbatch refused the job array (" + describe_child_status(r.status) + "): " + why +
+                      "; the batch script is " + script.string() + "; check the --slurm options");
+  }
   submitted_ = true;
   spdlog::info("sweep {}: submitted {} point(s) as Slurm job array {} ({})", options_.job_name, points.size(), job,
                script.string());
@@ -142,12 +143,18 @@ bool SlurmLauncher::adopt(size_t point, const std::optional<std::string>& slurm_
   return true;
 }
 
-bool SlurmLauncher::look_at(const std::string& job, std::vector<PointEvent>& events) {
+std::set<std::string> SlurmLauncher::active_jobs() const {
+  std::set<std::string> jobs;
+  for (const Task& t : tasks_) jobs.insert(t.job);
+  return jobs;
+}
+
+void SlurmLauncher::look_at(const std::string& job, std::vector<PointEvent>& events) {
   const ChildResult queue = slurm_command({"squeue", "-h", "-r", "-j", job, "-o", "%K|%T|%N"});
   if (!succeeded(queue) && !unknown_job(queue)) {
     spdlog::warn("sweep {}: squeue failed ({}): {}; asking again in {} s", options_.job_name,
                  describe_child_status(queue.status), trimmed(queue.err), options_.poll_s);
-    return false;
+    return;
   }
   const std::vector<SlurmQueuedTask> listed = succeeded(queue) ? parse_squeue_tasks(queue.out) : std::vector<SlurmQueuedTask>{};
   for (size_t i = 0; i < tasks_.size();) {
@@ -188,12 +195,11 @@ bool SlurmLauncher::look_at(const std::string& job, std::vector<PointEvent>& eve
       e.how = "Slurm no longer knows job " + id + " (it ended longer ago than its MinJobAge)";
     } else {
       spdlog::warn("sweep {}: scontrol show job {} failed: {}; asking again", options_.job_name, id, trimmed(shown.err));
-      return false;
+      return;
     }
     events.push_back(e);
     tasks_.erase(tasks_.begin() + static_cast<std::ptrdiff_t>(i));
   }
-  return true;
 }
 
 std::vector<PointEvent> SlurmLauncher::poll() {
@@ -205,16 +211,12 @@ std::vector<PointEvent> SlurmLauncher::poll() {
     return events;
   }
   next_look_ = now + std::chrono::milliseconds(static_cast<int64_t>(options_.poll_s * 1000));
-  std::set<std::string> jobs;
-  for (const Task& t : tasks_) jobs.insert(t.job);
-  for (const std::string& job : jobs) look_at(job, events);
+  for (const std::string& job : active_jobs()) look_at(job, events);
   return events;
 }
 
 void SlurmLauncher::stop() {
-  std::set<std::string> jobs;
-  for (const Task& t : tasks_) jobs.insert(t.job);
-  for (const std::string& job : jobs) {
+  for (const std::string& job : active_jobs()) {
     slurm_command({"scancel", "--state=PENDING", job});                 // not started: withdrawn
     const ChildResult r = slurm_command({"scancel", "--signal=TERM", "--full", job});  // running: save and exit
     if (!succeeded(r) && !r.err.empty())

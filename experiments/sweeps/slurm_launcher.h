@@ -6,6 +6,7 @@
 // withdraws the queued tasks (scancel --state=PENDING) and sends SIGTERM to the running ones
 // (scancel --signal=TERM --full), which save a checkpoint and exit, as local points do.
 #include <chrono>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,8 +57,11 @@ class SlurmLauncher : public PointLauncher {
     int task;
     bool started;
   };
-  /// Looks at one array job's tasks; appends their events; false when Slurm could not be asked.
-  bool look_at(const std::string& job, std::vector<PointEvent>& events);
+  /// Looks at one array job's tasks and appends their events; when Slurm cannot be asked, warns
+  /// and leaves the tasks for the next look.
+  void look_at(const std::string& job, std::vector<PointEvent>& events);
+  /// The array jobs of the tasks still followed.
+  std::set<std::string> active_jobs() const;
 
   SlurmOptions options_;
   bool submitted_ = false;

@@ -2,16 +2,13 @@
 
 #include <spdlog/spdlog.h>
 
-#include <cerrno>
-#include <chrono>
-#include <csignal>
 #include <cstring>
 #include <deque>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <memory>
 #include <set>
+#include <stdexcept>
 
 #include "core/error.h"
 #include "core/process/shell_quote.h"
@@ -159,14 +156,15 @@ class SweepRun {
   SweepOutcome run();
   /// The points to run now, in sweep order, after taking over the ones the launcher still has.
   void plan();
-  /// The launch of one point: its command (resuming when its folder has a checkpoint). No side effects.
-  PointLaunch prepare(size_t point) const;
+  /// The launch of one point: its command, resuming from its checkpoint or not. No side effects.
+  PointLaunch prepare(size_t point, bool resume) const;
   std::string script_for_queue() const;
 
  private:
   PointRecord& record(size_t point) { return *index_.find(sweep_.points[point].dir); }
   const PointRecord& record(size_t point) const { return *index_.find(sweep_.points[point].dir); }
   void save() const { write_sweep_index((fs::path(options_.out_dir) / kIndexFile).string(), index_); }
+  bool on_slurm() const { return options_.launcher == "slurm"; }
   bool resumes(size_t point) const;
   void launch_next();
   void apply(const PointEvent& event);
@@ -189,20 +187,22 @@ bool SweepRun::resumes(size_t point) const {
   return record(point).state != PointState::Diverged && resumable(fs::path(options_.out_dir) / sweep_.points[point].dir);
 }
 
-PointLaunch SweepRun::prepare(size_t point) const {
+PointLaunch SweepRun::prepare(size_t point, bool resume) const {
   const SweepPoint& p = sweep_.points[point];
   PointLaunch launch;
   launch.point = point;
-  launch.argv = launcher_->command(train_command(sweep_, p, options_, resumes(point)));
+  launch.argv = launcher_->command(train_command(sweep_, p, options_, resume));
   launch.log = fs::path(options_.out_dir) / p.dir / kLogFile;
   return launch;
 }
 
 std::string SweepRun::script_for_queue() const {
+  const auto* slurm = dynamic_cast<const SlurmLauncher*>(launcher_.get());
+  if (!slurm) throw std::logic_error("slurm_dry_run needs SweepOptions::launcher \"slurm\"");
   std::vector<PointLaunch> launches;
-  for (size_t point : queue_) launches.push_back(prepare(point));
+  for (size_t point : queue_) launches.push_back(prepare(point, resumes(point)));
   if (launches.empty()) return "";
-  return slurm_batch_script(static_cast<const SlurmLauncher&>(*launcher_).options(), launches);
+  return slurm_batch_script(slurm->options(), launches);
 }
 
 void SweepRun::launch_next() {
@@ -212,8 +212,9 @@ void SweepRun::launch_next() {
   for (size_t i = 0; i < count; ++i) {
     const size_t point = queue_.front();
     queue_.pop_front();
-    PointLaunch launch = prepare(point);
-    if (resumes(point)) resumed_.insert(point);
+    const bool resume = resumes(point);
+    if (resume) resumed_.insert(point);
+    PointLaunch launch = prepare(point, resume);
     const fs::path dir = fs::path(options_.out_dir) / sweep_.points[point].dir;
     fs::create_directories(dir);
     fs::remove(dir / kDivergedFile);
@@ -225,7 +226,7 @@ void SweepRun::launch_next() {
     PointRecord& r = record(point);
     r.command = command;
     r.launcher = launcher_->name();
-    r.jobs = launcher_->name() == std::string("slurm") ? static_cast<int>(count) : options_.jobs;
+    r.jobs = on_slurm() ? static_cast<int>(count) : options_.jobs;
     r.threads = options_.threads_per_job;
     r.ranks = options_.ranks_per_point > 1 ? std::optional<int>(options_.ranks_per_point) : std::nullopt;
     r.exit_code.reset();
@@ -304,7 +305,7 @@ void SweepRun::log_progress(const std::string& event) const {
     for (double s : finished_s_) mean += s;
     mean /= static_cast<double>(finished_s_.size());
     const double left = static_cast<double>(queue_.size() + queued) + 0.5 * running;
-    eta = "ETA " + format_duration(mean * left / std::max(1, options_.launcher == "local" ? options_.jobs : running + queued));
+    eta = "ETA " + format_duration(mean * left / std::max(1, on_slurm() ? running + queued : options_.jobs));
   }
   spdlog::info("sweep {}: {} | {} done, {} failed, {} running, {}{} left | {}", sweep_.name, event, done, failed,
                running, queued ? std::to_string(queued) + " queued, " : "", queue_.size(), eta);
@@ -317,7 +318,7 @@ void SweepRun::plan() {
     const bool failed = r.state == PointState::Failed || r.state == PointState::Diverged;
     if (finished || (failed && !options_.retry_failed)) continue;
     const bool live = (r.state == PointState::Queued || r.state == PointState::Running) && r.launcher == "slurm";
-    if (live && launcher_->name() != std::string("slurm"))
+    if (live && !on_slurm())
       throw ConfigError("point `" + r.name + "` was submitted to Slurm (task " + r.slurm_job.value_or("?") + "_" +
                         std::to_string(r.slurm_task.value_or(-1)) + ") and may still be there: follow it with "
                         "--launcher slurm, or scancel " + r.slurm_job.value_or("the job") + " and rerun");
@@ -334,7 +335,7 @@ SweepOutcome SweepRun::run() {
   spdlog::info("sweep {}: {} points, {} to run{}, {} with {} thread(s) each; index {}", sweep_.name,
                sweep_.points.size(), queue_.size(),
                launcher_->active() ? ", " + std::to_string(launcher_->active()) + " followed in Slurm" : "",
-               options_.launcher == "local" ? std::to_string(options_.jobs) + " at a time" : "on Slurm",
+               on_slurm() ? std::string("on Slurm") : std::to_string(options_.jobs) + " at a time",
                options_.threads_per_job, (fs::path(options_.out_dir) / kIndexFile).string());
   while (!queue_.empty() || launcher_->active() > 0) {
     if (!stop_signal_ && options_.stop_requested)

@@ -4,24 +4,14 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "core/error.h"
+#include "core/io/atomic_file.h"
 #include "experiments/sweeps/slurm_launcher.h"
 #include "experiments/sweeps/slurm_status.h"
 #include "tests/temp_dir.h"
 
 using namespace tn;
-
-namespace {
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-}  // namespace
 
 TEST_CASE("slurm status: squeue lines give each array task's state and node") {
   const auto tasks = parse_squeue_tasks("0|PENDING|\n2|RUNNING|localhost\nnot a task line\n3|COMPLETING|node7\n");
@@ -113,11 +103,11 @@ TEST_CASE("slurm launcher: the batch script runs the point of its array task, ap
   // As Slurm runs task 1: the second command, its output appended to its log, its exit code kept.
   const std::string env = "SLURM_ARRAY_JOB_ID=77 SLURM_ARRAY_TASK_ID=";
   CHECK(WEXITSTATUS(std::system((env + "1 bash '" + path + "'").c_str())) == 3);
-  const std::string log_b = slurp(points[1].log.string());
+  const std::string log_b = read_file(points[1].log.string());
   CHECK(log_b.find("Slurm job 77_1 on ") != std::string::npos);
   CHECK(log_b.find("second it's\n") != std::string::npos);
   CHECK(WEXITSTATUS(std::system((env + "0 bash '" + path + "'").c_str())) == 0);
-  CHECK(slurp(points[0].log.string()).find("first point\n") != std::string::npos);
+  CHECK(read_file(points[0].log.string()).find("first point\n") != std::string::npos);
   // A task id without a point, and a run outside Slurm, fail with a message.
   CHECK(WEXITSTATUS(std::system((env + "5 bash '" + path + "' 2> /dev/null").c_str())) == 2);
   CHECK(WEXITSTATUS(std::system(("bash '" + path + "' 2> /dev/null").c_str())) != 0);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/app/cli_runner.h"
+#include "tests/app/tiny_spec.h"
 
 using namespace tn::test;
 using nlohmann::json;
@@ -16,7 +17,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// The cluster's slurm.conf; exits 77 (skipped) when the fixture did not start one.
+/// The cluster's slurm.conf, also put in this process's SLURM_CONF for the commands it starts;
+/// exits 77 (skipped) when the fixture did not start one.
 std::string slurm_conf() {
   const std::string conf = std::string(TN_SLURM_DIR) + "/slurm.conf";
   if (!fs::exists(conf)) {
@@ -25,14 +27,17 @@ std::string slurm_conf() {
     std::fflush(stdout);
     std::_Exit(77);
   }
+  ::setenv("SLURM_CONF", conf.c_str(), 1);
   return conf;
 }
 
-/// `transnormer <args>` with the cluster's SLURM_CONF, run in `dir`.
+/// The shell command line of `transnormer <args>` run in `dir`, as a user in a sweep's folder runs it.
+std::string in_dir(const std::string& dir, const std::string& args) {
+  return "cd '" + dir + "' && TRANSNORMER_DATA='" + data_root() + "' exec '" + binary() + "' " + args;
+}
+
 CliResult sweep_cli(const std::string& args, const std::string& dir) {
-  return run_command_line("cd '" + dir + "' && SLURM_CONF='" + slurm_conf() + "' TRANSNORMER_DATA='" + data_root() +
-                              "' '" + binary() + "' " + args,
-                          dir + "/stdout.txt", dir + "/stderr.txt");
+  return run_command_line(in_dir(dir, args), dir + "/stdout.txt", dir + "/stderr.txt");
 }
 
 json points(const std::string& sweep_dir) { return json::parse(slurp(sweep_dir + "/sweep.json"))["points"]; }
@@ -43,17 +48,11 @@ size_t scripts_in(const std::string& sweep_dir) {
   return n;
 }
 
-std::string scratch(const std::string& tag) {
-  const std::string dir = (fs::temp_directory_path() / ("tn_slurm_" + tag)).string();
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  // A tiny T1 decoder on the first lines of WikiText-103's valid split: seconds per point.
-  std::ofstream(dir + "/tiny.yaml")
-      << "model:\n  arch: decoder\n  d_model: 32\n  n_layers: 2\n  n_heads: 2\n  diag_layers: 1\n"
-         "data:\n  train: wikitext-103/wiki.valid.tokens\n  split_valid_from_train: 0.05\n  seq_len: 32\n"
-         "train:\n  batch_size: 4\n  max_steps: 20\n  seed: 3\n  log_every: 10\n  eval_every: 10\n"
-         "  optimizer: {name: adamw, lr: 3e-3}\n  schedule: {name: inverse_sqrt, warmup_steps: 5}\n";
-  std::ofstream(dir + "/sweep.yaml") << "name: tiny_slurm\nbase: tiny.yaml\ngrid:\n  train.seed: [1, 2]\n";
+/// A scratch folder with the tests' tiny spec and a two-seed sweep of it.
+std::string sweep_folder(const std::string& tag) {
+  const std::string dir = scratch_dir("slurm_" + tag);
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  write_text(dir + "/sweep.yaml", "name: tiny_slurm\nbase: tiny.yaml\ngrid:\n  train.seed: [1, 2]\n");
   return dir;
 }
 
@@ -61,7 +60,7 @@ std::string scratch(const std::string& tag) {
 
 TEST_CASE("sweep on Slurm: two points run as one job array, sweep.json records their tasks, report reads it, a rerun submits nothing") {
   slurm_conf();
-  const std::string dir = scratch("two");
+  const std::string dir = sweep_folder("two");
   CliResult r = sweep_cli("sweep sweep.yaml --launcher slurm --out runs", dir);
   INFO(r.err);
   REQUIRE(r.code == 0);
@@ -100,7 +99,7 @@ TEST_CASE("sweep on Slurm: two points run as one job array, sweep.json records t
 
 TEST_CASE("sweep on Slurm: --detach leaves the tasks queued, a rerun follows them, SIGTERM stops them with checkpoints, the next rerun resumes") {
   slurm_conf();
-  const std::string dir = scratch("follow");
+  const std::string dir = sweep_folder("follow");
   CliResult detached = sweep_cli("sweep sweep.yaml --launcher slurm --out runs --set train.max_steps=30 --detach", dir);
   INFO(detached.err);
   REQUIRE(detached.code == 0);
@@ -114,10 +113,11 @@ TEST_CASE("sweep on Slurm: --detach leaves the tasks queued, a rerun follows the
 
   // A long sweep, stopped once both tasks run: each saves a checkpoint and is pending again.
   const std::string long_set = " --set train.max_steps=1000 --set train.eval_every=500";
-  const pid_t pid = spawn_command_line("sh -c \"cd '" + dir + "' && SLURM_CONF='" + slurm_conf() + "' TRANSNORMER_DATA='" +
-                                           data_root() + "' exec '" + binary() + "' sweep sweep.yaml --launcher slurm --out long" +
-                                           long_set + "\"",
-                                       dir + "/long.out", dir + "/long.err");
+  CliChild sweep;
+  sweep.out = dir + "/long.out";
+  sweep.err = dir + "/long.err";
+  sweep.pid = spawn_command_line("sh -c \"" + in_dir(dir, "sweep sweep.yaml --launcher slurm --out long" + long_set) + "\"",
+                                 sweep.out, sweep.err);
   bool both_running = false;
   for (int i = 0; i < 1200 && !both_running; ++i) {  // up to 60 s
     ::usleep(50000);
@@ -131,11 +131,10 @@ TEST_CASE("sweep on Slurm: --detach leaves the tasks queued, a rerun follows the
     }
   }
   REQUIRE(both_running);
-  ::kill(pid, SIGTERM);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  INFO(slurp(dir + "/long.err"));
-  CHECK(WEXITSTATUS(status) == 128 + SIGTERM);
+  ::kill(sweep.pid, SIGTERM);
+  const CliResult stopped = wait_cli(sweep);
+  INFO(stopped.err);
+  CHECK(stopped.code == 128 + SIGTERM);
   for (const json& p : points(dir + "/long")) {
     CHECK(p["state"] == "pending");
     CHECK(p["exit_code"] == 143);
