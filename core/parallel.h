@@ -1,5 +1,7 @@
 #pragma once
 // When our own element-wise loops go parallel (OpenMP `if` clauses).
+#include <omp.h>
+
 #include <cstdint>
 
 namespace tn {
@@ -11,5 +13,22 @@ namespace tn {
 /// first core ops, not tuned loop by loop. Loops whose work per element differs keep their own
 /// threshold (AdamW's update, bias_grad, some attention kernels).
 inline constexpr int64_t kParallelMinElements = 32768;
+
+/// fn(begin, end) over [0, n) split into one contiguous span per OpenMP thread (the split of
+/// `schedule(static)`), or fn(0, n) on the calling thread when n <= min_elements. For loops whose
+/// body is a function compiled per instruction set (core/math/isa_clones.h), which an OpenMP
+/// region cannot be.
+template <class Fn>
+void parallel_spans(int64_t n, int64_t min_elements, Fn&& fn) {
+  if (n <= min_elements) {
+    fn(int64_t{0}, n);
+    return;
+  }
+#pragma omp parallel
+  {
+    const int64_t t = omp_get_thread_num(), threads = omp_get_num_threads();
+    fn(n * t / threads, n * (t + 1) / threads);
+  }
+}
 
 }  // namespace tn

@@ -2,6 +2,7 @@
 
 #include "core/autograd/grad_accum.h"
 #include "core/error.h"
+#include "core/math/isa_clones.h"
 #include "core/parallel.h"
 
 namespace tn {
@@ -24,6 +25,17 @@ void deliver(const Var& v, const float* dy, const float* factor, float alpha, in
   } else {
 #pragma omp parallel for simd schedule(static) if (n > kParallelMinElements)
     for (int64_t i = 0; i < n; ++i) out[i] = dy[i] * alpha;
+  }
+}
+
+/// Entries [begin, end) of dropout: m_i = 0 when counter_uniform(key, i) < p, else keep_scale;
+/// y_i = x_i m_i.
+TN_ISA_CLONES void dropout_span(uint64_t key, float p, float keep_scale, int64_t begin,
+                                int64_t end, const float* __restrict x, float* __restrict m,
+                                float* __restrict y) {
+  for (int64_t i = begin; i < end; ++i) {
+    m[i] = counter_uniform(key, static_cast<uint64_t>(i)) < p ? 0.0f : keep_scale;
+    y[i] = x[i] * m[i];
   }
 }
 
@@ -97,11 +109,9 @@ Var dropout(Tape& tape, const Var& x, float p, bool training, Rng& rng) {
   float* mp = mask.data();
   float* yp = y.data();
   const float* xp = x->value.data();
-#pragma omp parallel for schedule(static) if (n > kParallelMinElements)
-  for (int64_t i = 0; i < n; ++i) {
-    mp[i] = counter_uniform(key, static_cast<uint64_t>(i)) < p ? 0.0f : keep_scale;
-    yp[i] = xp[i] * mp[i];
-  }
+  parallel_spans(n, kParallelMinElements, [&](int64_t begin, int64_t end) {
+    dropout_span(key, p, keep_scale, begin, end, xp, mp, yp);
+  });
   Var result = make_var(std::move(y));
   if (!tape.needs_grad({&x})) return result;
   result->requires_grad = true;

@@ -8,59 +8,69 @@
 #include "core/dnnl/bf16.h"
 #include "core/ignore_index.h"
 #include "core/math/fast_exp.h"
+#include "core/math/isa_clones.h"
 #include "core/math/row_max.h"
 
 namespace tn {
 
+namespace {
+
+/// One row of softmax_xent_rows (t != kIgnoreIndex): returns its lse − x_t and writes its gradient
+/// row(s) when asked. Compiled per instruction set (TN_ISA_CLONES).
+TN_ISA_CLONES double xent_row(float* x, int64_t cols, int32_t t, float* gf, uint16_t* gb,
+                              float grad_scale) {
+  const bool grad = gf || gb;
+  const float mx = row_max(x, cols);
+  const float xt = x[t];
+  // e_j = exp(x_j − max) goes to the f32 gradient row (or scratch over the logits) for the
+  // second sweep; the sum is a float per lane, then reduced.
+  float* e = gf ? gf : x;
+  float sum = 0.f;
+  if (grad) {
+#pragma omp simd reduction(+ : sum)
+    for (int64_t j = 0; j < cols; ++j) {
+      const float v = exp_nonpositive(x[j] - mx);
+      e[j] = v;
+      sum += v;
+    }
+  } else {
+#pragma omp simd reduction(+ : sum)
+    for (int64_t j = 0; j < cols; ++j) sum += exp_nonpositive(x[j] - mx);
+  }
+  const double lse = static_cast<double>(mx) + std::log(static_cast<double>(sum));
+  if (!grad) return lse - static_cast<double>(xt);
+  const float inv = 1.f / sum, scaled = grad_scale * inv;
+  const float gt = grad_scale * (e[t] * inv - 1.f);
+  if (gb) {
+#pragma omp simd
+    for (int64_t j = 0; j < cols; ++j) gb[j] = to_bf16_bits(e[j] * scaled);
+    gb[t] = to_bf16_bits(gt);
+  }
+  if (gf) {
+#pragma omp simd
+    for (int64_t j = 0; j < cols; ++j) gf[j] = e[j] * scaled;
+    gf[t] = gt;
+  }
+  return lse - static_cast<double>(xt);
+}
+
+}  // namespace
+
 XentRows softmax_xent_rows(float* logits, int64_t rows, int64_t cols, const int32_t* targets,
                            float* grad_f32, uint16_t* grad_bf16, float grad_scale) {
-  const bool grad = grad_f32 || grad_bf16;
   double sum_nll = 0.0;
   int64_t n_targets = 0;
 #pragma omp parallel for schedule(static) reduction(+ : sum_nll, n_targets)
   for (int64_t i = 0; i < rows; ++i) {
-    float* x = logits + i * cols;
-    const int32_t t = targets[i];
     float* gf = grad_f32 ? grad_f32 + i * cols : nullptr;
     uint16_t* gb = grad_bf16 ? grad_bf16 + i * cols : nullptr;
-    if (t == kIgnoreIndex) {
+    if (targets[i] == kIgnoreIndex) {
       if (gf) std::memset(gf, 0, sizeof(float) * cols);
       if (gb) std::memset(gb, 0, sizeof(uint16_t) * cols);
       continue;
     }
-    const float mx = row_max(x, cols);
-    const float xt = x[t];
-    // e_j = exp(x_j − max) goes to the f32 gradient row (or scratch over the logits) for the
-    // second sweep; the sum is a float per lane, then reduced.
-    float* e = gf ? gf : x;
-    float sum = 0.f;
-    if (grad) {
-#pragma omp simd reduction(+ : sum)
-      for (int64_t j = 0; j < cols; ++j) {
-        const float v = exp_nonpositive(x[j] - mx);
-        e[j] = v;
-        sum += v;
-      }
-    } else {
-#pragma omp simd reduction(+ : sum)
-      for (int64_t j = 0; j < cols; ++j) sum += exp_nonpositive(x[j] - mx);
-    }
-    const double lse = static_cast<double>(mx) + std::log(static_cast<double>(sum));
-    sum_nll += lse - static_cast<double>(xt);
+    sum_nll += xent_row(logits + i * cols, cols, targets[i], gf, gb, grad_scale);
     ++n_targets;
-    if (!grad) continue;
-    const float inv = 1.f / sum, scaled = grad_scale * inv;
-    const float gt = grad_scale * (e[t] * inv - 1.f);
-    if (gb) {
-#pragma omp simd
-      for (int64_t j = 0; j < cols; ++j) gb[j] = to_bf16_bits(e[j] * scaled);
-      gb[t] = to_bf16_bits(gt);
-    }
-    if (gf) {
-#pragma omp simd
-      for (int64_t j = 0; j < cols; ++j) gf[j] = e[j] * scaled;
-      gf[t] = gt;
-    }
   }
   return {sum_nll, n_targets};
 }

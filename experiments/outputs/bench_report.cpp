@@ -5,6 +5,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/math/isa_clones.h"
+
 namespace tn {
 
 namespace {
@@ -92,6 +94,7 @@ json BenchReport::to_json() const {
   }
   out["peak_rss_mb"] = peak_rss_mb;
   out["threads"] = threads;
+  out["kernel_isa"] = kernel_isa();
   out["peak_gflops"] = {{"f32", nullable(f32.ok, f32.gflops)}, {"bf16", nullable(bf16.ok, bf16.gflops)}};
   if (peak) out["matmul_probe"] = {{"f32", probe_json(f32)}, {"bf16", probe_json(bf16)}};
   if (model) {

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "core/io/atomic_file.h"
+#include "core/math/isa_clones.h"
 #include "core/version.h"
 
 namespace tn {
@@ -46,6 +47,7 @@ RunHistory::RunHistory(std::string dir, const RunInvocation& invocation, int thr
                               {"version", program_version()},
                               {"host", host_name()},
                               {"threads", threads},
+                              {"kernel_isa", kernel_isa()},
                               {"started", utc_now()},
                               {"ended", nullptr},
                               {"outcome", "running"}});

@@ -11,6 +11,7 @@
 #include "core/comm/communicator.h"
 #include "core/dnnl/engine.h"
 #include "core/error.h"
+#include "core/math/isa_clones.h"
 #include "core/memory_pool.h"
 #include "core/process/stop_signal.h"
 #include "core/system.h"
@@ -103,8 +104,9 @@ Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<
   spec_.vocab_size_given = true;
   check_fits_in_memory(estimate_training_memory(spec_.model, task_->positions_per_batch()), spec_.path);
   model_ = std::make_unique<TransNormerModel>(spec_.model, train.seed);
-  spdlog::info("model: {} layers, d_model {}, {} heads, {} parameters, {} threads", spec_.model.n_layers,
-               spec_.model.d_model, spec_.model.n_heads, model_->params().parameter_count(), num_threads());
+  spdlog::info("model: {} layers, d_model {}, {} heads, {} parameters, {} threads, kernels {}",
+               spec_.model.n_layers, spec_.model.d_model, spec_.model.n_heads,
+               model_->params().parameter_count(), num_threads(), kernel_isa());
 
   run_ = std::make_unique<RunDir>(options.out_dir);
   if (options.on_run_dir && writer_) options.on_run_dir(run_->path());

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/rng.h"
+#include "core/math/isa_clones.h"
 #include "layers/attention/kernels/kernel_utils.h"
 
 namespace tn::kernel_detail {
@@ -61,6 +62,7 @@ BlockDropout block_dropout(float p, uint64_t key, int64_t T, int64_t H, int64_t 
 constexpr int64_t kTileRows = 64;  // query rows whose d_logit rows are kept at once in backward
 
 template <int kD>
+TN_ISA_CLONES
 void forward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, bool causal,
                    const BlockDropout& drop, float* __restrict out, float* __restrict probs,
                    float* __restrict scratch) {
@@ -125,6 +127,7 @@ void forward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, bool
 // skipped by mask (their gradients are 0); other zero terms are added (exact for finite inputs)
 // rather than tested, since a value test is an unpredictable branch for relu.
 template <int kD>
+TN_ISA_CLONES
 void backward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, bool causal,
                     const BlockDropout& drop, const float* __restrict probs,
                     const float* __restrict d_out,

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/math/isa_clones.h"
 #include "layers/attention/kernels/kernel_utils.h"
 
 namespace tn {
@@ -31,6 +32,7 @@ struct HeadPtrs {
 constexpr int64_t kNonCausalBlock = 64;  // rows gathered at once by the non-causal forms
 
 template <int kK, int kD>
+TN_ISA_CLONES
 void forward_head(const HeadPtrs& p, int64_t T, int64_t d_key, int64_t d_head, bool causal,
                   int64_t C, float* __restrict num, float* __restrict den,
                   float* __restrict scratch) {
@@ -109,6 +111,7 @@ void forward_head(const HeadPtrs& p, int64_t T, int64_t d_key, int64_t d_head, b
 //   dq_i = Σ_j G_ij k_j,  dk_j = Σ_i G_ij q_i,  dv_j = Σ_i S_ij g_i,  G_ij = g_i·v_j + gd_i, S_ij =
 //   q_i·k_j.
 template <int kK, int kD>
+TN_ISA_CLONES
 void backward_head(const HeadPtrs& p, int64_t T, int64_t d_key, int64_t d_head, bool causal,
                    int64_t C, const float* __restrict d_num, const float* __restrict d_den,
                    float* __restrict dq, float* __restrict dk, float* __restrict dv,

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/rng.h"
+#include "core/math/isa_clones.h"
 #include "layers/attention/kernels/kernel_utils.h"
 
 namespace tn {
@@ -41,7 +42,8 @@ struct Consts {
 };
 
 /// proj[r] = (c x)·w_r for r < M (the reference scales x first); returns 0.5·c²·‖x‖².
-inline float project_row(const Consts& k, const float* x, const float* w, int64_t D, int64_t M,
+TN_ISA_CLONES
+float project_row(const Consts& k, const float* x, const float* w, int64_t D, int64_t M,
                          float* __restrict xs, float* __restrict proj) {
 #pragma omp simd
   for (int64_t d = 0; d < D; ++d) xs[d] = x[d] * k.c;
@@ -57,9 +59,30 @@ inline float row_max(const float* p, int64_t M) {
 }
 
 /// In place: phi[r] = scale·exp((proj[r] − diag) − s) + eps.
-inline void finish_row(const Consts& k, float diag, float s, float* __restrict phi, int64_t M) {
+TN_ISA_CLONES
+void finish_row(const Consts& k, float diag, float s, float* __restrict phi, int64_t M) {
 #pragma omp simd
   for (int64_t r = 0; r < M; ++r) phi[r] = k.scale * exp_float((phi[r] - diag) - s) + k.eps;
+}
+
+/// dx of one row from its features p = phi, their gradient gp and the row's projections w [M][D].
+/// scratch: [M + D].
+TN_ISA_CLONES void backward_row(const Consts& k, const float* xr, const float* p, const float* gp,
+                                const float* w, int64_t D, int64_t M, float* scratch, float* dx) {
+  float* __restrict g = scratch;  // [M] g_r, [D] Σ g_r w_r
+  float* __restrict acc = g + M;
+  // g_r = d_phi_r · (phi_r − eps) = d_phi_r · ∂phi_r/∂u_r, u_r = proj_r − diag − s.
+#pragma omp simd
+  for (int64_t r = 0; r < M; ++r) g[r] = gp[r] * (p[r] - k.eps);
+  float g_sum = 0.f;
+  kernel_detail::fill_zero(acc, D);
+  for (int64_t r = 0; r < M; ++r) {
+    g_sum += g[r];
+    kernel_detail::axpy(g[r], w + r * D, acc, D);
+  }
+  const float c2 = 2.f * k.half_c2;
+#pragma omp simd
+  for (int64_t d = 0; d < D; ++d) dx[d] = k.c * acc[d] - c2 * g_sum * xr[d];
 }
 
 // ---- naive reference (double) ------------------------------------------------------------------
@@ -137,29 +160,11 @@ void performer_features_backward(const AttentionDims& dims, int64_t m, const flo
   kernel_detail::check_not_null(op, "phi", phi);
   kernel_detail::check_not_null(op, "d_phi", d_phi);
   const Consts k(D, M, feature_eps);
-  const float c2 = 2.f * k.half_c2;
   const int64_t rows = B * T * H;
 #pragma omp parallel for schedule(static)
-  for (int64_t row = 0; row < rows; ++row) {
-    float* __restrict g = kernel_detail::thread_scratch(size_t(M + D));  // [M] g_r, [D] Σ g_r w_r
-    float* __restrict acc = g + M;
-    const float* p = phi + row * M;
-    const float* gp = d_phi + row * M;
-    const float* w = features + (row % H) * M * D;
-    // g_r = d_phi_r · (phi_r − eps) = d_phi_r · ∂phi_r/∂u_r, u_r = proj_r − diag − s.
-#pragma omp simd
-    for (int64_t r = 0; r < M; ++r) g[r] = gp[r] * (p[r] - k.eps);
-    float g_sum = 0.f;
-    kernel_detail::fill_zero(acc, D);
-    for (int64_t r = 0; r < M; ++r) {
-      g_sum += g[r];
-      kernel_detail::axpy(g[r], w + r * D, acc, D);
-    }
-    const float* xr = x + row * D;
-    float* __restrict out = dx + row * D;
-#pragma omp simd
-    for (int64_t d = 0; d < D; ++d) out[d] = k.c * acc[d] - c2 * g_sum * xr[d];
-  }
+  for (int64_t row = 0; row < rows; ++row)
+    backward_row(k, x + row * D, phi + row * M, d_phi + row * M, features + (row % H) * M * D, D,
+                 M, kernel_detail::thread_scratch(size_t(M + D)), dx + row * D);
 }
 
 void performer_features_fixed_naive(const AttentionDims& dims, int64_t m, const float* features,

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/math/isa_clones.h"
 #include "core/tensor.h"
 #include "layers/attention/kernels/kernel_utils.h"
 
@@ -77,6 +78,42 @@ inline void rotate(const float* __restrict u, const float* __restrict cs,
   }
 }
 
+/// The H heads of one (b, t) row: y_h = Rot(t) (I − 2vvᵀ) x_h. u: scratch [D].
+TN_ISA_CLONES void forward_row(const float* x, const float* householder, int64_t H, int64_t D,
+                               const float* cs, const float* sn, float* u, float* y) {
+  for (int64_t h = 0; h < H; ++h) {
+    reflect(x + h * D, householder, D, u);
+    rotate(u, cs, sn, D / 2, y + h * D);
+  }
+}
+
+/// The H heads of one (b, t) row backward: dx_h = (I − 2vvᵀ) Rotᵀ dy_h, and, when mine is not
+/// null, mine[m] += pos · ∂(y·dy)/∂(pos θ_m) in double. scratch: [2D].
+TN_ISA_CLONES void backward_row(const float* x, const float* dy, const float* householder,
+                                int64_t H, int64_t D, int64_t pos, const float* cs, const float* sn,
+                                float* scratch, float* dx, double* mine) {
+  const int64_t M = D / 2;
+  float* __restrict u = scratch;
+  float* __restrict dz = scratch + D;
+  for (int64_t h = 0; h < H; ++h) {
+    const float* __restrict g = dy + h * D;
+    // dz = Rotᵀ dy
+#pragma omp simd
+    for (int64_t m = 0; m < M; ++m) {
+      dz[2 * m] = g[2 * m] * cs[m] + g[2 * m + 1] * sn[m];
+      dz[2 * m + 1] = g[2 * m + 1] * cs[m] - g[2 * m] * sn[m];
+    }
+    reflect(dz, householder, D, dx + h * D);  // (I − 2vvᵀ) is its own transpose
+    if (!mine || pos == 0) continue;
+    reflect(x + h * D, householder, D, u);
+    for (int64_t m = 0; m < M; ++m) {
+      const float y0 = u[2 * m] * cs[m] - u[2 * m + 1] * sn[m];
+      const float y1 = u[2 * m + 1] * cs[m] + u[2 * m] * sn[m];
+      mine[m] += double(pos) * (double(y0) * g[2 * m + 1] - double(y1) * g[2 * m]);
+    }
+  }
+}
+
 template <class Real>
 void forward_naive(const AttentionDims& dims, const Real* theta, const Real* householder,
                    int64_t period, int64_t offset, const Real* x, Real* y) {
@@ -114,14 +151,10 @@ void relative_position_forward(const AttentionDims& dims, const float* theta,
 #pragma omp parallel for collapse(2) schedule(static)
   for (int64_t b = 0; b < B; ++b)
     for (int64_t t = 0; t < T; ++t) {
-      float* u = kernel_detail::thread_scratch(size_t(D));
       const float* cs = table.data() + t * 2 * M;
-      const float* sn = cs + M;
-      for (int64_t h = 0; h < H; ++h) {
-        const int64_t off = ((b * T + t) * H + h) * D;
-        reflect(x + off, householder, D, u);
-        rotate(u, cs, sn, M, y + off);
-      }
+      const int64_t off = (b * T + t) * H * D;
+      forward_row(x + off, householder, H, D, cs, cs + M, kernel_detail::thread_scratch(size_t(D)),
+                  y + off);
     }
 }
 
@@ -142,30 +175,10 @@ void relative_position_backward(const AttentionDims& dims, const float* theta,
 #pragma omp for collapse(2) schedule(static)
     for (int64_t b = 0; b < B; ++b)
       for (int64_t t = 0; t < T; ++t) {
-        float* u = kernel_detail::thread_scratch(size_t(2 * D));
-        float* dz = u + D;
-        const int64_t pos = position(t, period, offset);
         const float* cs = table.data() + t * 2 * M;
-        const float* sn = cs + M;
-        for (int64_t h = 0; h < H; ++h) {
-          const int64_t off = ((b * T + t) * H + h) * D;
-          const float* __restrict g = dy + off;
-          // dz = Rotᵀ dy
-#pragma omp simd
-          for (int64_t m = 0; m < M; ++m) {
-            dz[2 * m] = g[2 * m] * cs[m] + g[2 * m + 1] * sn[m];
-            dz[2 * m + 1] = g[2 * m + 1] * cs[m] - g[2 * m] * sn[m];
-          }
-          reflect(dz, householder, D, dx + off);  // (I − 2vvᵀ) is its own transpose
-          if (mine && pos != 0) {
-            reflect(x + off, householder, D, u);
-            for (int64_t m = 0; m < M; ++m) {
-              const float y0 = u[2 * m] * cs[m] - u[2 * m + 1] * sn[m];
-              const float y1 = u[2 * m + 1] * cs[m] + u[2 * m] * sn[m];
-              mine[m] += double(pos) * (double(y0) * g[2 * m + 1] - double(y1) * g[2 * m]);
-            }
-          }
-        }
+        const int64_t off = (b * T + t) * H * D;
+        backward_row(x + off, dy + off, householder, H, D, position(t, period, offset), cs, cs + M,
+                     kernel_detail::thread_scratch(size_t(2 * D)), dx + off, mine);
       }
   }
   if (d_theta)

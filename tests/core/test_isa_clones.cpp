@@ -1,0 +1,81 @@
+// Run-time instruction-set choice (core/math/isa_clones.h) and the span split that feeds the
+// cloned loops (core/parallel.h).
+#include <doctest/doctest.h>
+#include <omp.h>
+
+#include <string>
+#include <vector>
+
+#if defined(TN_ISA_DISPATCH) && defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
+#include "core/math/isa_clones.h"
+#include "core/parallel.h"
+
+using namespace tn;
+
+#if defined(TN_ISA_DISPATCH) && defined(__x86_64__)
+namespace {
+
+/// The x86-64 psABI level this CPU and OS reach, read from CPUID and XGETBV by hand (Intel SDM
+/// vol. 2A, CPUID; the levels as the psABI defines them), independently of GCC's resolver.
+std::string cpuid_level() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return "x86-64";
+  const unsigned l1c = c;
+  __cpuid_count(7, 0, a, b, c, d);
+  const unsigned l7b = b;
+  __get_cpuid(0x80000001, &a, &b, &c, &d);
+  const unsigned ext_c = c;
+  auto bit = [](unsigned reg, int n) { return ((reg >> n) & 1u) != 0; };
+  const bool osxsave = bit(l1c, 27);
+  unsigned lo = 0, hi = 0;  // XCR0: the register state the OS saves (XGETBV needs OSXSAVE)
+  if (osxsave) __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  const unsigned long long xcr0 = (static_cast<unsigned long long>(hi) << 32) | lo;
+  // v3: AVX, AVX2, BMI1, BMI2, F16C, FMA, LZCNT, MOVBE, XSAVE, with SSE and AVX state enabled.
+  const bool v3 = bit(l1c, 28) && bit(l7b, 5) && bit(l7b, 3) && bit(l7b, 8) && bit(l1c, 29) &&
+                  bit(l1c, 12) && bit(ext_c, 5) && bit(l1c, 22) && bit(l1c, 26) &&
+                  (xcr0 & 0x6) == 0x6;
+  // v4: AVX-512 F, BW, CD, DQ, VL, with opmask and ZMM state enabled.
+  const bool v4 = v3 && bit(l7b, 16) && bit(l7b, 30) && bit(l7b, 28) && bit(l7b, 17) &&
+                  bit(l7b, 31) && (xcr0 & 0xe0) == 0xe0;
+  return v4 ? "x86-64-v4" : v3 ? "x86-64-v3" : "x86-64";
+}
+
+}  // namespace
+#endif
+
+TEST_CASE("kernel_isa: the psABI level that CPUID and XGETBV give, read by hand") {
+  const std::string isa = kernel_isa();
+#if defined(TN_ISA_DISPATCH) && defined(__x86_64__)
+  CHECK(isa == cpuid_level());
+#else
+  CHECK(isa == "native");
+#endif
+}
+
+TEST_CASE("parallel_spans: contiguous spans in thread order that cover 0 to n once") {
+  for (int64_t n : {0, 1, 7, 32768, 32769, 100003}) {
+    const int threads = omp_get_max_threads();
+    std::vector<std::pair<int64_t, int64_t>> spans(size_t(threads), {-1, -1});
+    std::vector<int> hits(size_t(n), 0);
+    parallel_spans(n, 32768, [&](int64_t begin, int64_t end) {
+      const int t = omp_in_parallel() ? omp_get_thread_num() : 0;
+      spans[size_t(t)] = {begin, end};
+      for (int64_t i = begin; i < end; ++i) ++hits[size_t(i)];
+    });
+    for (int64_t i = 0; i < n; ++i) REQUIRE(hits[size_t(i)] == 1);
+    if (n <= 32768) {
+      CHECK(spans[0] == std::pair<int64_t, int64_t>{0, n});  // below the threshold: one call
+      continue;
+    }
+    int64_t next = 0;  // thread t's span starts where thread t − 1's ended
+    for (const auto& [begin, end] : spans) {
+      if (begin < 0) continue;
+      CHECK(begin == next);
+      next = end;
+    }
+    CHECK(next == n);
+  }
+}
