@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake libdnnl-dev ocl-icd-opencl-dev libyaml-cpp-dev libspdlog-dev
-          libfmt-dev nlohmann-json3-dev doctest-dev libcli11-dev libplplot-dev libpcre2-dev libarchive-dev libpng-dev libopenmpi-dev openmpi-bin slurm-wlm munge curl unzip
+          libfmt-dev nlohmann-json3-dev doctest-dev libcli11-dev libplplot-dev libpcre2-dev libarchive-dev libpng-dev libopenmpi-dev openmpi-bin slurm-wlm munge qemu-user curl unzip
           ca-certificates
           chromium)  # chromium: the report page's browser test
 missing=()

@@ -21,6 +21,15 @@ inline float select_float(bool cond, float a, float b) {
                               (std::bit_cast<uint32_t>(b) & ~mask));
 }
 
+/// v rounded to the nearest integer, ties to even, for |v| < 2^22 (the rounding mode's, as
+/// std::nearbyint): adding 1.5·2^23 leaves no fraction bits, subtracting it back gives the integer.
+/// Plain arithmetic, so it vectorises on the x86-64 baseline too, where std::nearbyint (SSE4.1's
+/// roundps) is a libm call per element that kept the exp loops scalar.
+inline float round_nearest(float v) {
+  constexpr float kShift = 12582912.f;  // 1.5·2^23
+  return (v + kShift) - kShift;
+}
+
 /// exp(r') for the reduced argument of x = n·ln2 + r' (Cephes expf): r' = x − n·ln2 in two steps
 /// (ln2 split into a high and a low part), then the degree-6 polynomial. |x − n·ln2| <= ln2/2.
 inline float exp_reduced(float x, float n) {
@@ -41,7 +50,7 @@ inline float exp_reduced(float x, float n) {
 /// ulp against std::exp. Inputs below ln(FLT_MIN) = -87.33654 (including -inf) give 0 instead of a
 /// denormal.
 inline float exp_nonpositive(float x) {
-  const float n = std::nearbyint(x * 1.44269504088896341f);
+  const float n = round_nearest(x * 1.44269504088896341f);
   const float p = exp_reduced(x, n);
   const bool under = x < -87.33654f;
   const int32_t bits = (static_cast<int32_t>(select_float(under, 0.f, n)) + 127) << 23;
@@ -57,7 +66,7 @@ inline float exp_nonpositive(float x) {
 inline float exp_float(float x) {
   const bool over = x > 88.72283f, under = x < -87.33654f;
   const float xc = select_float(over, 88.72283f, select_float(under, -87.33654f, x));
-  const float n = std::nearbyint(xc * 1.44269504088896341f);
+  const float n = round_nearest(xc * 1.44269504088896341f);
   const float p = exp_reduced(xc, n);
   const bool big = n > 127.f;  // 2^128 = 2·2^127
   const int32_t bits = (static_cast<int32_t>(select_float(big, 127.f, n)) + 127) << 23;

@@ -11,6 +11,24 @@
 
 using namespace tn;
 
+TEST_CASE("round_nearest: std::nearbyint's integer, ties to even, over |v| < 2^22") {
+  CHECK(round_nearest(0.5f) == 0.f);  // ties go to the even neighbour, by hand
+  CHECK(round_nearest(1.5f) == 2.f);
+  CHECK(round_nearest(2.5f) == 2.f);
+  CHECK(round_nearest(-2.5f) == -2.f);
+  CHECK(round_nearest(-0.49999997f) == 0.f);
+  CHECK(round_nearest(126.7f) == 127.f);
+  int wrong = 0;
+  for (float v = -200.f; v <= 200.f; v += 0.0625f) wrong += round_nearest(v) != std::nearbyint(v);
+  std::mt19937 gen(5);
+  std::uniform_real_distribution<float> any(-4.0e6f, 4.0e6f);
+  for (int i = 0; i < 100000; ++i) {
+    const float v = any(gen);
+    wrong += round_nearest(v) != std::nearbyint(v);
+  }
+  CHECK(wrong == 0);
+}
+
 TEST_CASE("exp_nonpositive: within 3 ulp of std::exp on [-87, 0], 0 below, exp(-inf) = 0") {
   double worst = 0;
   for (float x = -87.f; x <= 0.f; x += 0.00731f) {

@@ -44,11 +44,11 @@ TEST_CASE("softmax_xent_rows: NLL and softmax − onehot equal the double refere
     // Why 1e-6 (u = 2^-24; g_j = p_j − [j = t] with p_j <= 1): exp_nonpositive is within 3 ulp,
     // rounding x_j − max adds |x_j − max|·u·p_j <= u/e, and 1/sum and e_j·(1/sum) add 2u; the
     // f32 sum of the e_j dominates at 5000 columns. Its worst case, (m + log2 L)·u relative for L
-    // lanes of m = cols/L terms (3.7e-5 for 8 lanes), is not approached because its rounding
-    // errors mostly cancel: at 5000 columns the worst |Δg| here is 9.2e-7 with 8 lanes (AVX2, and
-    // GCC's 256-bit preference on AVX-512 CPUs) and 4e-7 with 16, about 1.6·√m·u·p. Summed in one
-    // lane (the loop left scalar) it is 4.4e-6: this bound caught that on AVX2, where the exp loop
-    // did not vectorise before fast_exp.h's select_float.
+    // lanes of m = cols/L terms (1.9e-5 for the 16 fixed lanes of exp_sum), is not approached
+    // because its rounding errors mostly cancel: at 5000 columns the worst |Δg| here is 3.6e-7 on
+    // every instruction set (x86-64, -v3 and -v4 clones alike, the lanes being fixed), about
+    // 1.6·√m·u·p. Summed in one lane it is 4.4e-6, and in SSE's 4 lanes 1.1e-6: this bound caught
+    // both (AVX2 before fast_exp.h's select_float, the portable baseline before exp_sum).
     CHECK(worst < 1e-6);
     int bad_rounding = 0;
     for (int64_t i = 0; i < rows * cols; ++i) bad_rounding += g16[i] != to_bf16_bits(work[i]);
