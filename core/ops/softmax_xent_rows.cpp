@@ -16,27 +16,38 @@ namespace tn {
 namespace {
 
 constexpr int kLanes = 16;
+constexpr int64_t kChunk = 1024;  // floats per exp pass: a multiple of kLanes, 4 KiB on the stack
 
-/// Σ_j exp(x_j − mx), each e_j also stored when kStore. The sum runs in 16 fixed lanes (lane =
-/// j % 16) reduced by a fixed tree, so every instruction set (4, 8 or 16 floats a vector) adds in
-/// the same order and gets the same rounding: about 1.6·√(cols/16)·u relative, where one lane
-/// would give 4.4e-6 at 5,000 columns and the 4 lanes of SSE 1.1e-6 (test_softmax_xent_rows).
-template <bool kStore>
-inline float exp_sum(const float* x, float mx, int64_t cols, float* e) {
-  float lane[kLanes] = {};
+/// lane[l] += Σ v[j] over j ≡ l (mod 16), in order of j. The lanes are copied into a local array
+/// for the loop so that the compiler keeps them in registers (one zmm, two ymm or four xmm)
+/// rather than storing and reloading them every 16 values.
+inline void add_lanes(float* __restrict lane, const float* __restrict v, int64_t n) {
+  float acc[kLanes];
+  for (int l = 0; l < kLanes; ++l) acc[l] = lane[l];
   int64_t j = 0;
-  for (; j + kLanes <= cols; j += kLanes)
-    for (int l = 0; l < kLanes; ++l) {
-      const float v = exp_nonpositive(x[j + l] - mx);
-      if constexpr (kStore) e[j + l] = v;
-      lane[l] += v;
-    }
-  for (int l = 0; j < cols; ++j, ++l) {
-    const float v = exp_nonpositive(x[j] - mx);
-    if constexpr (kStore) e[j] = v;
-    lane[l] += v;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int l = 0; l < kLanes; ++l) acc[l] += v[j + l];
+  for (int l = 0; j < n; ++j, ++l) acc[l] += v[j];
+  for (int l = 0; l < kLanes; ++l) lane[l] = acc[l];
+}
+
+/// Σ_j exp(x_j − mx), each e_j also kept in e when it is not null. Per chunk, one pass computes
+/// the exponentials and a second adds them into 16 fixed lanes (lane = j % 16), reduced at the
+/// end by a fixed tree: every instruction set (4, 8 or 16 floats a vector) adds in the same order
+/// and gets the same bits, about 1.6·√(cols/16)·u relative, where one lane would give 4.4e-6 at
+/// 5,000 columns and the 4 lanes of SSE 1.1e-6 (test_softmax_xent_rows).
+inline float exp_sum(const float* x, float mx, int64_t cols, float* e) {
+  float buf[kChunk];
+  float lane[kLanes] = {};
+  for (int64_t c0 = 0; c0 < cols; c0 += kChunk) {
+    const int64_t n = std::min(kChunk, cols - c0);
+    float* out = e ? e + c0 : buf;  // may be x itself (e over the logits)
+    const float* in = x + c0;
+#pragma omp simd
+    for (int64_t j = 0; j < n; ++j) out[j] = exp_nonpositive(in[j] - mx);
+    add_lanes(lane, out, n);
   }
-  for (int width = kLanes / 2; width > 0; width /= 2)
+  for (int width = kLanes / 2; width > 0; width /= 2)  // 16 -> 8 -> 4 -> 2 -> 1, halves added
     for (int l = 0; l < width; ++l) lane[l] += lane[l + width];
   return lane[0];
 }
@@ -51,7 +62,7 @@ TN_ISA_CLONES double xent_row(float* x, int64_t cols, int32_t t, float* gf, uint
   // e_j = exp(x_j − max) goes to the f32 gradient row (or scratch over the logits) for the
   // second sweep when a gradient is asked for.
   float* e = gf ? gf : x;
-  const float sum = grad ? exp_sum<true>(x, mx, cols, e) : exp_sum<false>(x, mx, cols, nullptr);
+  const float sum = exp_sum(x, mx, cols, grad ? e : nullptr);
   const double lse = static_cast<double>(mx) + std::log(static_cast<double>(sum));
   if (!grad) return lse - static_cast<double>(xt);
   const float inv = 1.f / sum, scaled = grad_scale * inv;
