@@ -2,16 +2,21 @@
 
 namespace tn {
 
-const char* kernel_isa() {
-#if defined(TN_ISA_DISPATCH) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#ifdef TN_ISA_DISPATCHED
+int isa_detail::level() {
   // The same tests, in the same order, as the resolver GCC emits for TN_ISA_CLONES.
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("x86-64-v4")) return "x86-64-v4";
-  if (__builtin_cpu_supports("x86-64-v3")) return "x86-64-v3";
-  return "x86-64";
-#else
-  return "native";
-#endif
+  if (__builtin_cpu_supports("x86-64-v4")) return 4;
+  if (__builtin_cpu_supports("x86-64-v3")) return 3;
+  return 1;
 }
+
+const char* kernel_isa() {
+  const int level = isa_detail::level();
+  return level == 4 ? "x86-64-v4" : level == 3 ? "x86-64-v3" : "x86-64";
+}
+#else
+const char* kernel_isa() { return "native"; }
+#endif
 
 }  // namespace tn

@@ -79,3 +79,31 @@ TEST_CASE("parallel_spans: contiguous spans in thread order that cover 0 to n on
     CHECK(next == n);
   }
 }
+
+namespace {
+/// Records the width of the vector type run_at_width chose.
+struct WidthProbe {
+  template <class V>
+  static void run(int& floats) {
+    floats = int(sizeof(V) / sizeof(float));
+  }
+};
+}  // namespace
+
+TEST_CASE("run_at_width: the vector width of the instruction set kernel_isa names") {
+  int floats = 0;
+  run_at_width<WidthProbe>(floats);
+  const std::string isa = kernel_isa();
+  if (isa == "x86-64-v4") CHECK(floats == 16);
+  if (isa == "x86-64-v3") CHECK(floats == 8);
+  if (isa == "x86-64") CHECK(floats == 4);
+  if (isa == "native") {
+#if defined(__AVX512F__)
+    CHECK(floats == 16);
+#elif defined(__AVX2__)
+    CHECK(floats == 8);
+#else
+    CHECK(floats == 4);
+#endif
+  }
+}

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "core/rng.h"
 #include "core/math/isa_clones.h"
@@ -61,8 +62,9 @@ BlockDropout block_dropout(float p, uint64_t key, int64_t T, int64_t H, int64_t 
 
 constexpr int64_t kTileRows = 64;  // query rows whose d_logit rows are kept at once in backward
 
-template <int kD>
-TN_ISA_CLONES
+/// One block of block_attention_forward, with V the vector type of the instruction set it is
+/// compiled for (run through run_at_width).
+template <int kD, class V>
 void forward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, bool causal,
                    const BlockDropout& drop, float* __restrict out, float* __restrict probs,
                    float* __restrict scratch) {
@@ -70,7 +72,7 @@ void forward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, bool
   const int64_t st = p.stride, n = p.n, W = p.width;
   float* __restrict kb = scratch;  // [n][D] the block's keys and values, gathered (see gather_rows)
   float* __restrict vb = kb + n * D;
-  RowAcc<kD> acc(vb + n * D, D);
+  RowAcc<kD, V> acc(vb + n * D, D);
   float* __restrict mrow = vb + n * D + D;  // [n] dropout weights of one row (dropout only)
   gather_rows(p.k, st, n, D, kb);
   gather_rows(p.v, st, n, D, vb);
@@ -81,7 +83,7 @@ void forward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, bool
     fill_zero(prow + jmax, W - jmax);
     // Logits of every key up to jmax; masked ones are overwritten below, so their content cannot
     // leak.
-    row_dots(qi, kb, D, jmax, D, prow);
+    row_dots<V>(qi, kb, D, jmax, D, prow);
     if (inner == DiagInnerKind::Relu) {
       for (int64_t j = 0; j < jmax; ++j) prow[j] = std::max(prow[j], 0.f);
       if (p.valid)
@@ -126,8 +128,7 @@ void forward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, bool
 // dv_j = Σ_i A_ij·m_ij g_i; the softmax/relu step uses the saved pre-dropout A. Masked keys are
 // skipped by mask (their gradients are 0); other zero terms are added (exact for finite inputs)
 // rather than tested, since a value test is an unpredictable branch for relu.
-template <int kD>
-TN_ISA_CLONES
+template <int kD, class V>
 void backward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, bool causal,
                     const BlockDropout& drop, const float* __restrict probs,
                     const float* __restrict d_out,
@@ -141,7 +142,7 @@ void backward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, boo
   float* __restrict qt = vb + n * D;  // [tile][D] the tile's queries and upstream gradients
   float* __restrict gt = qt + tile * D;
   float* __restrict d_logit = gt + tile * D;  // [tile][W]
-  RowAcc<kD> acc(d_logit + tile * W, D);
+  RowAcc<kD, V> acc(d_logit + tile * W, D);
   float* __restrict mrow = d_logit + tile * W + D;  // [n] dropout weights of one row
   float* __restrict pd = mrow + n;                  // [tile][W] A ⊙ m of the tile (dropout only)
   gather_rows(p.k, st, n, D, kb);
@@ -155,7 +156,7 @@ void backward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, boo
       const float* prow = probs + i * W;
       float* __restrict drow = d_logit + (i - i0) * W;
       const int64_t jmax = causal ? i + 1 : n;
-      row_dots(gi, vb, D, jmax, D, drow);
+      row_dots<V>(gi, vb, D, jmax, D, drow);
       for (int64_t j = 0; j < jmax; ++j)
         drow[j] = prow[j] != 0.f ? drow[j] : 0.f;  // masked, relu zeros
       if (drop.on) {
@@ -170,7 +171,7 @@ void backward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, boo
         // Through dot(): a plain `c += p*dA` loop is vectorised as an in-order reduction without
         // FMA while its scalar version uses FMA, so the bits would depend on jmax (breaks padding
         // invariance).
-        const float c = dot(prow, drow, jmax);
+        const float c = dot<V>(prow, drow, jmax);
         for (int64_t j = 0; j < jmax; ++j) drow[j] = prow[j] * (drow[j] - c);
       }
       acc.zero();
@@ -203,6 +204,22 @@ void backward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, boo
   }
 }
 
+template <int kD>
+struct ForwardBlock {
+  template <class V, class... Args>
+  static void run(Args&&... args) {
+    forward_block<kD, V>(std::forward<Args>(args)...);
+  }
+};
+
+template <int kD>
+struct BackwardBlock {
+  template <class V, class... Args>
+  static void run(Args&&... args) {
+    backward_block<kD, V>(std::forward<Args>(args)...);
+  }
+};
+
 }  // namespace
 
 void block_attention_forward(const AttentionDims& dims, int64_t block_size, DiagInnerKind inner,
@@ -224,7 +241,7 @@ void block_attention_forward(const AttentionDims& dims, int64_t block_size, Diag
                       H * D,   std::min(W, T - s0),
                       W};
           const int64_t n = std::min(W, T);
-          forward_block<kD>(p, D, inner, causal,
+          run_at_width<ForwardBlock<kD>>(p, D, inner, causal,
                             block_dropout(dropout_p, dropout_key, T, H, b, h, s0), out + off,
                             probs + ((b * H + h) * T + s0) * W,
                             thread_scratch(size_t((2 * n + 1) * D + n)));  // k, v; acc; weights
@@ -254,7 +271,7 @@ void block_attention_backward(const AttentionDims& dims, int64_t block_size, Dia
           // k, v rows; q, d_out tile rows; d_logit tile; acc row; dropout weights row; A' tile
           float* scratch =
               thread_scratch(size_t((2 * n + 2 * tile + 1) * D + 2 * tile * W + n));
-          backward_block<kD>(p, D, inner, causal,
+          run_at_width<BackwardBlock<kD>>(p, D, inner, causal,
                              block_dropout(dropout_p, dropout_key, T, H, b, h, s0),
                              probs + ((b * H + h) * T + s0) * W, d_out + off, dq + off, dk + off,
                              dv + off, scratch);

@@ -11,100 +11,136 @@
 
 #include "core/error.h"
 #include "core/math/fast_exp.h"
-
-// The vector types below are only used inside inline functions; silence GCC's note that passing
-// them by value would change the ABI on targets without AVX-512.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpsabi"
+#include "core/math/isa_clones.h"
 
 namespace tn::kernel_detail {
 
-/// 16 floats as one value (GCC/Clang vector extension): one zmm with AVX-512, two ymm with AVX2.
-typedef float F32x16 __attribute__((vector_size(64)));
-typedef float F32x8 __attribute__((vector_size(32)));
-typedef float F32x4 __attribute__((vector_size(16)));
+constexpr int kLanes = 16;  // fixed accumulation lanes of dot() and dot4()
 
-inline F32x16 load16(const float* p) {
-  F32x16 x;
-  std::memcpy(&x, p, sizeof x);
-  return x;
-}
+/// Floats per V: 16, 8 or 4 for the vector types of core/math/isa_clones.h, 1 for float (plain
+/// arrays, which each TN_ISA_CLONES clone vectorises at its own width).
+template <class V>
+constexpr int kWidth = int(sizeof(V) / sizeof(float));
 
-inline F32x16 load16_partial(const float* p, int64_t count) {  // lanes >= count are 0
-  F32x16 x = {};
-  for (int64_t l = 0; l < count; ++l) x[l] = p[l];
-  return x;
+/// 16 fixed lanes as 16/W values of V.
+template <class V>
+struct Lanes {
+  static constexpr int kU = kLanes / kWidth<V>;
+  V v[kU];
+
+  void zero() {
+    for (int u = 0; u < kU; ++u) v[u] = V{};
+  }
+  /// lane[l] += a[l]·b[l].
+  void fma(const float* a, const float* b) {
+    for (int u = 0; u < kU; ++u) {
+      V x, y;
+      std::memcpy(&x, a + kWidth<V> * u, sizeof x);
+      std::memcpy(&y, b + kWidth<V> * u, sizeof y);
+      v[u] += x * y;
+    }
+  }
+  /// The four lanes h[l] = Σ of lanes l, l+4, l+8, l+12 by the fixed tree: halves added,
+  /// 16 -> 8 -> 4.
+  F32x4 reduce_to_4() const {
+    if constexpr (kWidth<V> == 16) {
+      const F32x8 h8 = __builtin_shufflevector(v[0], v[0], 0, 1, 2, 3, 4, 5, 6, 7) +
+                       __builtin_shufflevector(v[0], v[0], 8, 9, 10, 11, 12, 13, 14, 15);
+      return __builtin_shufflevector(h8, h8, 0, 1, 2, 3) +
+             __builtin_shufflevector(h8, h8, 4, 5, 6, 7);
+    } else if constexpr (kWidth<V> == 8) {
+      const F32x8 h8 = v[0] + v[1];
+      return __builtin_shufflevector(h8, h8, 0, 1, 2, 3) +
+             __builtin_shufflevector(h8, h8, 4, 5, 6, 7);
+    } else if constexpr (kWidth<V> == 4) {
+      return (v[0] + v[2]) + (v[1] + v[3]);
+    } else {
+      float h8[8];
+      for (int l = 0; l < 8; ++l) h8[l] = v[l] + v[l + 8];
+      return F32x4{h8[0] + h8[4], h8[1] + h8[5], h8[2] + h8[6], h8[3] + h8[7]};
+    }
+  }
+};
+
+/// Copies count < 16 floats and zero-fills the rest of the 16 lanes.
+inline void load_partial(float* __restrict dst, const float* src, int64_t count) {
+  for (int l = 0; l < kLanes; ++l) dst[l] = l < count ? src[l] : 0.f;
 }
 
 /// Σ a[i]·b[i] in f32, accumulated in 16 fixed lanes (lane = i % 16; a partial last group is
-/// zero-filled) and reduced by a fixed tree. No plain scalar reduction loop: GCC vectorises those
-/// as in-order reductions without FMA but runs their scalar form with FMA, so the bits would depend
-/// on n and on alignment. Here the same inputs give the same bits for any n padding with zeros and
-/// any address (padding invariance, reproducibility), and the loop is one vector FMA per 16
-/// elements.
+/// zero-filled) and reduced by a fixed tree: halves added down to 4 lanes h, then
+/// (h[0] + h[2]) + (h[1] + h[3]). No plain scalar reduction loop: GCC vectorises those as in-order
+/// reductions without FMA but runs their scalar form with FMA, so the bits would depend on n and
+/// on alignment. Here the same inputs give the same bits for any n padding with zeros, any address
+/// and any V (padding invariance, reproducibility), and the loop is 16/W vector FMAs per 16
+/// elements. V: the vector type of the caller's instruction set (run_at_width), or float in a
+/// TN_ISA_CLONES function.
+template <class V = float>
 inline float dot(const float* a, const float* b, int64_t n) {
-  F32x16 acc = {};
+  Lanes<V> acc;
+  acc.zero();
   int64_t i = 0;
-  for (; i + 16 <= n; i += 16) acc += load16(a + i) * load16(b + i);
-  if (i < n) acc += load16_partial(a + i, n - i) * load16_partial(b + i, n - i);
-  const F32x8 h8 = __builtin_shufflevector(acc, acc, 0, 1, 2, 3, 4, 5, 6, 7) +
-                   __builtin_shufflevector(acc, acc, 8, 9, 10, 11, 12, 13, 14, 15);
-  const F32x4 h4 =
-      __builtin_shufflevector(h8, h8, 0, 1, 2, 3) + __builtin_shufflevector(h8, h8, 4, 5, 6, 7);
-  return (h4[0] + h4[2]) + (h4[1] + h4[3]);
+  for (; i + kLanes <= n; i += kLanes) acc.fma(a + i, b + i);
+  if (i < n) {
+    float ta[kLanes], tb[kLanes];
+    load_partial(ta, a + i, n - i);
+    load_partial(tb, b + i, n - i);
+    acc.fma(ta, tb);
+  }
+  const F32x4 h = acc.reduce_to_4();
+  return (h[0] + h[2]) + (h[1] + h[3]);
 }
 
-/// out[r] = dot(a, b[r], n) for r = 0..3, bit-identical to four dot() calls, sharing the loads of a
-/// and the reduction tree (the same tree, applied to four accumulators side by side).
+/// out[r] = dot<V>(a, b[r], n) for r = 0..3, bit-identical to four dot() calls, sharing the loads
+/// of a and finishing the four trees side by side.
+template <class V = float>
 inline void dot4(const float* a, const float* b0, const float* b1, const float* b2, const float* b3,
                  int64_t n, float* out) {
-  F32x16 c0 = {}, c1 = {}, c2 = {}, c3 = {};
+  Lanes<V> c0, c1, c2, c3;
+  c0.zero(), c1.zero(), c2.zero(), c3.zero();
   int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const F32x16 x = load16(a + i);
-    c0 += x * load16(b0 + i);
-    c1 += x * load16(b1 + i);
-    c2 += x * load16(b2 + i);
-    c3 += x * load16(b3 + i);
+  for (; i + kLanes <= n; i += kLanes) {
+    c0.fma(a + i, b0 + i);
+    c1.fma(a + i, b1 + i);
+    c2.fma(a + i, b2 + i);
+    c3.fma(a + i, b3 + i);
   }
   if (i < n) {
     const int64_t m = n - i;
-    const F32x16 x = load16_partial(a + i, m);
-    c0 += x * load16_partial(b0 + i, m);
-    c1 += x * load16_partial(b1 + i, m);
-    c2 += x * load16_partial(b2 + i, m);
-    c3 += x * load16_partial(b3 + i, m);
+    float x[kLanes], t[kLanes];
+    load_partial(x, a + i, m);
+    load_partial(t, b0 + i, m);
+    c0.fma(x, t);
+    load_partial(t, b1 + i, m);
+    c1.fma(x, t);
+    load_partial(t, b2 + i, m);
+    c2.fma(x, t);
+    load_partial(t, b3 + i, m);
+    c3.fma(x, t);
   }
-  // 16 -> 8 lanes: [h8(c0) | h8(c1)] and [h8(c2) | h8(c3)].
-  const F32x16 p01 =
-      __builtin_shufflevector(c0, c1, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) +
-      __builtin_shufflevector(c0, c1, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
-  const F32x16 p23 =
-      __builtin_shufflevector(c2, c3, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) +
-      __builtin_shufflevector(c2, c3, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
-  // 8 -> 4 lanes: [h4(c0) | h4(c1) | h4(c2) | h4(c3)].
-  const F32x16 q4 =
-      __builtin_shufflevector(p01, p23, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27) +
-      __builtin_shufflevector(p01, p23, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
-  // (h4[0] + h4[2]) + (h4[1] + h4[3]) per accumulator.
-  const F32x4 x02 =
-      __builtin_shufflevector(q4, q4, 0, 4, 8, 12) + __builtin_shufflevector(q4, q4, 2, 6, 10, 14);
-  const F32x4 x13 =
-      __builtin_shufflevector(q4, q4, 1, 5, 9, 13) + __builtin_shufflevector(q4, q4, 3, 7, 11, 15);
-  const F32x4 r = x02 + x13;
+  const F32x4 h0 = c0.reduce_to_4(), h1 = c1.reduce_to_4(), h2 = c2.reduce_to_4(),
+              h3 = c3.reduce_to_4();
+  // [h0[0]+h0[2], h0[1]+h0[3], h1[0]+h1[2], h1[1]+h1[3]], the same for h2, h3; then pairs added.
+  const F32x4 p01 = __builtin_shufflevector(h0, h1, 0, 1, 4, 5) +
+                    __builtin_shufflevector(h0, h1, 2, 3, 6, 7);
+  const F32x4 p23 = __builtin_shufflevector(h2, h3, 0, 1, 4, 5) +
+                    __builtin_shufflevector(h2, h3, 2, 3, 6, 7);
+  const F32x4 r = __builtin_shufflevector(p01, p23, 0, 2, 4, 6) +
+                  __builtin_shufflevector(p01, p23, 1, 3, 5, 7);
   std::memcpy(out, &r, sizeof r);
 }
 
-/// out[j] = dot(a, rows + j·stride, n) for j < count (groups of four through dot4; bit-identical to
-/// dot()).
+/// out[j] = dot<V>(a, rows + j·stride, n) for j < count (groups of four through dot4).
+template <class V = float>
 inline void row_dots(const float* a, const float* rows, int64_t stride, int64_t count, int64_t n,
                      float* out) {
   const int64_t full = count & ~int64_t(3);
   for (int64_t j = 0; j < full; j += 4) {
     const float* b = rows + j * stride;
-    dot4(a, b, b + stride, b + 2 * stride, b + 3 * stride, n, out + j);
+    dot4<V>(a, b, b + stride, b + 2 * stride, b + 3 * stride, n, out + j);
   }
-  for (int64_t r = 0; r < (count & 3); ++r) out[full + r] = dot(a, rows + (full + r) * stride, n);
+  for (int64_t r = 0; r < (count & 3); ++r)
+    out[full + r] = dot<V>(a, rows + (full + r) * stride, n);
 }
 
 /// y += alpha·x.
@@ -129,29 +165,37 @@ inline void gather_rows(const float* src, int64_t stride, int64_t rows, int64_t 
 }
 
 /// One output row of D floats being accumulated. For kD > 0 (a multiple of 16) the row lives in
-/// kD/16 vector registers, so a loop of add() calls streams its inputs without storing the row each
-/// time; for kD == 0 (any runtime width) it lives in caller scratch of D floats. Every element is
-/// updated as row[e] = fma(a, x[e], row[e]) in the same order in both forms, so both give the same
-/// bits.
-template <int kD>
+/// kD/W registers of the vector type V (W floats: see run_at_width in core/math/isa_clones.h), so a
+/// loop of add() calls streams its inputs without storing the row each time; for kD == 0 (any
+/// runtime width) it lives in caller scratch of D floats. Every element is updated as
+/// row[e] = fma(a, x[e], row[e]) in the same order in every form, so all give the same bits.
+template <int kD, class V>
 struct RowAcc {
-  static_assert(kD % 16 == 0 && kD > 0);
-  F32x16 v[kD / 16];
+  static constexpr int kW = int(sizeof(V) / sizeof(float));
+  static_assert(kD % 16 == 0 && kD > 0 && 16 % kW == 0);
+  V v[kD / kW];
   RowAcc(float* /*scratch*/, int64_t /*d_head*/) {}
   void zero() {
-    for (int u = 0; u < kD / 16; ++u) v[u] = F32x16{};
+    for (int u = 0; u < kD / kW; ++u) v[u] = V{};
   }
+  // Per register, not one memcpy of v: that would keep v in memory rather than in registers.
   void load(const float* x) {
-    for (int u = 0; u < kD / 16; ++u) v[u] = load16(x + 16 * u);
+    for (int u = 0; u < kD / kW; ++u) std::memcpy(&v[u], x + kW * u, sizeof(V));
   }
   void add(float a, const float* x) {
-    for (int u = 0; u < kD / 16; ++u) v[u] += a * load16(x + 16 * u);
+    for (int u = 0; u < kD / kW; ++u) {
+      V xu;
+      std::memcpy(&xu, x + kW * u, sizeof xu);
+      v[u] += a * xu;
+    }
   }
-  void store(float* y) const { std::memcpy(y, v, sizeof v); }
+  void store(float* y) const {
+    for (int u = 0; u < kD / kW; ++u) std::memcpy(y + kW * u, &v[u], sizeof(V));
+  }
 };
 
-template <>
-struct RowAcc<0> {
+template <class V>
+struct RowAcc<0, V> {
   float* row;
   int64_t n;
   RowAcc(float* scratch, int64_t d_head) : row(scratch), n(d_head) {}
@@ -239,4 +283,3 @@ inline void dispatch_widths(int64_t key_width, int64_t value_width, F&& f) {
 
 }  // namespace tn::kernel_detail
 
-#pragma GCC diagnostic pop

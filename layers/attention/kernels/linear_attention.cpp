@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "core/math/isa_clones.h"
@@ -31,8 +32,9 @@ struct HeadPtrs {
 
 constexpr int64_t kNonCausalBlock = 64;  // rows gathered at once by the non-causal forms
 
-template <int kK, int kD>
-TN_ISA_CLONES
+/// One (b, h) of linear_attention_forward, with V the vector type of the instruction set it is
+/// compiled for (run through run_at_width).
+template <int kK, int kD, class V>
 void forward_head(const HeadPtrs& p, int64_t T, int64_t d_key, int64_t d_head, bool causal,
                   int64_t C, float* __restrict num, float* __restrict den,
                   float* __restrict scratch) {
@@ -48,8 +50,8 @@ void forward_head(const HeadPtrs& p, int64_t T, int64_t d_key, int64_t d_head, b
   float* __restrict kc = qc + rows * K;
   float* __restrict vc = kc + rows * K;  // [rows][D]
   float* __restrict acc_rows = vc + rows * D;
-  RowAcc<kD> acc(acc_rows, D);        // one value-width row (scratch [D] when kD == 0)
-  RowAcc<kK> acc_k(acc_rows + D, K);  // one key-width row (scratch [K] when kK == 0)
+  RowAcc<kD, V> acc(acc_rows, D);        // one value-width row (scratch [D] when kD == 0)
+  RowAcc<kK, V> acc_k(acc_rows + D, K);  // one key-width row (scratch [K] when kK == 0)
   fill_zero(state, K * D);
   fill_zero(k_sum, K);
   // state[d] += Σ_{j < n} kc_j[d] vc_j, one state row at a time (kept in registers across j).
@@ -81,7 +83,7 @@ void forward_head(const HeadPtrs& p, int64_t T, int64_t d_key, int64_t d_head, b
       const float* qi = p.q + i * kst;
       state_term(qi);
       acc.store(num + i * st);
-      if (den) den[i * p.den_stride] = dot(qi, k_sum, K);
+      if (den) den[i * p.den_stride] = dot<V>(qi, k_sum, K);
     }
     return;
   }
@@ -91,14 +93,14 @@ void forward_head(const HeadPtrs& p, int64_t T, int64_t d_key, int64_t d_head, b
     gather_rows(p.q + c0 * kst, kst, n, K, qc);
     gather_rows(p.k + c0 * kst, kst, n, K, kc);
     gather_rows(p.v + c0 * st, st, n, D, vc);
-    for (int64_t i = 0; i < n; ++i) row_dots(qc + i * K, kc, K, i + 1, K, S + i * C);
+    for (int64_t i = 0; i < n; ++i) row_dots<V>(qc + i * K, kc, K, i + 1, K, S + i * C);
     for (int64_t i = 0; i < n; ++i) {
       const float* qi = qc + i * K;
       state_term(qi);
       for (int64_t j = 0; j <= i; ++j) acc.add(S[i * C + j], vc + j * D);
       acc.store(num + (c0 + i) * st);
       if (den) {
-        float s = dot(qi, k_sum, K);
+        float s = dot<V>(qi, k_sum, K);
         for (int64_t j = 0; j <= i; ++j) s += S[i * C + j];
         den[(c0 + i) * p.den_stride] = s;
       }
@@ -110,8 +112,7 @@ void forward_head(const HeadPtrs& p, int64_t T, int64_t d_key, int64_t d_head, b
 // Gradients of Σ g_i·num_i + gd_i·den_i with g = d_num, gd = d_den (0 when null):
 //   dq_i = Σ_j G_ij k_j,  dk_j = Σ_i G_ij q_i,  dv_j = Σ_i S_ij g_i,  G_ij = g_i·v_j + gd_i, S_ij =
 //   q_i·k_j.
-template <int kK, int kD>
-TN_ISA_CLONES
+template <int kK, int kD, class V>
 void backward_head(const HeadPtrs& p, int64_t T, int64_t d_key, int64_t d_head, bool causal,
                    int64_t C, const float* __restrict d_num, const float* __restrict d_den,
                    float* __restrict dq, float* __restrict dk, float* __restrict dv,
@@ -132,8 +133,8 @@ void backward_head(const HeadPtrs& p, int64_t T, int64_t d_key, int64_t d_head, 
   float* __restrict vc = kc + rows * K;
   float* __restrict gc = vc + rows * D;
   float* __restrict acc_rows = gc + rows * D;
-  RowAcc<kD> acc(acc_rows, D);        // one value-width row (scratch [D] when kD == 0)
-  RowAcc<kK> acc_k(acc_rows + D, K);  // one key-width row (scratch [K] when kK == 0)
+  RowAcc<kD, V> acc(acc_rows, D);        // one value-width row (scratch [D] when kD == 0)
+  RowAcc<kK, V> acc_k(acc_rows + D, K);  // one key-width row (scratch [K] when kK == 0)
   auto gd = [&](int64_t i) { return d_den ? d_den[i * p.den_stride] : 0.f; };
   auto gather = [&](int64_t c0, int64_t n) {
     gather_rows(p.q + c0 * kst, kst, n, K, qc);
@@ -175,7 +176,7 @@ void backward_head(const HeadPtrs& p, int64_t T, int64_t d_key, int64_t d_head, 
   // dk_j (+)= R v_j + qd_sum (K dot products: cheaper than keeping Rᵀ up to date);  dv_j (+)= Σ_d
   // k_j[d] R[d].
   auto dkv_reverse_term = [&](const float* kj, const float* vj, int64_t j, bool overwrite) {
-    row_dots(vj, R, D, K, D, dk_row);
+    row_dots<V>(vj, R, D, K, D, dk_row);
     float* __restrict dkj = dk + j * kst;
     if (overwrite)
       for (int64_t d = 0; d < K; ++d) dkj[d] = dk_row[d] + qd_sum[d];
@@ -211,8 +212,8 @@ void backward_head(const HeadPtrs& p, int64_t T, int64_t d_key, int64_t d_head, 
     const int64_t n = std::min(C, T - c0);
     gather(c0, n);
     for (int64_t i = 0; i < n; ++i) {
-      row_dots(qc + i * K, kc, K, i + 1, K, S + i * C);
-      row_dots(gc + i * D, vc, D, i + 1, D, G + i * C);
+      row_dots<V>(qc + i * K, kc, K, i + 1, K, S + i * C);
+      row_dots<V>(gc + i * D, vc, D, i + 1, D, G + i * C);
       const float gdi = gd(c0 + i);
       for (int64_t j = 0; j <= i; ++j) G[i * C + j] += gdi;
     }
@@ -241,6 +242,22 @@ void backward_head(const HeadPtrs& p, int64_t T, int64_t d_key, int64_t d_head, 
     add_reverse_state(c0, n);
   }
 }
+
+template <int kK, int kD>
+struct ForwardHead {
+  template <class V, class... Args>
+  static void run(Args&&... args) {
+    forward_head<kK, kD, V>(std::forward<Args>(args)...);
+  }
+};
+
+template <int kK, int kD>
+struct BackwardHead {
+  template <class V, class... Args>
+  static void run(Args&&... args) {
+    backward_head<kK, kD, V>(std::forward<Args>(args)...);
+  }
+};
 
 void check_args(const char* op, const AttentionDims& dims, int64_t chunk, const void* q,
                 const void* k, const void* v) {
@@ -297,8 +314,9 @@ void linear_attention_forward(const AttentionDims& dims, bool causal, int64_t ch
       for (int64_t h = 0; h < H; ++h) {
         const int64_t row = b * T * H + h;
         HeadPtrs p{q + row * K, k + row * K, v + row * D, H * K, H * D, H};
-        forward_head<kK, kD>(p, T, K, D, causal, C, num + row * D, den ? den + row : nullptr,
-                             kernel_detail::thread_scratch(scratch_floats));
+        run_at_width<ForwardHead<kK, kD>>(p, T, K, D, causal, C, num + row * D,
+                                          den ? den + row : nullptr,
+                                          kernel_detail::thread_scratch(scratch_floats));
       }
   });
 }
@@ -321,9 +339,10 @@ void linear_attention_backward(const AttentionDims& dims, bool causal, int64_t c
       for (int64_t h = 0; h < H; ++h) {
         const int64_t row = b * T * H + h;
         HeadPtrs p{q + row * K, k + row * K, v + row * D, H * K, H * D, H};
-        backward_head<kK, kD>(p, T, K, D, causal, C, d_num + row * D, d_den ? d_den + row : nullptr,
-                              dq + row * K, dk + row * K, dv + row * D,
-                              kernel_detail::thread_scratch(scratch_floats));
+        run_at_width<BackwardHead<kK, kD>>(p, T, K, D, causal, C, d_num + row * D,
+                                           d_den ? d_den + row : nullptr, dq + row * K,
+                                           dk + row * K, dv + row * D,
+                                           kernel_detail::thread_scratch(scratch_floats));
       }
   });
 }
