@@ -60,6 +60,9 @@ class Run {
   bool checkpoint_after_validation(const Metrics& v, int64_t step);
   /// Saves `step` and throws TrainingInterrupted for `signal`.
   [[noreturn]] void stop(int signal, int64_t step);
+  /// stop() when a stop was asked for on any rank; polled after every step and between
+  /// evaluations, so a stop waits for one evaluation at most, never for the rest of a step's.
+  void stop_if_asked(int64_t step);
   RunSummary summarize() const;
   /// train.max_steps, or the step train.patience stopped the run at.
   int64_t final_step() const { return done_.stopped_early ? done_.step : spec_.train.max_steps; }
@@ -241,6 +244,7 @@ void Run::train_steps() {
       last = checkpoint_after_validation(v, step) || last;
       if (last) final_[Task::kValid] = v;
     }
+    stop_if_asked(step);
     if (task_->has_split(Task::kTest) && ((train.test_every > 0 && step % train.test_every == 0) || last)) {
       Metrics t = evaluate(Task::kTest, step);
       if (last) final_[Task::kTest] = t;
@@ -249,7 +253,7 @@ void Run::train_steps() {
       evaluate_extra_splits();
       break;
     }
-    if (const int64_t signal = stop_signal()) stop(static_cast<int>(signal), step);
+    stop_if_asked(step);
   }
 }
 
@@ -273,6 +277,10 @@ void Run::stop(int signal, int64_t step) {
   throw TrainingInterrupted(signal, fmt::format("stopped by {} after step {}: the checkpoint and train state of that "
                                                 "step are in {}; continue with `transnormer train --resume {}`",
                                                 signal_name(signal), step, run_->path(), run_->path()));
+}
+
+void Run::stop_if_asked(int64_t step) {
+  if (const int64_t signal = stop_signal()) stop(static_cast<int>(signal), step);
 }
 
 RunSummary Run::summarize() const {
@@ -301,14 +309,20 @@ RunSummary Run::summarize() const {
 }
 
 void Run::evaluate_extra_splits() {
-  for (const std::string& split : task_->extra_eval_splits()) final_[split] = evaluate(split, final_step());
+  for (const std::string& split : task_->extra_eval_splits()) {
+    stop_if_asked(final_step());
+    final_[split] = evaluate(split, final_step());
+  }
 }
 
 RunSummary Run::execute() {
   train_steps();
   if (finishing_) {
-    for (const char* split : {Task::kValid, Task::kTest})
-      if (task_->has_split(split)) final_[split] = evaluate(split, final_step());
+    for (const char* split : {Task::kValid, Task::kTest}) {
+      if (!task_->has_split(split)) continue;
+      stop_if_asked(final_step());
+      final_[split] = evaluate(split, final_step());
+    }
     evaluate_extra_splits();
   }
   if (saved_step_ != final_step()) save(final_step());

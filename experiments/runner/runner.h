@@ -28,8 +28,9 @@ struct RunOptions {
   /// folder's claim or resume) and the folder exists, before its first file is written: the CLI
   /// starts DIR/train.log there. Empty: nothing.
   std::function<void(const std::string& dir)> on_run_dir;
-  /// Polled after every step: a nonzero signal number stops the run there, with a checkpoint and
-  /// train state of that step (TrainingInterrupted). Empty: never stop.
+  /// Polled after every step and between evaluations: a nonzero signal number stops the run there,
+  /// with a checkpoint and train state of that step (TrainingInterrupted); the evaluations not yet
+  /// run are run by `--resume`. Empty: never stop.
   std::function<int()> stop_requested;
 };
 

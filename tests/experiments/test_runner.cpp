@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -36,6 +37,10 @@ std::string temp_dir(const std::string& name) {
 class CopyTask final : public Task {
  public:
   static constexpr int64_t kVocab = 12, kSeq = 8, kBatch = 4;
+  CopyTask() = default;
+  /// With a test split as well (the same batch as valid), and every evaluation's split appended
+  /// to *evaluated.
+  explicit CopyTask(std::vector<std::string>* evaluated) : evaluated_(evaluated) {}
 
   void configure_model(ModelConfig& model, bool, const std::string&) const override { model.vocab_size = kVocab; }
   int64_t positions_per_batch() const override { return kBatch * kSeq; }
@@ -48,8 +53,11 @@ class CopyTask final : public Task {
   }
   double epochs_done() const override { return static_cast<double>(position_) / 10.0; }
   void shard(int, int) override {}  // one process only
-  bool has_split(const std::string& split) const override { return split == kValid; }
-  Metrics evaluate(TransNormerModel& model, const std::string&, int64_t) const override {
+  bool has_split(const std::string& split) const override {
+    return split == kValid || (evaluated_ && split == kTest);
+  }
+  Metrics evaluate(TransNormerModel& model, const std::string& split, int64_t) const override {
+    if (evaluated_) evaluated_->push_back(split);
     Tape tape;
     tape.set_enabled(false);
     Rng rng(0);
@@ -89,6 +97,7 @@ class CopyTask final : public Task {
   }
   int64_t position_ = 0;
   NextTokenObjective objective_;
+  std::vector<std::string>* evaluated_ = nullptr;
 };
 
 ExperimentSpec copy_spec(const std::string& dir, int64_t max_steps) {
@@ -99,11 +108,18 @@ ExperimentSpec copy_spec(const std::string& dir, int64_t max_steps) {
   return load_spec(dir + "/copy.yaml");
 }
 
+RunOptions run_options(const std::string& out_dir, bool resume) {
+  RunOptions options;
+  options.out_dir = out_dir;
+  options.resume = resume;
+  return options;
+}
+
 }  // namespace
 
 TEST_CASE("runner: a task defined outside the registry trains, reports its own metric, and resumes exactly") {
   const std::string dir = temp_dir("copy");
-  const RunSummary whole = run_training(copy_spec(dir, 60), {dir + "/whole", "", false}, std::make_unique<CopyTask>());
+  const RunSummary whole = run_training(copy_spec(dir, 60), run_options(dir + "/whole", false), std::make_unique<CopyTask>());
   REQUIRE(whole.final.count("valid") == 1);
   const Metrics& v = whole.final.at("valid");
   CHECK(v.names() == std::vector<std::string>{"loss", "accuracy"});
@@ -119,11 +135,46 @@ TEST_CASE("runner: a task defined outside the registry trains, reports its own m
   CHECK(RunSummary::from_json(nlohmann::json::parse(text.str())) == whole);
 
   // 40 steps, then --resume to 60: the same numbers as 60 in one go.
-  run_training(copy_spec(dir, 40), {dir + "/parts", "", false}, std::make_unique<CopyTask>());
-  const RunSummary resumed = run_training(copy_spec(dir, 60), {dir + "/parts", "", true}, std::make_unique<CopyTask>());
+  run_training(copy_spec(dir, 40), run_options(dir + "/parts", false), std::make_unique<CopyTask>());
+  const RunSummary resumed = run_training(copy_spec(dir, 60), run_options(dir + "/parts", true), std::make_unique<CopyTask>());
   CHECK(resumed.final.at("valid") == v);
   CHECK(resumed.evals == whole.evals);
   CHECK(resumed.train.tokens == whole.train.tokens);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("runner: a stop asked for during an evaluation stops before the next one, and --resume runs the rest") {
+  const std::string dir = temp_dir("stop_eval");
+  std::vector<std::string> whole_evals;
+  const RunSummary whole =
+      run_training(copy_spec(dir, 40), run_options(dir + "/whole", false), std::make_unique<CopyTask>(&whole_evals));
+  REQUIRE(whole_evals == std::vector<std::string>{"valid", "valid", "test"});  // steps 20, 40, 40
+
+  // A SIGTERM that arrives while step 40 is validated: the test evaluation does not start.
+  std::vector<std::string> evals;
+  RunOptions stopping = run_options(dir + "/parts", false);
+  stopping.stop_requested = [&] { return evals.size() == 2 ? SIGTERM : 0; };
+  CHECK_THROWS_AS(run_training(copy_spec(dir, 40), stopping, std::make_unique<CopyTask>(&evals)),
+                  TrainingInterrupted);
+  CHECK(evals == std::vector<std::string>{"valid", "valid"});
+  CHECK_FALSE(std::filesystem::exists(dir + "/parts/summary.json"));
+
+  // Resumed with a stop already asked for: nothing is evaluated, the run stays unfinished.
+  evals.clear();
+  RunOptions resume_stopping = run_options(dir + "/parts", true);
+  resume_stopping.stop_requested = [] { return SIGTERM; };
+  CHECK_THROWS_AS(run_training(copy_spec(dir, 40), resume_stopping, std::make_unique<CopyTask>(&evals)),
+                  TrainingInterrupted);
+  CHECK(evals.empty());
+
+  // Resumed: the final evaluations only, with the numbers of the run that was never stopped.
+  evals.clear();
+  const RunSummary resumed =
+      run_training(copy_spec(dir, 40), run_options(dir + "/parts", true), std::make_unique<CopyTask>(&evals));
+  CHECK(evals == std::vector<std::string>{"valid", "test"});
+  CHECK(resumed.final.at("valid") == whole.final.at("valid"));
+  CHECK(resumed.final.at("test") == whole.final.at("test"));
+  CHECK(resumed.evals == whole.evals);
   std::filesystem::remove_all(dir);
 }
 
