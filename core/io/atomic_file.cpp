@@ -1,5 +1,7 @@
 #include "core/io/atomic_file.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,26 +15,115 @@
 
 namespace tn {
 
-void write_file_atomic(const std::string& path, std::string_view bytes) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f)
-    throw IoError("cannot write " + path + ": " + std::strerror(errno) +
-                    " (check that the directory exists and is writable)");
-  const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size() &&
-                  std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// The file the bytes of `path` belong in: a symlink's final target (the link itself stays), else
+/// path. Throws IoError for a loop of links.
+std::string destination(const std::string& path) {
+  fs::path p(path);
+  for (int hops = 0;; ++hops) {
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p.string();
+    if (hops == 40) throw IoError("cannot write " + path + ": too many levels of symbolic links");
+    std::error_code ec;
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) throw IoError("cannot write " + path + ": " + ec.message());
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+}
+
+/// Writes all of `bytes` to fd and syncs it; false (errno set) on failure.
+bool write_all(int fd, std::string_view bytes, bool sync) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return !sync || ::fsync(fd) == 0 || errno == EINVAL;  // EINVAL: a device or FIFO, nothing to sync
+}
+
+[[noreturn]] void write_failed(const std::string& path, int err) {
+  throw IoError("cannot write " + path + ": " + std::strerror(err) +
+                (err == ENOSPC || err == EFBIG || err == EDQUOT ? " (disk full?)"
+                                                                : " (check that the directory exists and is writable)"));
+}
+
+/// An existing file that is not a regular file (a device such as /dev/null, a FIFO, a socket)
+/// gets the bytes written into it: replacing it would destroy it.
+void write_in_place(const std::string& path, std::string_view bytes) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) write_failed(path, errno);
+  const bool ok = write_all(fd, bytes, false);
   const int err = errno;
-  std::fclose(f);
+  ::close(fd);
+  if (!ok) write_failed(path, err);
+}
+
+/// Renames `tmp` over `dest`, removing tmp on failure.
+void replace(const std::string& tmp, const std::string& dest) {
+  if (std::rename(tmp.c_str(), dest.c_str()) != 0) {
+    const int err = errno;
+    std::remove(tmp.c_str());
+    throw IoError("cannot replace " + dest + ": " + std::strerror(err) +
+                  (err == EISDIR || err == ENOTEMPTY ? " (a directory is in the way)" : ""));
+  }
+}
+
+/// The bytes in an unnamed file of dest's folder (O_TMPFILE), given a name only once complete and
+/// renamed over dest at once: a process killed while writing leaves nothing behind. False when the
+/// file system has no unnamed files (then the caller writes a named temporary).
+bool write_unnamed(const std::string& dest, std::string_view bytes) {
+  const fs::path dir = fs::path(dest).parent_path();
+  const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    if (errno == EISDIR || errno == EOPNOTSUPP || errno == EINVAL) return false;
+    write_failed(dest, errno);
+  }
+  const bool ok = write_all(fd, bytes, true);
+  int err = errno;
+  const std::string tmp = dest + ".tmp." + std::to_string(::getpid());
+  const std::string self = "/proc/self/fd/" + std::to_string(fd);
+  std::remove(tmp.c_str());  // a leftover of an earlier process with this pid
+  const bool linked = ok && ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, tmp.c_str(), AT_SYMLINK_FOLLOW) == 0;
+  if (ok && !linked) err = errno;
+  ::close(fd);
+  if (!linked) {
+    if (ok && (err == ENOENT || err == EXDEV)) return false;  // no /proc here: use a named file
+    write_failed(dest, err);
+  }
+  replace(tmp, dest);
+  return true;
+}
+
+/// The bytes in "<dest>.tmp.<pid>", then renamed over dest.
+void write_named(const std::string& dest, std::string_view bytes) {
+  const std::string tmp = dest + ".tmp." + std::to_string(::getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) write_failed(dest, errno);
+  const bool ok = write_all(fd, bytes, true);
+  const int err = errno;
+  ::close(fd);
   if (!ok) {
     std::remove(tmp.c_str());
-    throw IoError("cannot write " + path + ": " + std::strerror(err) + " (disk full?)");
+    write_failed(dest, err);
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    throw IoError("cannot rename " + tmp + " to " + path + ": " + ec.message());
+  replace(tmp, dest);
+}
+
+}  // namespace
+
+void write_file_atomic(const std::string& path, std::string_view bytes) {
+  const std::string dest = destination(path);
+  struct stat st {};
+  if (::stat(dest.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw IoError("cannot write " + path + ": it is a directory");
+    if (!S_ISREG(st.st_mode)) return write_in_place(dest, bytes);
   }
+  if (!write_unnamed(dest, bytes)) write_named(dest, bytes);
 }
 
 std::string read_file(const std::string& path) {

@@ -1,13 +1,18 @@
 #pragma once
-// Atomic file writes: write to "<path>.tmp.<pid>", flush, then rename over <path>, so a crash never
-// leaves a half-written checkpoint or metrics file.
+// Atomic file writes: the bytes go to an unnamed file in the destination's folder (O_TMPFILE),
+// synced, named "<path>.tmp.<pid>" and renamed over <path>, so a crash never leaves a half-written
+// checkpoint or metrics file, nor (but in the instant between naming and renaming) a temporary.
+// File systems without unnamed files get a named temporary from the start. A symlink is written
+// through (its target replaced, the link kept); a device, FIFO or socket is written into in place.
 #include <string>
 #include <string_view>
 
 namespace tn {
 
-/// Writes `bytes` to `path` atomically (a failed write leaves no temporary file behind). Throws
-/// IoError naming the path on any I/O failure (cannot create, write, flush or rename).
+/// Writes `bytes` to `path` atomically (a failed write leaves no temporary file behind). A symlink
+/// at `path` keeps pointing where it did and its target gets the bytes; an existing non-regular
+/// file (/dev/null, /dev/stdout, a FIFO) is written into, not replaced. Throws IoError naming the
+/// path on any I/O failure (cannot create, write, sync or rename; a directory in the way).
 void write_file_atomic(const std::string& path, std::string_view bytes);
 
 /// Reads a whole file. Throws DataError naming the path when it is missing or unreadable.

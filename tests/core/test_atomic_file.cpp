@@ -3,11 +3,15 @@
 #include <doctest/doctest.h>
 
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <filesystem>
 #include <map>
 #include <string>
+#include <thread>
 
 #include "core/error.h"
 #include "core/io/atomic_file.h"
@@ -100,4 +104,61 @@ TEST_CASE("save_safetensors: a failed write is an IoError, and reading a missing
   err = error_of([&] { read_file(dir.file("absent.txt")); });
   CHECK(err.first == "data");
   CHECK(err.second.find("absent.txt") != std::string::npos);
+}
+
+TEST_CASE("write_file_atomic: a symlink is written through, the link kept") {
+  TempDir dir("atomic_link");
+  const std::string target = dir.write("real.json", "old");
+  const std::string link = dir.file("link.json");
+  std::filesystem::create_symlink("real.json", link);  // relative, as users make them
+  write_file_atomic(link, "new");
+  CHECK(std::filesystem::is_symlink(link));
+  CHECK(std::filesystem::read_symlink(link) == "real.json");
+  CHECK(read_file(target) == "new");
+
+  const std::string dangling = dir.file("dangling.json");  // its target does not exist yet
+  std::filesystem::create_symlink("made.json", dangling);
+  write_file_atomic(dangling, "made");
+  CHECK(std::filesystem::is_symlink(dangling));
+  CHECK(read_file(dir.file("made.json")) == "made");
+
+  const std::string loop = dir.file("loop");
+  std::filesystem::create_symlink("loop", loop);
+  CHECK(error_of([&] { write_file_atomic(loop, "x"); }).first == "io");
+}
+
+TEST_CASE("write_file_atomic: a FIFO is written into, not replaced by a file") {
+  TempDir dir("atomic_fifo");
+  const std::string fifo = dir.file("pipe");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::string received;
+  std::thread reader([&] { received = read_file(fifo); });  // blocks until the writer opens it
+  write_file_atomic(fifo, "through the pipe");
+  reader.join();
+  CHECK(received == "through the pipe");
+  struct stat st {};
+  REQUIRE(::lstat(fifo.c_str(), &st) == 0);
+  CHECK(S_ISFIFO(st.st_mode));
+  CHECK(std::distance(std::filesystem::directory_iterator(dir.path), {}) == 1);  // no temporary
+}
+
+TEST_CASE("write_file_atomic: a process killed while writing leaves the old file or the new, and no temporary") {
+  TempDir dir("atomic_kill");
+  const std::string path = dir.file("big.bin");
+  const std::string old_bytes(1 << 20, 'a'), new_bytes(8 << 20, 'b');
+  write_file_atomic(path, old_bytes);
+  for (int round = 0; round < 8; ++round) {
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      for (;;) write_file_atomic(path, new_bytes);  // until killed
+    }
+    ::usleep(static_cast<useconds_t>(2000 + 3000 * round));
+    ::kill(child, SIGKILL);
+    ::waitpid(child, nullptr, 0);
+    const std::string now = read_file(path);
+    CHECK((now == old_bytes || now == new_bytes));
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path))
+    CHECK(entry.path().filename() == "big.bin");
 }
