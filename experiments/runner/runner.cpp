@@ -11,6 +11,7 @@
 #include "core/comm/communicator.h"
 #include "core/dnnl/engine.h"
 #include "core/error.h"
+#include "core/io/dir_lock.h"
 #include "core/math/isa_clones.h"
 #include "core/memory_pool.h"
 #include "core/process/stop_signal.h"
@@ -79,6 +80,7 @@ class Run {
   RunOptions options_;
   std::unique_ptr<Task> task_;
   std::unique_ptr<TransNormerModel> model_;
+  DirLock lock_;  // rank 0's claim on the run directory, held until the run ends
   std::unique_ptr<RunDir> run_;
   std::unique_ptr<RunHistory> history_;
   std::unique_ptr<TrainStep> step_;
@@ -97,9 +99,10 @@ class Run {
 Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<Task> task)
     : spec_(spec), options_(options), task_(std::move(task)) {
   const TrainSpec& train = spec_.train;
-  // The run directory first: refuse before any work, and never over another run's files. Rank 0
-  // claims it; the others wait, then only read it (a resumed run's checkpoint).
-  if (writer_) claim_run_dir(options.out_dir, options.resume, options.overwrite);
+  // The run directory's checks first, writing nothing: refuse before any work, and never over
+  // another run's files. Rank 0 claims it once the model is built; the others then only read it (a
+  // resumed run's checkpoint).
+  if (writer_) check_run_dir(options.out_dir, options.resume, options.overwrite);
   comm_.barrier();
   for (const std::string& warning : schedule_warnings(train)) spdlog::warn("{}", warning);
   set_num_threads(train.threads);  // before any oneDNN primitive is made
@@ -111,6 +114,10 @@ Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<
                spec_.model.n_layers, spec_.model.d_model, spec_.model.n_heads,
                model_->params().parameter_count(), num_threads(), kernel_isa());
 
+  if (writer_) {  // one writer per folder: the lock (which creates it), then the files
+    lock_ = DirLock::acquire(options.out_dir, "run folder");
+    claim_run_dir(options.out_dir, options.resume, options.overwrite);
+  }
   run_ = std::make_unique<RunDir>(options.out_dir);
   if (options.on_run_dir && writer_) options.on_run_dir(run_->path());
   if (options.resume) check_resumable(*run_, spec_);

@@ -1,6 +1,7 @@
 #include "experiments/sweeps/local_launcher.h"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,13 +15,14 @@ namespace tn {
 namespace {
 
 /// Starts `argv` (argv[0] searched in PATH) with stdout and stderr appended to `log`, in a process
-/// group of its own. Throws IoError.
+/// group of its own, sent SIGTERM when the sweep's process ends. Throws IoError.
 pid_t spawn(const std::vector<std::string>& argv, const std::filesystem::path& log) {
   const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) throw IoError(log.string() + ": cannot open the point's log: " + std::strerror(errno));
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fd);
@@ -28,6 +30,11 @@ pid_t spawn(const std::vector<std::string>& argv, const std::filesystem::path& l
   }
   if (pid == 0) {
     ::setpgid(0, 0);
+    // A sweep that dies (kill -9 included) stops its points as a SIGTERM would: each saves a
+    // checkpoint and exits, instead of training on beside the sweep's rerun.
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::_exit(143);  // the sweep died before the line above
+
     const int null_in = ::open("/dev/null", O_RDONLY);
     if (null_in >= 0) ::dup2(null_in, 0);
     ::dup2(fd, 1);

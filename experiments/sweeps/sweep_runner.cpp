@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "core/error.h"
+#include "core/io/dir_lock.h"
 #include "core/process/shell_quote.h"
 #include "experiments/sweeps/local_launcher.h"
 #include "experiments/sweeps/slurm_launcher.h"
@@ -329,7 +330,8 @@ void SweepRun::plan() {
 }
 
 SweepOutcome SweepRun::run() {
-  fs::create_directories(options_.out_dir);
+  // One sweep per folder: a second would train every point again into the same directories.
+  const DirLock lock = DirLock::acquire(options_.out_dir, "sweep folder");
   plan();
   save();
   spdlog::info("sweep {}: {} points, {} to run{}, {} with {} thread(s) each; index {}", sweep_.name,

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <csignal>
 #include <filesystem>
 #include <map>
 
@@ -188,4 +189,28 @@ TEST_CASE("cli: a spec composed on another (base:) takes its keys, and errors po
   const CliResult cycle = run_cli("train " + dir + "/a.yaml --dry-run", dir);
   CHECK(cycle.code == 2);
   CHECK(cycle.err.find("cycle") != std::string::npos);
+}
+
+TEST_CASE("cli: a second train on a folder in use is refused (exit 2) and the first run is left whole") {
+  const std::string dir = scratch_dir("run_dir_lock");
+  const std::string spec = dir + "/tiny.yaml";
+  write_text(spec, tiny_spec(dir));
+  const std::string out = dir + "/run";
+  CliChild first = spawn_cli("train " + spec + " --set train.max_steps=100000 --threads 1 --out " + out, dir, "first");
+  for (int i = 0; i < 12000 && slurp(out + "/metrics.jsonl").empty(); ++i) ::usleep(5000);
+  REQUIRE_FALSE(slurp(out + "/metrics.jsonl").empty());
+
+  for (const std::string flag : {"--overwrite", "--resume"}) {
+    CliResult second = run_cli("train " + spec + " --set train.max_steps=10 --threads 1 " + flag + " --out " + out, dir);
+    INFO(second.err);
+    CHECK(second.code == 2);
+    CHECK(second.err.find("the run folder " + out + " is in use by another transnormer process (pid " +
+                          std::to_string(first.pid) + ")") != std::string::npos);
+  }
+  CHECK(slurp(out + "/config.yaml").find("max_steps: 100000") != std::string::npos);  // the first's
+
+  ::kill(first.pid, SIGTERM);  // the first stops as usual, with its checkpoint
+  const CliResult stopped = wait_cli(first);
+  CHECK(stopped.code == 143);
+  CHECK(fs::exists(out + "/checkpoint.safetensors"));
 }

@@ -30,6 +30,13 @@ void wait_for(const std::string& file, const std::string& text) {
   for (int i = 0; i < 12000 && slurp(file).find(text) == std::string::npos; ++i) ::usleep(5000);
 }
 
+/// Whether process `pid` is alive (and not a zombie).
+bool alive(pid_t pid) {
+  const std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
+  const size_t paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
+}
+
 
 }  // namespace
 
@@ -220,4 +227,30 @@ TEST_CASE("cli sweep: points from their own bases run from them, and report keep
   REQUIRE(rows.size() == 2);
   CHECK(rows[0]["label"] == "narrow");
   CHECK(rows[1]["label"] == "wide");
+}
+
+TEST_CASE("cli sweep: a second sweep on a folder in use is refused, and a sweep killed with -9 stops its points") {
+  const std::string dir = scratch_dir("sweep_lock");
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  write_text(dir + "/sweep.yaml", "base: tiny.yaml\nset: {train.max_steps: 100000, train.eval_every: 50}\nseeds: [5]\n");
+  const std::string args = " --jobs 1 --threads-per-job 1 --out ";
+  const std::string out = dir + "/sweep";
+  CliChild sweep = spawn_cli("sweep " + dir + "/sweep.yaml" + args + out, dir, "first");
+  wait_for(out + "/seed-5/metrics.jsonl", "\"step\":60,");
+  const json running = point(out, "seed-5");
+  REQUIRE(running["state"] == "running");
+  const pid_t child = running["pid"].get<int>();
+
+  CliResult second = run_cli("sweep " + dir + "/sweep.yaml" + args + out, dir);
+  INFO(second.err);
+  CHECK(second.code == 2);
+  CHECK(second.err.find("the sweep folder " + out + " is in use") != std::string::npos);
+  CHECK(alive(child));  // the first sweep's point trains on
+
+  ::kill(sweep.pid, SIGKILL);
+  wait_cli(sweep);
+  for (int i = 0; i < 600 && alive(child); ++i) ::usleep(50000);
+  CHECK_FALSE(alive(child));  // SIGTERM from the dying sweep: it saved and stopped
+  CHECK(slurp(out + "/seed-5/train.log").find("stopped by SIGTERM") != std::string::npos);
+  CHECK(std::filesystem::exists(out + "/seed-5/checkpoint.safetensors"));
 }

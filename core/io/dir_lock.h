@@ -1,0 +1,33 @@
+#pragma once
+// One writer per folder: a run directory or a sweep folder is claimed for the lifetime of the
+// process that writes in it, so two `train` (or two `sweep`) processes never mix their files. The
+// claim is a flock(2) on "<folder>/.lock", which the kernel releases when the process ends, however
+// it ends (kill -9 included): no stale claim to clean up. The file holds the holder's pid, for the
+// message of the process refused.
+#include <string>
+
+namespace tn {
+
+class DirLock {
+ public:
+  DirLock() = default;
+  /// Claims `dir` (created, with its parents, if missing). `what` names it in messages ("run
+  /// folder", "sweep folder"). Throws ConfigError (exit 2) when another process holds it, naming
+  /// the folder and that process's pid; IoError when the lock file cannot be made.
+  static DirLock acquire(const std::string& dir, const std::string& what);
+  ~DirLock();
+  DirLock(DirLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  DirLock& operator=(DirLock&& other) noexcept;
+  DirLock(const DirLock&) = delete;
+  DirLock& operator=(const DirLock&) = delete;
+  bool held() const { return fd_ >= 0; }
+
+ private:
+  explicit DirLock(int fd) : fd_(fd) {}
+  int fd_ = -1;
+};
+
+/// The name of the lock file inside a claimed folder.
+inline constexpr const char* kLockFile = ".lock";
+
+}  // namespace tn

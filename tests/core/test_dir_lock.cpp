@@ -1,0 +1,67 @@
+// One writer per folder (core/io/dir_lock.h): a second claim is refused naming the holder's pid,
+// and a claim ends with its process, however that ends.
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <string>
+
+#include "core/error.h"
+#include "core/io/atomic_file.h"
+#include "core/io/dir_lock.h"
+#include "tests/temp_dir.h"
+
+using namespace tn;
+using tn::test::TempDir;
+
+namespace {
+
+/// The message of the ConfigError that claiming `dir` throws, or "" when the claim succeeds.
+std::string refusal(const std::string& dir) {
+  try {
+    DirLock lock = DirLock::acquire(dir, "run folder");
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("DirLock: a held folder is refused with the holder's pid, free again once released") {
+  TempDir root("dir_lock");
+  const std::string dir = root.file("run/nested");  // created by the claim
+  {
+    const DirLock held = DirLock::acquire(dir, "run folder");
+    CHECK(held.held());
+    const std::string message = refusal(dir);
+    CHECK(message.find(dir) != std::string::npos);
+    CHECK(message.find("in use") != std::string::npos);
+    CHECK(message.find("(pid " + std::to_string(::getpid()) + ")") != std::string::npos);
+  }
+  CHECK(refusal(dir).empty());
+}
+
+TEST_CASE("DirLock: a claim held by another process ends when that process is killed") {
+  TempDir root("dir_lock_kill");
+  const std::string dir = root.file("sweep");
+  int ready[2];
+  REQUIRE(::pipe(ready) == 0);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    const DirLock lock = DirLock::acquire(dir, "sweep folder");
+    [[maybe_unused]] ssize_t w = ::write(ready[1], "1", 1);
+    for (;;) ::pause();  // until killed
+  }
+  char c = 0;
+  REQUIRE(::read(ready[0], &c, 1) == 1);
+  CHECK(refusal(dir).find("(pid " + std::to_string(child) + ")") != std::string::npos);
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  CHECK(refusal(dir).empty());  // no stale claim to clean up
+  ::close(ready[0]);
+  ::close(ready[1]);
+}
