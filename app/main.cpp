@@ -6,6 +6,7 @@
 
 #include <csignal>
 #include <iostream>
+#include <new>
 #include <string>
 
 #include "app/command_line.h"
@@ -14,6 +15,7 @@
 #include "core/version.h"
 #include "core/error.h"
 #include "core/process/stop_signal.h"
+#include "core/system.h"
 #include "experiments/runner/runner.h"
 
 namespace {
@@ -88,6 +90,12 @@ int run_command(int argc, char** argv) {
     return tn::exit_code_for_signal(e.signal);
   } catch (const tn::TrainingDiverged& e) {
     spdlog::error("{}", e.what());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    const tn::MemoryLimit limit = tn::memory_limit();
+    spdlog::error("out of memory: this job needs more than the {:.1f} GiB this process may use ({}); lower the "
+                  "batch, the model or the sequence length, or give the job more memory",
+                  limit.bytes / 1073741824.0, limit.source);
     return 1;
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());

@@ -3,6 +3,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <fstream>
+#include <sstream>
+
 namespace tn {
 
 double peak_rss_mb() {
@@ -15,6 +18,49 @@ double physical_memory_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || page_size <= 0) return 0.0;
   return static_cast<double>(pages) * static_cast<double>(page_size);
+}
+
+namespace {
+
+/// The number in the first line of `path`; 0 when it is missing or not a number ("max").
+double read_limit(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  if (!std::getline(in, line) || line.empty() || line.find_first_not_of("0123456789") != std::string::npos)
+    return 0.0;
+  return std::stod(line);
+}
+
+/// This process's cgroup memory limit in bytes (v2, else v1), 0 when none or unknown.
+double cgroup_limit() {
+  std::ifstream in("/proc/self/cgroup");
+  std::string line;
+  double v1 = 0.0;
+  while (std::getline(in, line)) {
+    const size_t a = line.find(':'), b = line.find(':', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    const std::string controllers = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
+    if (line.compare(0, a, "0") == 0 && controllers.empty()) {
+      if (const double v2 = read_limit("/sys/fs/cgroup" + path + "/memory.max"); v2 > 0) return v2;
+    } else if (controllers == "memory") {
+      v1 = read_limit("/sys/fs/cgroup/memory" + path + "/memory.limit_in_bytes");
+    }
+  }
+  return v1 >= 1e18 ? 0.0 : v1;  // v1 writes a huge number for "no limit"
+}
+
+}  // namespace
+
+MemoryLimit memory_limit() {
+  MemoryLimit limit{physical_memory_bytes(), "this machine's memory"};
+  auto lower = [&](double bytes, const char* source) {
+    if (bytes > 0 && (limit.bytes <= 0 || bytes < limit.bytes)) limit = {bytes, source};
+  };
+  struct rlimit as {};
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+    lower(static_cast<double>(as.rlim_cur), "the address-space limit (ulimit -v)");
+  lower(cgroup_limit(), "its cgroup's memory limit");
+  return limit;
 }
 
 }  // namespace tn

@@ -1,5 +1,6 @@
 #pragma once
 // Process and machine facts for reports and checks.
+#include <string>
 
 namespace tn {
 
@@ -8,5 +9,13 @@ double peak_rss_mb();
 
 /// The machine's physical memory in bytes (sysconf _SC_PHYS_PAGES × _SC_PAGE_SIZE); 0 when unknown.
 double physical_memory_bytes();
+
+/// The memory this process may use: the least of the machine's physical memory, the address-space
+/// limit (ulimit -v, RLIMIT_AS) and its cgroup's limit (v2 memory.max, v1 memory.limit_in_bytes).
+struct MemoryLimit {
+  double bytes = 0;    // 0 when unknown
+  std::string source;  // "this machine's memory", "the address-space limit (ulimit -v)", "its cgroup's memory limit"
+};
+MemoryLimit memory_limit();
 
 }  // namespace tn

@@ -39,16 +39,17 @@ MemoryEstimate estimate_training_memory(const ModelConfig& c, int64_t positions)
 }
 
 void check_fits_in_memory(const MemoryEstimate& e, const std::string& what) {
-  const double available = physical_memory_bytes();
+  const MemoryLimit limit = memory_limit();
+  const double available = limit.bytes;
   if (available <= 0 || e.total_bytes() <= available) return;
   char buf[512];
   std::snprintf(buf, sizeof buf,
                 "%s: the run needs at least %.1f GiB (%.3g parameters: %.1f GiB with gradients and AdamW "
-                "moments; activations of one batch: %.1f GiB), more than this machine's %.1f GiB of memory; "
+                "moments; activations of one batch: %.1f GiB), more than the %.1f GiB this process may use (%s); "
                 "lower model.d_model, model.n_layers, the vocabulary, train.batch_size or the sequence length "
                 "(data.seq_len; data.max_length or data.max_positions for the classification readers)",
                 what.c_str(), e.total_bytes() / 1073741824.0, e.parameters, e.weight_bytes / 1073741824.0,
-                e.activation_bytes / 1073741824.0, available / 1073741824.0);
+                e.activation_bytes / 1073741824.0, available / 1073741824.0, limit.source.c_str());
   throw ConfigError(buf);
 }
 

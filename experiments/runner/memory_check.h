@@ -29,8 +29,9 @@ double estimate_parameter_count(const ModelConfig& config);
 /// (2·d_ff floats), plus one 512-row chunk of output logits.
 MemoryEstimate estimate_training_memory(const ModelConfig& config, int64_t positions);
 
-/// Throws ConfigError naming `what` (e.g. the spec path) with the estimate, the machine's
-/// physical memory and the fix when the estimate exceeds that memory.
+/// Throws ConfigError naming `what` (e.g. the spec path) with the estimate, the memory this process
+/// may use (memory_limit: physical memory, ulimit -v or its cgroup's limit, whichever is least) and
+/// the fix when the estimate exceeds that memory.
 void check_fits_in_memory(const MemoryEstimate& estimate, const std::string& what);
 
 }  // namespace tn

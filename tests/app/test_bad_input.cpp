@@ -125,7 +125,7 @@ TEST_CASE("bad input: a model or batch that cannot fit is refused before trainin
   CliResult wide = run_cli("train " + dir + "/good.yaml --set model.d_model=100000000 --out " + dir + "/wide", dir);
   CHECK(wide.code == 2);
   CHECK(wide.err.find("the run needs at least") != std::string::npos);
-  CHECK(wide.err.find("GiB of memory") != std::string::npos);
+  CHECK(wide.err.find("GiB this process may use") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir + "/wide"));  // refused before the run directory
   CliResult batch = run_cli("train " + dir + "/good.yaml --set train.batch_size=1000000000 --out " + dir + "/big", dir);
   CHECK(batch.code == 2);
@@ -146,4 +146,19 @@ TEST_CASE("bad input: token ids outside the checkpoint's vocabulary exit 2, nami
   CliResult g = run_cli("forward --checkpoint '" + golden_root() + "/dec_t1/model.safetensors' --input " + dir + "/targets.json", dir);
   CHECK(g.code == 2);
   CHECK(g.err.find("\"targets\" holds -5") != std::string::npos);
+}
+
+TEST_CASE("bad input: the memory check counts ulimit -v, not only the machine's memory") {
+  const std::string dir = scratch_dir("bad_ulimit");
+  write_text(dir + "/good.yaml", kGood);
+  // About 2 GiB of weights, gradients and moments: within this machine's memory, beyond 1.5 GiB.
+  const CliResult r = run_command_line(
+      "ulimit -v 1500000; TRANSNORMER_DATA='" + data_root() + "' OMP_NUM_THREADS=2 '" + binary() + "' train " + dir +
+          "/good.yaml --set model.d_model=1024 --set model.n_layers=8 --out " + dir + "/run",
+      dir + "/stdout.txt", dir + "/stderr.txt");
+  INFO(r.err);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("the run needs at least") != std::string::npos);
+  CHECK(r.err.find("the address-space limit (ulimit -v)") != std::string::npos);
+  CHECK(r.err.find("bad_alloc") == std::string::npos);
 }
