@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
+
 #include "core/error.h"
 #include "layers/model_config_json.h"
 
@@ -38,6 +40,33 @@ void load_weights(TransNormerModel& model, const SafetensorsFile& file, const st
   for (const auto& [name, var] : entries) var->value.copy_from(file.tensors.at(name));
 }
 
+namespace {
+
+/// A config edited or crafted to describe a far larger model than its file holds (a vocab_size of
+/// 10^12, a d_model of 2^20, a million layers) would be allocated before load_weights compared the
+/// shapes. This compares first a lower bound of the config's parameter count with the values the
+/// file holds: every layer's token mixer projects q, k and v (3·d_model² weights; the output
+/// projection is optional in cosFormer), and a token input embeds vocab_size × d_model. Throws DataError naming the file.
+void check_config_fits_tensors(const ModelConfig& config, const SafetensorsFile& file,
+                               const std::string& path) {
+  long double held = 0;
+  for (const auto& [name, tensor] : file.tensors) held += static_cast<long double>(tensor.numel());
+  const long double d = static_cast<long double>(config.d_model);
+  long double at_least = static_cast<long double>(config.n_layers) * 3 * d * d;
+  if (config.input.kind == InputKind::Tokens) at_least += static_cast<long double>(config.vocab_size) * d;
+  if (at_least <= held) return;
+  char numbers[160];
+  std::snprintf(numbers, sizeof numbers, "at least %.3g parameters (d_model %lld, %lld layers, vocab_size %lld)",
+                static_cast<double>(at_least), static_cast<long long>(config.d_model),
+                static_cast<long long>(config.n_layers), static_cast<long long>(config.vocab_size));
+  char held_text[40];
+  std::snprintf(held_text, sizeof held_text, "%.3g", static_cast<double>(held));
+  throw DataError(path + ": its \"transnormer.config\" describes a model of " + numbers + " but the file holds " +
+                  held_text + " values: the metadata does not belong to these tensors (was the file edited by hand?)");
+}
+
+}  // namespace
+
 LoadedCheckpoint load_checkpoint(const std::string& path) {
   SafetensorsFile file = load_safetensors(path);
   auto it = file.metadata.find("transnormer.config");
@@ -51,7 +80,9 @@ LoadedCheckpoint load_checkpoint(const std::string& path) {
     throw DataError(path + ": \"transnormer.config\" is not valid JSON: " + e.what());
   }
   LoadedCheckpoint out;
-  out.model = std::make_unique<TransNormerModel>(model_config_from_json(config_json, path), 0);
+  ModelConfig config = model_config_from_json(config_json, path);
+  check_config_fits_tensors(config, file, path);  // before building: the config sizes the allocation
+  out.model = std::make_unique<TransNormerModel>(std::move(config), 0);
   load_weights(*out.model, file, path);
   if (auto v = file.metadata.find("transnormer.vocab"); v != file.metadata.end()) {
     try {

@@ -107,3 +107,29 @@ TEST_CASE("checkpoints we write reload with identical tensors and the same resol
     }
   }
 }
+
+TEST_CASE("a checkpoint whose config describes a far larger model than its tensors is refused before allocation") {
+  const std::string dir = test::golden_root() + "/dec_t1";
+  const SafetensorsFile file = load_safetensors(dir + "/model.safetensors");
+  const json config = json::parse(file.metadata.at("transnormer.config"));
+  const std::string path = std::filesystem::temp_directory_path() / "tn_crafted_checkpoint.safetensors";
+  for (const auto& [key, value] : std::vector<std::pair<std::string, json>>{
+           {"vocab_size", 1000000000000LL}, {"d_model", 1 << 20}, {"n_layers", 1000000}}) {
+    INFO(key);
+    json crafted = config;
+    crafted[key] = value;
+    if (key == "n_layers") crafted["layers"] = std::vector<std::string>(1000000, config["layers"][0].get<std::string>());
+    std::map<std::string, std::string> metadata = file.metadata;
+    metadata["transnormer.config"] = crafted.dump();
+    save_safetensors(path, file.tensors, metadata);
+    try {
+      load_checkpoint(path);
+      FAIL("the crafted checkpoint was accepted");
+    } catch (const DataError& e) {
+      CHECK(std::string(e.what()).find("does not belong to these tensors") != std::string::npos);
+    } catch (const ConfigError& e) {
+      CHECK(std::string(e.what()).find(path) != std::string::npos);  // refused by the config's own checks
+    }
+  }
+  std::filesystem::remove(path);
+}
