@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "data/text/utf8.h"
 
 namespace tn {
 
@@ -156,6 +158,17 @@ json yaml_to_json(const YAML::Node& node, const std::string& path, KeyLocations&
 }
 
 YAML::Node parse_yaml(const std::string& text, const std::string& origin) {
+  // Every string of a spec ends up in JSON (run.json, sweep.json, reports), which holds UTF-8 only:
+  // refuse other bytes here, where the file and line are known.
+  if (const size_t bad = invalid_utf8_at(text); bad != std::string::npos) {
+    const size_t newline = bad == 0 ? std::string::npos : text.rfind('\n', bad - 1);
+    const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n'));
+    const size_t column = bad - (newline == std::string::npos ? 0 : newline + 1) + 1;
+    char where[96];
+    std::snprintf(where, sizeof where, ":%zu:%zu: byte 0x%02X is not UTF-8", line, column,
+                  static_cast<unsigned>(static_cast<unsigned char>(text[bad])));
+    throw ConfigError(origin + where + "; save the file as UTF-8 (names and values may use any Unicode character)");
+  }
   try {
     return YAML::Load(text);
   } catch (const YAML::Exception& e) {

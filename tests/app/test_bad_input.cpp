@@ -162,3 +162,24 @@ TEST_CASE("bad input: the memory check counts ulimit -v, not only the machine's 
   CHECK(r.err.find("the address-space limit (ulimit -v)") != std::string::npos);
   CHECK(r.err.find("bad_alloc") == std::string::npos);
 }
+
+TEST_CASE("bad input: bytes that are not UTF-8 in a spec, a --set value or a sweep file name their line and the fix") {
+  const std::string dir = scratch_dir("bad_utf8");
+  write_text(dir + "/latin1.yaml", std::string(kGood) + "name: caf\xE9\n");  // Latin-1 é
+  CliResult r = run_cli("train " + dir + "/latin1.yaml --out " + dir + "/run", dir);
+  CHECK(r.code == 2);
+  CHECK(r.err.find(dir + "/latin1.yaml:13:10: byte 0xE9 is not UTF-8") != std::string::npos);
+  CHECK(r.err.find("json.exception") == std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir + "/run"));
+
+  write_text(dir + "/good.yaml", kGood);
+  r = run_cli("train " + dir + "/good.yaml --set 'name=x\xFFy' --out " + dir + "/run", dir);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("byte 0xFF is not UTF-8") != std::string::npos);
+
+  write_text(dir + "/sweep.yaml", "base: good.yaml\npoints:\n  - {name: \"caf\xE9\", set: {train.max_steps: 1}}\n");
+  r = run_cli("sweep " + dir + "/sweep.yaml --dry-run --out " + dir + "/sweep", dir);
+  CHECK(r.code == 2);
+  CHECK(r.err.find(dir + "/sweep.yaml:3:") != std::string::npos);
+  CHECK(r.err.find("not UTF-8") != std::string::npos);
+}
