@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -297,14 +298,29 @@ std::vector<std::pair<const Axis*, size_t>> picks_of(const SweepAxes& a, size_t 
   return picks;
 }
 
+/// "1.2e+09" or "150000".
+std::string count_text(long double n) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, n < 1e7L ? "%.0Lf" : "%.3Lg", n);
+  return buf;
+}
+
 /// Expands the named points x grid x zip x seeds into resolved points, refusing colliding folders
 /// and duplicate experiments. Each base document is read once.
 class PointExpander {
  public:
   PointExpander(const SweepFile& f, SweepSpec& sweep, const SweepAxes& a) : f_(f), sweep_(sweep), a_(a) {
-    for (const Axis& x : a.grid) grid_count_ *= x.values.size();
+    long double total = static_cast<long double>(a.named.size());  // counted before any product can overflow
+    for (const Axis& x : a.grid) total *= static_cast<long double>(x.values.size());
     zip_count_ = a.zip.empty() ? 1 : a.zip.front().values.size();
     seed_count_ = a.seeds ? a.seeds->values.size() : 1;
+    total *= static_cast<long double>(zip_count_) * static_cast<long double>(seed_count_);
+    if (total > static_cast<long double>(kMaxSweepPoints))
+      f.fail(a.grid.empty() ? "points" : "grid",
+             "makes " + count_text(total) + " points (points × grid × zip × seeds), more than the " +
+                 std::to_string(kMaxSweepPoints) + " one sweep runs",
+             "split it into several sweeps, or vary fewer keys at once");
+    for (const Axis& x : a.grid) grid_count_ *= x.values.size();
     shorts_ = short_names(sweep.axes);
   }
   void run() {

@@ -13,12 +13,17 @@
 // `set`, then the point's own overrides, resolved as `train` resolves a spec; an error names the
 // sweep file's line of the offending value (or the base file's line of a bad base key).
 #include <nlohmann/json.hpp>
+#include <cstddef>
 #include <string>
 #include <vector>
 
 #include "experiments/spec.h"
 
 namespace tn {
+
+/// The most points one sweep expands to (a 10^6-point grid would take minutes just to name; its
+/// folder could not be listed by a report).
+inline constexpr size_t kMaxSweepPoints = 100000;
 
 /// One value set on top of the base spec: its key path, its value, and where the sweep file wrote
 /// it ("sweep.yaml:7").

@@ -152,6 +152,20 @@ TEST_CASE("sweep: bad sweep files are refused with the file and line") {
   CHECK(e.find(f + ":2") == 0);
 }
 
+TEST_CASE("sweep: a grid of more points than one sweep runs is refused at once, naming its size") {
+  const SweepDir dir;
+  std::string grid = "base: base.yaml\ngrid:\n";
+  for (const char* key : {"train.seed", "train.max_steps", "train.batch_size"}) {
+    grid += std::string("  ") + key + ": [";
+    for (int v = 1; v <= 1000; ++v) grid += (v > 1 ? ", " : "") + std::to_string(v);
+    grid += "]\n";
+  }
+  const std::string message = refusal(dir, grid);  // 10^9 points: refused before any is named
+  INFO(message);
+  CHECK(message.find("sweep.yaml:2: grid: makes 1e+09 points") != std::string::npos);
+  CHECK(message.find("split it into several sweeps") != std::string::npos);
+}
+
 TEST_CASE("sweep: a point may start from its own base spec, and the sweep then needs none") {
   SweepDir dir;
   dir.write("wide.yaml",
