@@ -384,6 +384,11 @@ SweepIndex reconcile_index(const SweepSpec& sweep, const std::string& out_dir) {
   const fs::path path = fs::path(out_dir) / kIndexFile;
   SweepIndex index;
   if (fs::exists(path)) index = read_sweep_index(path.string());
+  if (!index.name.empty() && index.name != sweep.name)  // not a rerun: another sweep's folder
+    throw ConfigError(out_dir + " holds the sweep \"" + index.name + "\"" +
+                      (index.sweep_file.empty() ? "" : " of " + index.sweep_file) + ", not \"" + sweep.name +
+                      "\" of " + sweep.path + ": their points would mix in one index; give this sweep its own --out "
+                      "(or rerun " + index.name + " with its own file)");
   index.name = sweep.name;
   index.sweep_file = sweep.path;
   index.base = sweep.base;

@@ -254,3 +254,20 @@ TEST_CASE("cli sweep: a second sweep on a folder in use is refused, and a sweep 
   CHECK(slurp(out + "/seed-5/train.log").find("stopped by SIGTERM") != std::string::npos);
   CHECK(std::filesystem::exists(out + "/seed-5/checkpoint.safetensors"));
 }
+
+TEST_CASE("cli sweep: another sweep file into a folder holding a sweep is refused, not merged into its index") {
+  const std::string dir = scratch_dir("sweep_other");
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  write_text(dir + "/first.yaml", "name: first\nbase: tiny.yaml\nset: {train.max_steps: 2, train.eval_every: 2}\n");
+  write_text(dir + "/second.yaml", "name: second\nbase: tiny.yaml\nset: {train.max_steps: 3, train.eval_every: 3}\n");
+  const std::string out = dir + "/sweep";
+  REQUIRE(run_cli("sweep " + dir + "/first.yaml --jobs 1 --threads-per-job 1 --out " + out, dir).code == 0);
+  const std::string index = slurp(out + "/sweep.json");
+  for (const std::string mode : {"--dry-run", "--jobs 1"}) {
+    const CliResult r = run_cli("sweep " + dir + "/second.yaml " + mode + " --out " + out, dir);
+    INFO(r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(out + " holds the sweep \"first\"") != std::string::npos);
+  }
+  CHECK(slurp(out + "/sweep.json") == index);  // untouched
+}
