@@ -1,5 +1,9 @@
 #include "data/readers/wikitext_spec.h"
 
+#include <string>
+#include <vector>
+
+#include "core/error.h"
 #include "data/data_root.h"
 #include "data/readers/split_files.h"
 #include "data/readers/wikitext.h"
@@ -23,10 +27,24 @@ bool WikitextSpec::equals(const DataSpec& other) const {
          tokenizer == o->tokenizer;
 }
 
+namespace {
+
+/// The lines of the file data.<key> names; DataError naming the file when it holds none (a split
+/// given but empty would otherwise be skipped without a word).
+std::vector<std::string> read_split(const std::string& path, const char* key) {
+  std::vector<std::string> lines = read_lines(path);
+  if (lines.empty())
+    throw DataError(path + ": is empty, but data." + key + " names it; give the split's text (WikiText: " +
+                    "scripts/fetch_data.sh fetches it) or leave data." + key + " out");
+  return lines;
+}
+
+}  // namespace
+
 TextSplits WikitextSpec::read_text(const std::string& data_root) const {
   TextSplits out;
   out.train_file = data_path(data_root, train);
-  out.train = read_lines(out.train_file);
+  out.train = read_split(out.train_file, "train");
   if (split_valid_from_train > 0) {
     auto split = tn::split_valid_from_train(std::move(out.train), split_valid_from_train);
     out.train = std::move(split.first);
@@ -34,11 +52,11 @@ TextSplits WikitextSpec::read_text(const std::string& data_root) const {
     out.valid_file = out.train_file + " (last " + std::to_string(out.valid.size()) + " lines)";
   } else if (!valid.empty()) {
     out.valid_file = data_path(data_root, valid);
-    out.valid = read_lines(out.valid_file);
+    out.valid = read_split(out.valid_file, "valid");
   }
   if (!test.empty()) {
     out.test_file = data_path(data_root, test);
-    out.test = read_lines(out.test_file);
+    out.test = read_split(out.test_file, "test");
   }
   return out;
 }

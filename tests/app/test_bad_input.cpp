@@ -183,3 +183,20 @@ TEST_CASE("bad input: bytes that are not UTF-8 in a spec, a --set value or a swe
   CHECK(r.err.find(dir + "/sweep.yaml:3:") != std::string::npos);
   CHECK(r.err.find("not UTF-8") != std::string::npos);
 }
+
+TEST_CASE("bad input: an empty valid, test or train file is named, not skipped") {
+  const std::string dir = scratch_dir("bad_empty_split");
+  write_text(dir + "/empty.tokens", "");
+  for (const std::string key : {"valid", "test", "train"}) {
+    std::string yaml = replaced(kGood, "  split_valid_from_train: 0.1\n", "");
+    if (key == "train")
+      yaml = replaced(yaml, "wikitext-103/wiki.valid.tokens", dir + "/empty.tokens");
+    else
+      yaml = replaced(yaml, "  seq_len: 32\n", "  seq_len: 32\n  " + key + ": " + dir + "/empty.tokens\n");
+    write_text(dir + "/" + key + ".yaml", yaml);
+    const CliResult r = run_cli("train " + dir + "/" + key + ".yaml --out " + dir + "/run_" + key, dir);
+    INFO(r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(dir + "/empty.tokens: is empty, but data." + key + " names it") != std::string::npos);
+  }
+}
