@@ -76,11 +76,7 @@ int run_generate(const GenerateArgs& args) {
     throw DataError(args.checkpoint + ": the checkpoint holds no \"transnormer.vocab\", so words "
                     "cannot be mapped to ids; use a checkpoint written by `transnormer train` on "
                     "language-model data");
-  const WordVocab vocab = WordVocab::from_tokens(ckpt.vocab);
-  const ModelConfig& config = ckpt.model->config();
-  if (vocab.size() != config.vocab_size)
-    throw DataError(args.checkpoint + ": its vocabulary has " + std::to_string(vocab.size()) +
-                    " words but the model's vocab_size is " + std::to_string(config.vocab_size));
+  const WordVocab vocab = WordVocab::from_tokens(ckpt.vocab);  // its size is the model's (load_checkpoint)
   if (const std::vector<std::string> mixers = ckpt.model->prefix_recomputing_mixers(); !mixers.empty())
     spdlog::warn("{} layers have no incremental form: each new token recomputes the whole prefix, "
                  "so time per token grows", fmt::join(mixers, ", "));

@@ -34,6 +34,9 @@ void load_weights(TransNormerModel& model, const SafetensorsFile& file, const st
   }
   for (const auto& [name, tensor] : file.tensors)
     if (!entries.count(name)) problems += "\n  unexpected tensor " + name;
+  for (const auto& [name, dtype] : file.dtypes)  // weights are real numbers: no silent int casts
+    if (dtype != "F32" && dtype != "F64" && dtype != "F16" && dtype != "BF16")
+      problems += "\n  tensor " + name + " is stored as " + dtype + ", not as floating point";
   if (!problems.empty())
     throw DataError(where + ": tensors do not match the model of its config:" + problems +
                     "\n  (was the file written for another model or edited by hand?)");
@@ -90,6 +93,11 @@ LoadedCheckpoint load_checkpoint(const std::string& path) {
     } catch (const nlohmann::json::exception& e) {
       throw DataError(path + ": \"transnormer.vocab\" is not a JSON list of strings: " + e.what());
     }
+    const int64_t rows = out.model->config().vocab_size;
+    if (static_cast<int64_t>(out.vocab.size()) != rows)
+      throw DataError(path + ": its \"transnormer.vocab\" has " + std::to_string(out.vocab.size()) +
+                      " tokens but the model's vocab_size is " + std::to_string(rows) +
+                      ": the vocabulary does not belong to these weights (was the file edited by hand?)");
   }
   return out;
 }

@@ -22,8 +22,9 @@ void save_checkpoint(const std::string& path, const TransNormerModel& model,
                      const std::vector<std::string>& vocab, int64_t step = -1);
 
 /// Reads the config, builds the model and loads its tensors. Throws DataError naming the file for a
-/// missing/corrupt file or a missing config, ConfigError for an invalid config, and DataError
-/// listing missing, unexpected or mis-shaped tensors.
+/// missing/corrupt file or a missing config, a config that describes a larger model than the file
+/// holds (checked before building), tensors missing, unexpected, mis-shaped or stored as integers,
+/// and a vocabulary whose size is not the model's vocab_size; ConfigError for an invalid config.
 LoadedCheckpoint load_checkpoint(const std::string& path);
 
 /// Copies `file`'s tensors into `model` (strict, as above); `where` names the source in errors.

@@ -150,6 +150,7 @@ class Loader {
       Tensor tensor = Tensor::empty(entry.shape);
       convert_to_f32(entry.dtype->dtype, data_ + entry.begin, entry.numel, tensor.data());
       file.tensors.emplace(entry.name, std::move(tensor));
+      file.dtypes.emplace(entry.name, entry.dtype->code);
     }
     return file;
   }

@@ -21,6 +21,7 @@ namespace tn {
 struct SafetensorsFile {
   std::map<std::string, Tensor> tensors;
   std::map<std::string, std::string> metadata;
+  std::map<std::string, std::string> dtypes;  // each tensor's stored dtype ("F32", "I32", ...)
 };
 
 /// Reads a safetensors file (8-byte LE header length, JSON header, raw LE data). Accepts F32, F64,

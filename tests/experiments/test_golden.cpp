@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "core/io/safetensors.h"
 #include "experiments/forward.h"
@@ -95,9 +96,12 @@ TEST_CASE("checkpoints we write reload with identical tensors and the same resol
     const std::string dir = test::golden_root() + "/" + name;
     LoadedCheckpoint original = load_checkpoint(dir + "/model.safetensors");
     const std::string path = std::filesystem::temp_directory_path() / (std::string(name) + "_resaved.safetensors");
-    save_checkpoint(path, *original.model, {"<pad>", "<eos>", "<unk>", "word"});
+    std::vector<std::string> vocab = {"<pad>", "<eos>", "<unk>"};  // one token per embedding row
+    while (static_cast<int64_t>(vocab.size()) < original.model->config().vocab_size)
+      vocab.push_back("word" + std::to_string(vocab.size()));
+    save_checkpoint(path, *original.model, vocab);
     LoadedCheckpoint again = load_checkpoint(path);
-    CHECK(again.vocab.size() == 4);
+    CHECK(again.vocab == vocab);
     SafetensorsFile a = load_safetensors(dir + "/model.safetensors"), b = load_safetensors(path);
     CHECK(json::parse(a.metadata.at("transnormer.config")) == json::parse(b.metadata.at("transnormer.config")));
     REQUIRE(a.tensors.size() == b.tensors.size());
@@ -106,6 +110,37 @@ TEST_CASE("checkpoints we write reload with identical tensors and the same resol
       CHECK(t.to_vector() == u.to_vector());
     }
   }
+}
+
+TEST_CASE("a checkpoint with integer weights or a vocabulary of another size than its embedding is refused") {
+  const std::string dir = test::golden_root() + "/dec_t1";
+  LoadedCheckpoint original = load_checkpoint(dir + "/model.safetensors");
+  const std::string path = std::filesystem::temp_directory_path() / "tn_inconsistent_checkpoint.safetensors";
+  save_checkpoint(path, *original.model, {"<pad>", "<eos>", "<unk>", "word"});  // 4 tokens, 100 rows
+  try {
+    load_checkpoint(path);
+    FAIL("a 4-token vocabulary for 100 embedding rows was accepted");
+  } catch (const DataError& e) {
+    CHECK(std::string(e.what()).find("has 4 tokens but the model's vocab_size is 100") != std::string::npos);
+  }
+
+  save_checkpoint(path, *original.model, {});
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const size_t at = bytes.find("\"F32\"");  // the first tensor, relabelled I32 (same item size)
+  REQUIRE(at != std::string::npos);
+  bytes.replace(at, 5, "\"I32\"");
+  std::ofstream(path, std::ios::binary) << bytes;
+  try {
+    load_checkpoint(path);
+    FAIL("I32 weights were accepted");
+  } catch (const DataError& e) {
+    CHECK(std::string(e.what()).find("is stored as I32, not as floating point") != std::string::npos);
+  }
+  std::filesystem::remove(path);
 }
 
 TEST_CASE("a checkpoint whose config describes a far larger model than its tensors is refused before allocation") {
