@@ -93,6 +93,12 @@ std::string describe_json(const json& value) {
   const std::string text = value.dump();
   if (value.is_structured() && text.size() > 40)
     return value.is_object() ? "a mapping" : "a list of " + std::to_string(value.size()) + " entries";
+  if (text.size() > 80) {  // a long string: its start, cut at a character boundary, and its size
+    size_t cut = 60;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    return text.substr(0, cut) + "...\" (a string of " + std::to_string(value.get_ref<const std::string&>().size()) +
+           " bytes)";
+  }
   return text;
 }
 
