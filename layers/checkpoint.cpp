@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
 
 #include "core/error.h"
@@ -34,6 +35,15 @@ void load_weights(TransNormerModel& model, const SafetensorsFile& file, const st
   }
   for (const auto& [name, tensor] : file.tensors)
     if (!entries.count(name)) problems += "\n  unexpected tensor " + name;
+  for (const auto& [name, tensor] : file.tensors) {  // NaN or Inf would make every output garbage
+    const float* v = tensor.data();
+    for (int64_t i = 0; i < tensor.numel(); ++i)
+      if (!std::isfinite(v[i])) {
+        problems += "\n  tensor " + name + " holds " + (std::isnan(v[i]) ? "NaN" : "Inf") + " (element " +
+                    std::to_string(i) + "): the run that wrote it had diverged";
+        break;
+      }
+  }
   for (const auto& [name, dtype] : file.dtypes)  // weights are real numbers: no silent int casts
     if (dtype != "F32" && dtype != "F64" && dtype != "F16" && dtype != "BF16")
       problems += "\n  tensor " + name + " is stored as " + dtype + ", not as floating point";

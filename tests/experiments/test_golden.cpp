@@ -112,7 +112,7 @@ TEST_CASE("checkpoints we write reload with identical tensors and the same resol
   }
 }
 
-TEST_CASE("a checkpoint with integer weights or a vocabulary of another size than its embedding is refused") {
+TEST_CASE("a checkpoint with integer or NaN weights, or a vocabulary of another size than its embedding, is refused") {
   const std::string dir = test::golden_root() + "/dec_t1";
   LoadedCheckpoint original = load_checkpoint(dir + "/model.safetensors");
   const std::string path = std::filesystem::temp_directory_path() / "tn_inconsistent_checkpoint.safetensors";
@@ -122,6 +122,18 @@ TEST_CASE("a checkpoint with integer weights or a vocabulary of another size tha
     FAIL("a 4-token vocabulary for 100 embedding rows was accepted");
   } catch (const DataError& e) {
     CHECK(std::string(e.what()).find("has 4 tokens but the model's vocab_size is 100") != std::string::npos);
+  }
+
+  {  // a NaN among the weights (a diverged run's file)
+    SafetensorsFile file = load_safetensors(dir + "/model.safetensors");
+    file.tensors.begin()->second.data()[3] = std::nanf("");
+    save_safetensors(path, file.tensors, file.metadata);
+    try {
+      load_checkpoint(path);
+      FAIL("NaN weights were accepted");
+    } catch (const DataError& e) {
+      CHECK(std::string(e.what()).find("holds NaN (element 3)") != std::string::npos);
+    }
   }
 
   save_checkpoint(path, *original.model, {});
