@@ -157,6 +157,29 @@ json yaml_to_json(const YAML::Node& node, const std::string& path, KeyLocations&
   return nullptr;
 }
 
+/// Where flow collections ([ ] and { } outside quotes and comments) first nest deeper than
+/// `limit`, or npos. yaml-cpp answers a 200,000-deep document with "bad file".
+size_t too_deep_at(const std::string& text, int limit) {
+  int depth = 0;
+  char quote = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quote) {
+      if (c == '\\' && quote == '"') ++i;
+      else if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\n')) {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return i;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::string::npos;
+}
+
 YAML::Node parse_yaml(const std::string& text, const std::string& origin) {
   // Every string of a spec ends up in JSON (run.json, sweep.json, reports), which holds UTF-8 only:
   // refuse other bytes here, where the file and line are known.
@@ -168,6 +191,11 @@ YAML::Node parse_yaml(const std::string& text, const std::string& origin) {
     std::snprintf(where, sizeof where, ":%zu:%zu: byte 0x%02X is not UTF-8", line, column,
                   static_cast<unsigned>(static_cast<unsigned char>(text[bad])));
     throw ConfigError(origin + where + "; save the file as UTF-8 (names and values may use any Unicode character)");
+  }
+  if (const size_t deep = too_deep_at(text, 256); deep != std::string::npos) {
+    const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(deep), '\n'));
+    throw ConfigError(origin + ":" + std::to_string(line) + ": lists or mappings nest more than 256 levels deep here; " +
+                      "a spec's values nest a few levels at most: check the brackets");
   }
   try {
     return YAML::Load(text);

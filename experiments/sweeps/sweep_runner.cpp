@@ -380,15 +380,30 @@ int SweepOutcome::exit_code() const {
   return failed + diverged + pending == 0 ? 0 : 1;
 }
 
+namespace {
+
+/// A folder's index and this sweep: refused when they share no point (another sweep entirely: its
+/// points would mix into one index); said in the log when another file extends or edits the sweep.
+void check_same_sweep(const SweepIndex& index, const SweepSpec& sweep, const std::string& out_dir) {
+  if (index.points.empty() || index.sweep_file == sweep.path) return;
+  size_t shared = 0;
+  for (const SweepPoint& p : sweep.points) shared += index.find(p.dir) != nullptr;
+  const std::string holds = out_dir + " holds the sweep \"" + index.name + "\"" +
+                            (index.sweep_file.empty() ? "" : " of " + index.sweep_file);
+  if (shared == 0)
+    throw ConfigError(holds + ", which has none of the points of " + sweep.path +
+                      ": their points would mix in one index; give this sweep its own --out");
+  spdlog::warn("{}; {} shares {} of its {} points and adds {}; the index keeps all of them", holds, sweep.path,
+               shared, index.points.size(), sweep.points.size() - shared);
+}
+
+}  // namespace
+
 SweepIndex reconcile_index(const SweepSpec& sweep, const std::string& out_dir) {
   const fs::path path = fs::path(out_dir) / kIndexFile;
   SweepIndex index;
   if (fs::exists(path)) index = read_sweep_index(path.string());
-  if (!index.name.empty() && index.name != sweep.name)  // not a rerun: another sweep's folder
-    throw ConfigError(out_dir + " holds the sweep \"" + index.name + "\"" +
-                      (index.sweep_file.empty() ? "" : " of " + index.sweep_file) + ", not \"" + sweep.name +
-                      "\" of " + sweep.path + ": their points would mix in one index; give this sweep its own --out "
-                      "(or rerun " + index.name + " with its own file)");
+  check_same_sweep(index, sweep, out_dir);
   index.name = sweep.name;
   index.sweep_file = sweep.path;
   index.base = sweep.base;

@@ -200,3 +200,13 @@ TEST_CASE("bad input: an empty valid, test or train file is named, not skipped")
     CHECK(r.err.find(dir + "/empty.tokens: is empty, but data." + key + " names it") != std::string::npos);
   }
 }
+
+TEST_CASE("bad input: brackets nested 200,000 deep are named as such, with the line") {
+  const std::string dir = scratch_dir("bad_deep");
+  write_text(dir + "/deep.yaml", "# a comment with [ and {\nname: \"a [ in quotes\"\nmodel: " + std::string(200000, '[') +
+                                     std::string(200000, ']') + "\n");
+  const CliResult r = run_cli("train " + dir + "/deep.yaml --dry-run", dir);
+  INFO(r.err);
+  CHECK(r.code == 2);
+  CHECK(r.err.find(dir + "/deep.yaml:3: lists or mappings nest more than 256 levels deep") != std::string::npos);
+}

@@ -108,6 +108,7 @@ TEST_CASE("cli sweep: points run as train children, a rerun skips done points, a
   CliResult longer = run_cli("sweep " + dir + "/longer.yaml --out " + out, dir);
   INFO(longer.err);
   CHECK(longer.err.find("continues to train.max_steps 30") != std::string::npos);
+  CHECK(longer.err.find("/longer.yaml shares 2 of its 3 points and adds 0") != std::string::npos);
   CHECK(longer.err.find("resuming lr=0.003") != std::string::npos);
   CHECK(point(out, "lr-0.003")["state"] == "done");
   CHECK(json::parse(slurp(out + "/lr-0.003/summary.json"))["train"]["steps"] == 30);
@@ -255,11 +256,13 @@ TEST_CASE("cli sweep: a second sweep on a folder in use is refused, and a sweep 
   CHECK(std::filesystem::exists(out + "/seed-5/checkpoint.safetensors"));
 }
 
-TEST_CASE("cli sweep: another sweep file into a folder holding a sweep is refused, not merged into its index") {
+TEST_CASE("cli sweep: a sweep file sharing no point with the sweep in a folder is refused, not merged into its index") {
   const std::string dir = scratch_dir("sweep_other");
   write_text(dir + "/tiny.yaml", tiny_spec(dir));
-  write_text(dir + "/first.yaml", "name: first\nbase: tiny.yaml\nset: {train.max_steps: 2, train.eval_every: 2}\n");
-  write_text(dir + "/second.yaml", "name: second\nbase: tiny.yaml\nset: {train.max_steps: 3, train.eval_every: 3}\n");
+  write_text(dir + "/first.yaml", "name: first\nbase: tiny.yaml\nset: {train.max_steps: 2, train.eval_every: 2}\n"
+                                  "seeds: [1]\n");
+  write_text(dir + "/second.yaml", "name: second\nbase: tiny.yaml\nset: {train.max_steps: 2, train.eval_every: 2}\n"
+                                   "grid: {train.optimizer.lr: [1e-3]}\n");
   const std::string out = dir + "/sweep";
   REQUIRE(run_cli("sweep " + dir + "/first.yaml --jobs 1 --threads-per-job 1 --out " + out, dir).code == 0);
   const std::string index = slurp(out + "/sweep.json");
@@ -267,7 +270,8 @@ TEST_CASE("cli sweep: another sweep file into a folder holding a sweep is refuse
     const CliResult r = run_cli("sweep " + dir + "/second.yaml " + mode + " --out " + out, dir);
     INFO(r.err);
     CHECK(r.code == 2);
-    CHECK(r.err.find(out + " holds the sweep \"first\"") != std::string::npos);
+    CHECK(r.err.find(out + " holds the sweep \"first\" of " + dir + "/first.yaml, which has none of the points of " +
+                     dir + "/second.yaml") != std::string::npos);
   }
   CHECK(slurp(out + "/sweep.json") == index);  // untouched
 }
