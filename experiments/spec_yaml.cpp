@@ -12,6 +12,7 @@
 #include <limits>
 #include <regex>
 #include <sstream>
+#include <utility>
 
 #include "core/error.h"
 #include "data/text/utf8.h"
@@ -180,21 +181,26 @@ size_t too_deep_at(const std::string& text, int limit) {
   return std::string::npos;
 }
 
+/// The 1-based line of byte `offset` of `text`, and its column.
+std::pair<size_t, size_t> line_and_column(const std::string& text, size_t offset) {
+  const size_t newline = offset == 0 ? std::string::npos : text.rfind('\n', offset - 1);
+  const auto end = text.begin() + static_cast<std::ptrdiff_t>(offset);
+  return {1 + static_cast<size_t>(std::count(text.begin(), end, '\n')),
+          offset - (newline == std::string::npos ? 0 : newline + 1) + 1};
+}
+
 YAML::Node parse_yaml(const std::string& text, const std::string& origin) {
   // Every string of a spec ends up in JSON (run.json, sweep.json, reports), which holds UTF-8 only:
   // refuse other bytes here, where the file and line are known.
   if (const size_t bad = invalid_utf8_at(text); bad != std::string::npos) {
-    const size_t newline = bad == 0 ? std::string::npos : text.rfind('\n', bad - 1);
-    const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n'));
-    const size_t column = bad - (newline == std::string::npos ? 0 : newline + 1) + 1;
+    const auto [line, column] = line_and_column(text, bad);
     char where[96];
     std::snprintf(where, sizeof where, ":%zu:%zu: byte 0x%02X is not UTF-8", line, column,
                   static_cast<unsigned>(static_cast<unsigned char>(text[bad])));
     throw ConfigError(origin + where + "; save the file as UTF-8 (names and values may use any Unicode character)");
   }
   if (const size_t deep = too_deep_at(text, 256); deep != std::string::npos) {
-    const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(deep), '\n'));
-    throw ConfigError(origin + ":" + std::to_string(line) + ": lists or mappings nest more than 256 levels deep here; " +
+    throw ConfigError(origin + ":" + std::to_string(line_and_column(text, deep).first) + ": lists or mappings nest more than 256 levels deep here; " +
                       "a spec's values nest a few levels at most: check the brackets");
   }
   try {

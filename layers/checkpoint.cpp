@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "core/error.h"
+#include "layers/inputs/input_table.h"
 #include "layers/model_config_json.h"
 
 namespace tn {
@@ -58,15 +59,16 @@ namespace {
 /// A config edited or crafted to describe a far larger model than its file holds (a vocab_size of
 /// 10^12, a d_model of 2^20, a million layers) would be allocated before load_weights compared the
 /// shapes. This compares first a lower bound of the config's parameter count with the values the
-/// file holds: every layer's token mixer projects q, k and v (3·d_model² weights; the output
-/// projection is optional in cosFormer), and a token input embeds vocab_size × d_model. Throws DataError naming the file.
+/// file holds: the input's own parameters (the input table's count: vocab_size × d_model for a
+/// token embedding), and every layer's token mixer projects q, k and v (3·d_model² weights; the
+/// output projection is optional in cosFormer). Throws DataError naming the file.
 void check_config_fits_tensors(const ModelConfig& config, const SafetensorsFile& file,
                                const std::string& path) {
   long double held = 0;
   for (const auto& [name, tensor] : file.tensors) held += static_cast<long double>(tensor.numel());
   const long double d = static_cast<long double>(config.d_model);
-  long double at_least = static_cast<long double>(config.n_layers) * 3 * d * d;
-  if (config.input.kind == InputKind::Tokens) at_least += static_cast<long double>(config.vocab_size) * d;
+  const long double at_least = static_cast<long double>(input_entry(config.input.kind).parameters(config)) +
+                                static_cast<long double>(config.n_layers) * 3 * d * d;
   if (at_least <= held) return;
   char numbers[160];
   std::snprintf(numbers, sizeof numbers, "at least %.3g parameters (d_model %lld, %lld layers, vocab_size %lld)",
