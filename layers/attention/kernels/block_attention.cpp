@@ -7,8 +7,8 @@
 #include <limits>
 #include <utility>
 
-#include "core/rng.h"
 #include "core/math/isa_clones.h"
+#include "layers/attention/kernels/attention_dropout.h"
 #include "layers/attention/kernels/kernel_utils.h"
 
 namespace tn::kernel_detail {
@@ -24,41 +24,6 @@ struct BlockPtrs {
   int64_t n;             // rows in this block (W, or fewer for the last one)
   int64_t width;         // W: row length of probs
 };
-
-/// Attention dropout of one (b, h, block). Entry (i, j) (query and key counted from the block
-/// start s0) has flat index base + i·T + j with base = ((b·H + h)·T + s0)·T + s0, i.e. its index in
-/// a [B, H, T, T] tensor at global positions, whatever the block size or thread split. It is kept
-/// with weight 1/(1 − p) when counter_uniform(key, index) >= p and dropped (weight 0) otherwise,
-/// the rule of core/ops dropout. on == false (p = 0) skips every dropout line, so the bits are those of the
-/// no-dropout engine.
-struct BlockDropout {
-  bool on = false;
-  float p = 0.f;
-  float scale = 1.f;
-  uint64_t key = 0;
-  uint64_t base = 0;
-  int64_t row_stride = 0;  // T
-  /// m[j] = weight of entry (i, j) for j < count.
-  void row(int64_t i, int64_t count, float* __restrict m) const {
-    const uint64_t r = base + uint64_t(i) * uint64_t(row_stride);
-    for (int64_t j = 0; j < count; ++j)
-      m[j] = counter_uniform(key, r + uint64_t(j)) < p ? 0.f : scale;
-  }
-};
-
-BlockDropout block_dropout(float p, uint64_t key, int64_t T, int64_t H, int64_t b, int64_t h,
-                           int64_t s0) {
-  BlockDropout drop;
-  if (!(p > 0.f)) return drop;
-  drop.on = true;
-  drop.p = p;
-  drop.scale = 1.f / (1.f - p);
-  drop.key = key;
-  const uint64_t row = (uint64_t(b) * uint64_t(H) + uint64_t(h)) * uint64_t(T) + uint64_t(s0);
-  drop.base = row * uint64_t(T) + uint64_t(s0);
-  drop.row_stride = T;
-  return drop;
-}
 
 constexpr int64_t kTileRows = 64;  // query rows whose d_logit rows are kept at once in backward
 

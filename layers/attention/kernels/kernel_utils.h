@@ -40,6 +40,14 @@ struct Lanes {
       v[u] += x * y;
     }
   }
+  /// lane[l] += a[l].
+  void add(const float* a) {
+    for (int u = 0; u < kU; ++u) {
+      V x;
+      std::memcpy(&x, a + kWidth<V> * u, sizeof x);
+      v[u] += x;
+    }
+  }
   /// The four lanes h[l] = Σ of lanes l, l+4, l+8, l+12 by the fixed tree: halves added,
   /// 16 -> 8 -> 4.
   F32x4 reduce_to_4() const {
@@ -86,6 +94,24 @@ inline float dot(const float* a, const float* b, int64_t n) {
     load_partial(ta, a + i, n - i);
     load_partial(tb, b + i, n - i);
     acc.fma(ta, tb);
+  }
+  const F32x4 h = acc.reduce_to_4();
+  return (h[0] + h[2]) + (h[1] + h[3]);
+}
+
+/// Σ a[i] in the 16 fixed lanes and the fixed tree of dot(): the same bits for any n padding with
+/// zeros, any address and any V, at vector speed (a plain `s += a[i]` loop is an in-order scalar
+/// chain).
+template <class V = float>
+inline float sum(const float* a, int64_t n) {
+  Lanes<V> acc;
+  acc.zero();
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) acc.add(a + i);
+  if (i < n) {
+    float ta[kLanes];
+    load_partial(ta, a + i, n - i);
+    acc.add(ta);
   }
   const F32x4 h = acc.reduce_to_4();
   return (h[0] + h[2]) + (h[1] + h[3]);

@@ -1,6 +1,5 @@
-// Vanilla softmax attention: the fast form is the block engine with one block of T
-// (block_attention.cpp); the naive reference is the literal masked T×T computation. Legend: B
-// batch, T seq_len, H n_heads, D d_head.
+// Vanilla softmax attention: the fast form is the sgemm engine of full_attention.cpp; the naive
+// reference is the literal masked T×T computation. Legend: B batch, T seq_len, H n_heads, D d_head.
 #include "layers/attention/kernels/softmax_attention.h"
 
 #include <algorithm>
@@ -10,6 +9,7 @@
 
 #include "core/rng.h"
 #include "layers/attention/kernels/block_attention.h"
+#include "layers/attention/kernels/full_attention.h"
 #include "layers/attention/kernels/kernel_utils.h"
 
 namespace tn {
@@ -98,9 +98,8 @@ void softmax_attention_forward(const AttentionDims& dims, bool causal, const uin
                                const float* q, const float* k, const float* v, float* out,
                                float* probs, float dropout_p, uint64_t dropout_key) {
   check_args("softmax_attention_forward", dims, q, k, v, dropout_p);
-  kernel_detail::block_attention_forward(dims, std::max<int64_t>(dims.seq_len, 1),
-                                         DiagInnerKind::Softmax, causal, key_valid, q, k, v, out,
-                                         probs, dropout_p, dropout_key);
+  kernel_detail::full_attention_forward(dims, causal, key_valid, q, k, v, out, probs, dropout_p,
+                                        dropout_key);
 }
 
 void softmax_attention_backward(const AttentionDims& dims, bool causal, const uint8_t* key_valid,
@@ -108,9 +107,8 @@ void softmax_attention_backward(const AttentionDims& dims, bool causal, const ui
                                 const float* d_out, float* dq, float* dk, float* dv,
                                 float dropout_p, uint64_t dropout_key) {
   check_args("softmax_attention_backward", dims, q, k, v, dropout_p);
-  kernel_detail::block_attention_backward(dims, std::max<int64_t>(dims.seq_len, 1),
-                                          DiagInnerKind::Softmax, causal, key_valid, q, k, v, probs,
-                                          d_out, dq, dk, dv, dropout_p, dropout_key);
+  kernel_detail::full_attention_backward(dims, causal, key_valid, q, k, v, probs, d_out, dq, dk,
+                                         dv, dropout_p, dropout_key);
 }
 
 void softmax_attention_forward_naive(const AttentionDims& dims, bool causal,

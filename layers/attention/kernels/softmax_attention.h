@@ -13,8 +13,9 @@
 // diag_attention's for the same key. Masked entries stay 0. p = 0 (the default) is no dropout, bit
 // for bit. probs always holds the pre-dropout P; backward recomputes M from the key, so pass it the
 // forward's dropout_p and dropout_key.
-// This is DiagAttention with one block of size T (same probs layout, same dropout mask); the fast
-// form shares its kernel. Every function throws ShapeError on negative dims, d_head < 1 or
+// The probs layout and the dropout mask are DiagAttention's with one block of size T; the fast
+// form runs its products through oneDNN's sgemm (full_attention.h: the padding and masking rules).
+// Every function throws ShapeError on negative dims, d_head < 1 or
 // dropout_p outside [0, 1).
 #include <cstdint>
 

@@ -214,6 +214,8 @@ TEST_CASE("attention dropout: the mask is the documented counter-based one, kept
     }
 }
 
+// The two engines sum in different orders (the block engine's own loops, oneDNN's sgemm), so they
+// agree to rounding; a different dropout mask would move outputs and gradients by O(0.1).
 TEST_CASE("attention dropout: diag softmax with one block of T is softmax_attention, same key") {
   std::mt19937 gen(83);
   const AttentionDims d{2, 37, 2, 16};
@@ -222,7 +224,11 @@ TEST_CASE("attention dropout: diag softmax with one block of T is softmax_attent
     const Case c(d, gen, true);
     const Result diag = run_fast(Form{Form::DiagSoftmax, d.seq_len}, c, causal, 0.2f, kKey);
     const Result full = run_fast(Form{Form::Softmax, 0}, c, causal, 0.2f, kKey);
-    CHECK(same_bits(diag, full));
+    check_close("probs", full.probs, diag.probs, kTolForward);
+    check_close("out", full.out, diag.out, kTolForward);
+    check_close("dq", full.dq, diag.dq, kTolBackward);
+    check_close("dk", full.dk, diag.dk, kTolBackward);
+    check_close("dv", full.dv, diag.dv, kTolBackward);
   }
 }
 

@@ -58,6 +58,22 @@ TEST_CASE("kernel dot: every vector width gives the bits of the 16-lane tree wri
   }
 }
 
+TEST_CASE("kernel sum: the bits of dot against ones, for every width, and zeros change nothing") {
+  const std::vector<float> a = random_floats(200, 3), ones(200, 1.f);
+  for (int64_t n : {0, 1, 15, 16, 17, 33, 100, 200}) {
+    CAPTURE(n);
+    // lane += a·1 is lane += a exactly, so sum must give dot's 16-lane tree bit for bit
+    const float hand = dot_by_hand(a.data(), ones.data(), n);
+    CHECK(bits(sum<float>(a.data(), n)) == bits(hand));
+    CHECK(bits(sum<F32x4>(a.data(), n)) == bits(hand));
+    CHECK(bits(sum<F32x8>(a.data(), n)) == bits(hand));
+    CHECK(bits(sum<F32x16>(a.data(), n)) == bits(hand));
+    std::vector<float> padded(a.begin(), a.begin() + n);
+    padded.resize(size_t(n + 23), 0.f);  // a row padded with zeros sums to the same bits
+    CHECK(bits(sum<float>(padded.data(), n + 23)) == bits(hand));
+  }
+}
+
 TEST_CASE("kernel dot: dot4 and row_dots give the bits of dot, row by row, for every width") {
   const int64_t rows = 7, stride = 40;
   const std::vector<float> a = random_floats(40, 3), m = random_floats(rows * stride, 4);

@@ -65,6 +65,45 @@ TEST_CASE("softmax_attention: fast form equals the naive masked T×T form") {
         }
 }
 
+// The fast form computes query rows in tiles (full_attention.cpp: up to 256 rows, fewer as n grows
+// past 1,024), the rows before the last valid key apart from those after it; T 600 gives tiles of
+// 256, 256 and 88 rows without a mask, and with right padding a tail of rows after the last key.
+TEST_CASE("softmax_attention: several row tiles, right padding and dropout equal the naive form") {
+  std::mt19937 gen(36);
+  const AttentionDims d{2, 600, 2, 16};
+  for (bool causal : {true, false})
+    for (bool padded : {false, true})
+      for (float p : {0.f, 0.2f}) {
+        CAPTURE(causal);
+        CAPTURE(padded);
+        CAPTURE(p);
+        Case c(d, gen, false);
+        if (padded) {  // batch 0: 530 keys, key 100 masked too; batch 1: 7 keys
+          c.valid.assign(size_t(2 * d.seq_len), 0);
+          for (int64_t t = 0; t < 530; ++t) c.valid[size_t(t)] = t != 100;
+          for (int64_t t = 0; t < 7; ++t) c.valid[size_t(d.seq_len + t)] = 1;
+        }
+        const uint64_t key = 0xC0FFEEULL;
+        const size_t n = c.q.size();
+        std::vector<float> out(n), out_ref(n), probs(c.probs_size(), 5.f);
+        softmax_attention_forward(d, causal, c.key_valid(), c.q.data(), c.k.data(), c.v.data(),
+                                  out.data(), probs.data(), p, key);
+        softmax_attention_forward_naive(d, causal, c.key_valid(), c.q.data(), c.k.data(),
+                                        c.v.data(), out_ref.data(), p, key);
+        check_close("out", out, out_ref, kTolForward);
+        std::vector<float> dq(n, 7.f), dk(n, 7.f), dv(n, 7.f), dq_ref(n), dk_ref(n), dv_ref(n);
+        softmax_attention_backward(d, causal, c.key_valid(), c.q.data(), c.k.data(), c.v.data(),
+                                   probs.data(), c.d_out.data(), dq.data(), dk.data(), dv.data(),
+                                   p, key);
+        softmax_attention_backward_naive(d, causal, c.key_valid(), c.q.data(), c.k.data(),
+                                         c.v.data(), c.d_out.data(), dq_ref.data(), dk_ref.data(),
+                                         dv_ref.data(), p, key);
+        check_close("dq", dq, dq_ref, kTolBackward);
+        check_close("dk", dk, dk_ref, kTolBackward);
+        check_close("dv", dv, dv_ref, kTolBackward);
+      }
+}
+
 TEST_CASE("softmax_attention: backward equals central differences of the f64 naive forward") {
   std::mt19937 gen(32);
   const AttentionDims d{1, 5, 2, 4};

@@ -1,0 +1,253 @@
+// Full (T×T) softmax attention through oneDNN's sgemm, parallel over (batch, head); each product
+// runs single-threaded inside the parallel region, so the bits do not depend on the thread count.
+// Legend: B batch, T seq_len, H n_heads, D d_head, n keys up to the last valid one; rows of one
+// (b, h) are H·D apart in q, k, v, out and their gradients, T apart in probs.
+#include "layers/attention/kernels/full_attention.h"
+
+#include <algorithm>
+#include <atomic>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include <oneapi/dnnl/dnnl.h>
+
+#include "core/math/fast_exp.h"
+#include "core/math/isa_clones.h"
+#include "core/math/row_max.h"
+#include "layers/attention/kernels/attention_dropout.h"
+#include "layers/attention/kernels/kernel_utils.h"
+
+namespace tn::kernel_detail {
+namespace {
+
+/// One (b, h): pointers at row 0; valid: key_valid of batch b or null.
+struct Head {
+  const float* q;
+  const float* k;
+  const float* v;
+  const uint8_t* valid;
+  int64_t T, D, ld, n;
+};
+
+/// Keys up to the last valid one: T without a mask, 0 when no key is valid.
+int64_t key_count(const uint8_t* valid, int64_t T) {
+  if (!valid) return T;
+  int64_t n = T;
+  while (n > 0 && !valid[n - 1]) --n;
+  return n;
+}
+
+/// Row-major C = op(A)·op(B) + beta·C through dnnl_sgemm (ta/tb: 'N' or 'T'); a failure status is
+/// kept in `failed` (no exception may leave an OpenMP region) and thrown after it.
+void gemm(char ta, char tb, int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
+          const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
+          std::atomic<int>& failed) {
+  const dnnl_status_t status = dnnl_sgemm(ta, tb, M, N, K, 1.f, A, lda, B, ldb, beta, C, ldc);
+  if (status != dnnl_success) failed.store(int(status));
+}
+
+void throw_if_failed(const char* op, const std::atomic<int>& failed) {
+  if (failed.load() != 0)
+    throw std::runtime_error(std::string("[") + op + "] oneDNN sgemm failed with status " +
+                             std::to_string(failed.load()));
+}
+
+constexpr int64_t kTileFloats = 262144;  // logits per row tile: 1 MB (the L2 of one core)
+
+/// Calls f(r0, r1) for the query rows before the first padded key, [0, n), and after, [n, T):
+/// the products of the first range have the same shapes however far the sequence is padded.
+template <class F>
+void for_row_ranges(int64_t n, int64_t T, F&& f) {
+  f(int64_t{0}, n);
+  if (T > n) f(n, T);
+}
+
+/// prow[0, jmax) logits → softmax over the valid keys (masked ones 0; a row with none is all 0);
+/// prow[jmax, width) = 0. Max, exp and sum run as vectors (16 fixed lanes: the bits do not depend
+/// on jmax beyond the values it covers).
+TN_ISA_CLONES void softmax_row(float* __restrict prow, int64_t jmax, int64_t width,
+                               const uint8_t* valid) {
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  fill_zero(prow + jmax, width - jmax);
+  if (valid)
+    for (int64_t j = 0; j < jmax; ++j) prow[j] = valid[j] ? prow[j] : neg_inf;
+  const float mx = row_max(prow, jmax);
+  if (mx == neg_inf) {
+    fill_zero(prow, jmax);
+    return;
+  }
+  for (int64_t j = 0; j < jmax; ++j) prow[j] = exp_nonpositive(prow[j] - mx);
+  const float inv = 1.f / sum(prow, jmax);  // sum >= 1: the max entry contributes exp(0)
+  for (int64_t j = 0; j < jmax; ++j) prow[j] *= inv;
+}
+
+/// pd[j] = prow[j]·m[j] for j < jmax, 0 up to n: one row of the dropped probabilities.
+TN_ISA_CLONES void dropped_row(const float* __restrict prow, const float* __restrict m,
+                               int64_t jmax, int64_t n, float* __restrict pd) {
+  for (int64_t j = 0; j < jmax; ++j) pd[j] = prow[j] * m[j];
+  fill_zero(pd + jmax, n - jmax);
+}
+
+/// drow[0, jmax) = dA (= g_i·v_j) → d_logit = A ⊙ (dA' − Σ A dA') with dA' = dA ⊙ m (m null: no
+/// dropout; then pd is untouched, else pd = A ⊙ m); drow[jmax, n) = 0. Masked entries (A = 0)
+/// give 0 whatever dA is.
+TN_ISA_CLONES void softmax_grad_row(const float* __restrict prow, float* __restrict drow,
+                                    int64_t jmax, int64_t n, const float* __restrict m,
+                                    float* __restrict pd) {
+  for (int64_t j = 0; j < jmax; ++j) drow[j] = prow[j] != 0.f ? drow[j] : 0.f;
+  if (m) {
+    for (int64_t j = 0; j < jmax; ++j) drow[j] *= m[j];
+    dropped_row(prow, m, jmax, n, pd);
+  }
+  const float c = dot(prow, drow, jmax);
+  for (int64_t j = 0; j < jmax; ++j) drow[j] = prow[j] * (drow[j] - c);
+  fill_zero(drow + jmax, n - jmax);
+}
+
+/// Query rows per tile: a tile's logits (rows × n) stay in the L2 cache between the product that
+/// writes them, the softmax and the product that reads them, instead of a T×T pass through memory
+/// for each. Depends on n only, so a sequence padded further keeps its tiles.
+int64_t row_tile(int64_t n) {
+  return std::clamp<int64_t>(kTileFloats / std::max<int64_t>(n, 1) / 8 * 8, 8, 256);
+}
+
+/// Calls f(t0, t1) for the row tiles of [0, n) and then of [n, T) (for_row_ranges, tiled).
+template <class F>
+void for_row_tiles(int64_t n, int64_t T, F&& f) {
+  const int64_t tile = row_tile(n);
+  for_row_ranges(n, T, [&](int64_t r0, int64_t r1) {
+    for (int64_t t0 = r0; t0 < r1; t0 += tile) f(t0, std::min(r1, t0 + tile));
+  });
+}
+
+/// One (b, h) of the forward. scratch: k and v rows gathered ([n][D] each), then (dropout only)
+/// one tile of dropped probabilities ([tile][n]) and [n] weights.
+void forward_head(const Head& hd, bool causal, const BlockDropout& drop, float* out, float* probs,
+                  float* scratch, std::atomic<int>& failed) {
+  const int64_t T = hd.T, D = hd.D, ld = hd.ld, n = hd.n;
+  if (n == 0) {  // no valid key: A = 0, out = 0
+    fill_zero(probs, T * T);
+    for (int64_t i = 0; i < T; ++i) fill_zero(out + i * ld, D);
+    return;
+  }
+  float* kb = scratch;
+  float* vb = kb + n * D;
+  float* pd = vb + n * D;
+  float* m = pd + row_tile(n) * n;
+  gather_rows(hd.k, ld, n, D, kb);
+  gather_rows(hd.v, ld, n, D, vb);
+  for_row_tiles(n, T, [&](int64_t t0, int64_t t1) {
+    float* p = probs + t0 * T;  // the tile's rows of A, logits first
+    gemm('N', 'T', t1 - t0, n, D, hd.q + t0 * ld, ld, kb, D, 0.f, p, T, failed);
+    for (int64_t i = t0; i < t1; ++i) {
+      const int64_t jmax = causal ? std::min(i + 1, n) : n;
+      softmax_row(probs + i * T, jmax, T, hd.valid);
+      if (drop.on) {
+        drop.row(i, jmax, m);
+        dropped_row(probs + i * T, m, jmax, n, pd + (i - t0) * n);
+      }
+    }
+    // out = A' v over the tile's rows (A' = A ⊙ m with dropout)
+    gemm('N', 'N', t1 - t0, D, n, drop.on ? pd : p, drop.on ? n : T, vb, D, 0.f, out + t0 * ld,
+         ld, failed);
+  });
+}
+
+/// One (b, h) of the backward. scratch: k and v rows gathered and the dk, dv sums ([n][D] each),
+/// one tile of d_logit ([tile][n]), then (dropout only) one tile of A ⊙ m and [n] weights.
+void backward_head(const Head& hd, bool causal, const BlockDropout& drop, const float* probs,
+                   const float* g, float* dq, float* dk, float* dv, float* scratch,
+                   std::atomic<int>& failed) {
+  const int64_t T = hd.T, D = hd.D, ld = hd.ld, n = hd.n;
+  for (int64_t j = n; j < T; ++j) {  // keys after the last valid one: no gradient
+    fill_zero(dk + j * ld, D);
+    fill_zero(dv + j * ld, D);
+  }
+  if (n == 0) {
+    for (int64_t i = 0; i < T; ++i) fill_zero(dq + i * ld, D);
+    return;
+  }
+  const int64_t tile = row_tile(n);
+  float* kb = scratch;
+  float* vb = kb + n * D;
+  float* dkb = vb + n * D;
+  float* dvb = dkb + n * D;
+  float* ds = dvb + n * D;
+  float* pd = ds + tile * n;
+  float* m = pd + tile * n;
+  gather_rows(hd.k, ld, n, D, kb);
+  gather_rows(hd.v, ld, n, D, vb);
+  for_row_tiles(n, T, [&](int64_t t0, int64_t t1) {
+    const int64_t rows = t1 - t0;
+    gemm('N', 'T', rows, n, D, g + t0 * ld, ld, vb, D, 0.f, ds, n, failed);  // dA = g vᵀ
+    for (int64_t i = t0; i < t1; ++i) {
+      const int64_t jmax = causal ? std::min(i + 1, n) : n;
+      if (drop.on) drop.row(i, jmax, m);
+      softmax_grad_row(probs + i * T, ds + (i - t0) * n, jmax, n, drop.on ? m : nullptr,
+                       pd + (i - t0) * n);
+    }
+    const float beta = t0 == 0 ? 0.f : 1.f;  // dk, dv sum over the tiles in order
+    gemm('N', 'N', rows, D, n, ds, n, kb, D, 0.f, dq + t0 * ld, ld, failed);
+    gemm('T', 'N', n, D, rows, ds, n, hd.q + t0 * ld, ld, beta, dkb, D, failed);
+    gemm('T', 'N', n, D, rows, drop.on ? pd : probs + t0 * T, drop.on ? n : T, g + t0 * ld, ld,
+         beta, dvb, D, failed);
+  });
+  for (int64_t j = 0; j < n; ++j) {
+    std::copy(dkb + j * D, dkb + (j + 1) * D, dk + j * ld);
+    std::copy(dvb + j * D, dvb + (j + 1) * D, dv + j * ld);
+  }
+}
+
+Head head_at(const AttentionDims& dims, const uint8_t* key_valid, const float* q, const float* k,
+             const float* v, int64_t b, int64_t h) {
+  const int64_t T = dims.seq_len, H = dims.n_heads, D = dims.d_head;
+  const int64_t off = (b * T * H + h) * D;
+  const uint8_t* valid = key_valid ? key_valid + b * T : nullptr;
+  return Head{q + off, k + off, v + off, valid, T, D, H * D, key_count(valid, T)};
+}
+
+}  // namespace
+
+void full_attention_forward(const AttentionDims& dims, bool causal, const uint8_t* key_valid,
+                            const float* q, const float* k, const float* v, float* out,
+                            float* probs, float dropout_p, uint64_t dropout_key) {
+  const int64_t B = dims.batch, T = dims.seq_len, H = dims.n_heads;
+  if (B * T * H == 0) return;
+  std::atomic<int> failed{0};
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h) {
+      const Head hd = head_at(dims, key_valid, q, k, v, b, h);
+      const BlockDropout drop = block_dropout(dropout_p, dropout_key, T, H, b, h, 0);
+      const int64_t extra = drop.on ? (row_tile(hd.n) + 1) * hd.n : 0;
+      float* scratch = thread_scratch(size_t(2 * hd.n * hd.D + extra) + 1);
+      forward_head(hd, causal, drop, out + (hd.q - q), probs + (b * H + h) * T * T, scratch,
+                   failed);
+    }
+  throw_if_failed("softmax_attention_forward", failed);
+}
+
+void full_attention_backward(const AttentionDims& dims, bool causal, const uint8_t* key_valid,
+                             const float* q, const float* k, const float* v, const float* probs,
+                             const float* d_out, float* dq, float* dk, float* dv, float dropout_p,
+                             uint64_t dropout_key) {
+  const int64_t B = dims.batch, T = dims.seq_len, H = dims.n_heads;
+  if (B * T * H == 0) return;
+  std::atomic<int> failed{0};
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h) {
+      const Head hd = head_at(dims, key_valid, q, k, v, b, h);
+      const BlockDropout drop = block_dropout(dropout_p, dropout_key, T, H, b, h, 0);
+      const int64_t tile_floats = row_tile(hd.n) * hd.n;
+      const int64_t extra = drop.on ? tile_floats + hd.n : 0;
+      float* scratch = thread_scratch(size_t(4 * hd.n * hd.D + tile_floats + extra) + 1);
+      const int64_t off = hd.q - q;
+      backward_head(hd, causal, drop, probs + (b * H + h) * T * T, d_out + off, dq + off, dk + off,
+                    dv + off, scratch, failed);
+    }
+  throw_if_failed("softmax_attention_backward", failed);
+}
+
+}  // namespace tn::kernel_detail
