@@ -1,7 +1,8 @@
 // Properties every token mixer must have, checked on whole models built from the registry, for
 // every test variant of every entry of the mixer table (layers/attention/mixer_table.h):
 //   causality (decoders): tokens after t never change outputs at positions <= t, at lengths
-//     1, C-1, C, C+1, 3C+5 (C = the variant's probe_size: chunk or block size);
+//     1, C-1, C, C+1, 3C+5 (C = the variant's probe_size: chunk or block size), and the token at
+//     t + 1 does change a later output of its chunk or block (the future is seen);
 //   padding invariance (encoders and decoders): a right-padded batch gives, at real positions, the
 //     outputs of each sequence alone;
 //   classic linear attention (normalize: scaling) returns V unchanged when all values are equal,
@@ -50,7 +51,7 @@ std::vector<int32_t> random_tokens(int64_t n, Rng& rng) {
 
 }  // namespace
 
-TEST_CASE("every causal mixer: a future token never changes a past output") {
+TEST_CASE("every causal mixer: a future token never changes a past output, and is seen later") {
   for (const MixerCase& mc : mixer_cases()) {
     TransNormerModel model(config_for(mc, Arch::Decoder), 4);
     Tape tape;
@@ -64,11 +65,25 @@ TEST_CASE("every causal mixer: a future token never changes a past output") {
         std::vector<int32_t> tokens = random_tokens(seq_len, rng);
         const Tensor base = model.forward(ctx, tokens, 1, seq_len)->value.clone();
         for (int64_t i = t + 1; i < seq_len; ++i) tokens[i] = 3 + (tokens[i] + 5) % 37;
-        const Tensor other = model.forward(ctx, tokens, 1, seq_len)->value;
+        const Tensor other = model.forward(ctx, tokens, 1, seq_len)->value.clone();
         bool past_identical = true;
         for (int64_t i = 0; i < (t + 1) * 16; ++i) past_identical &= base.data()[i] == other.data()[i];
         INFO(mc.name() << ": seq_len " << seq_len << ", t " << t);
         CHECK(past_identical);
+        // The future is seen: the token at t + 1 reaches the later positions of its chunk or
+        // block only through the mixer (the residual and the channel mixer work per position),
+        // so a mixer that ignores its input fails here. (One position alone may not see it: a
+        // ReLU score can be 0 in every head.)
+        const int64_t block_end = std::min(seq_len, ((t + 1) / c + 1) * c);
+        if (t + 2 < block_end) {
+          std::vector<int32_t> one = tokens;
+          one[t + 1] = 3 + (one[t + 1] + 11) % 37;
+          const Tensor seen = model.forward(ctx, one, 1, seq_len)->value;
+          bool later_changed = false;
+          for (int64_t i = (t + 2) * 16; i < block_end * 16; ++i)
+            later_changed |= other.data()[i] != seen.data()[i];
+          CHECK(later_changed);
+        }
       }
     }
   }
