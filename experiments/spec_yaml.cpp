@@ -315,8 +315,33 @@ void merge_over(json& base, const json& top, const std::string& path, KeyLocatio
   }
 }
 
-YamlDocument compose(const std::string& path, std::vector<std::string>& chain) {
+/// The first key only a sweep file has (points, grid, zip, seeds), or "" for a spec.
+std::string sweep_key_of(const json& root) {
+  if (!root.is_object()) return "";
+  for (const char* key : {"points", "grid", "zip", "seeds"})
+    if (root.contains(key)) return key;
+  return "";
+}
+
+/// Throws ConfigError when the document at `path` is a sweep file; `used_as` says where a spec was
+/// expected ("" for the spec given on the command line, else the base: line that names it).
+void refuse_sweep_file(const YamlDocument& doc, const std::string& path, const std::string& used_as) {
+  const std::string key = sweep_key_of(doc.root);
+  if (key.empty()) return;
+  const std::string where = doc.where.locate(ConfigIssue(key, "", ""));
+  if (used_as.empty())
+    throw ConfigError(where + ": " + key + ": makes " + path +
+                      " a sweep file, not an experiment spec; give a spec here (a sweep file runs "
+                      "with `transnormer sweep " + path + " --out DIR`)");
+  throw ConfigError(used_as + " names a sweep file (" + where + ": " + key +
+                    ":), not an experiment spec; a base: is a spec (a sweep's points build on the "
+                    "spec named by the sweep file's own base:)");
+}
+
+YamlDocument compose(const std::string& path, std::vector<std::string>& chain,
+                     const std::string& used_as) {
   YamlDocument doc = read_yaml_document(path);
+  refuse_sweep_file(doc, path, used_as);
   if (!doc.root.is_object() || !doc.root.contains("base")) return doc;
   const std::string at = doc.where.locate(ConfigIssue("base", "", ""));
   if (!doc.root["base"].is_string())
@@ -329,7 +354,7 @@ YamlDocument compose(const std::string& path, std::vector<std::string>& chain) {
   if (std::find(chain.begin(), chain.end(), id) != chain.end() || chain.size() > 32)
     throw ConfigError(at + ": base: " + base.string() + " comes back to a spec already on the way (a cycle of base:)");
   chain.push_back(id);
-  YamlDocument out = compose(base.string(), chain);
+  YamlDocument out = compose(base.string(), chain, at + ": base: " + base.string());
   doc.root.erase("base");
   if (!out.root.is_object()) out.root = json::object();
   merge_over(out.root, doc.root, "", out.where);
@@ -341,7 +366,7 @@ YamlDocument compose(const std::string& path, std::vector<std::string>& chain) {
 
 YamlDocument read_spec_document(const std::string& path) {
   std::vector<std::string> chain = {std::filesystem::weakly_canonical(path).string()};
-  return compose(path, chain);
+  return compose(path, chain, "");
 }
 
 bool yaml_has_top_level_key(const std::string& path, const std::vector<std::string>& keys) {

@@ -189,6 +189,18 @@ TEST_CASE("cli: a spec composed on another (base:) takes its keys, and errors po
   const CliResult cycle = run_cli("train " + dir + "/a.yaml --dry-run", dir);
   CHECK(cycle.code == 2);
   CHECK(cycle.err.find("cycle") != std::string::npos);
+  // A sweep file given to train, or named as a base:, is said to be one (not "unknown key name").
+  write_text(dir + "/sw.yaml", "name: s\nbase: bad_base.yaml\npoints:\n  - {name: a}\n");
+  const CliResult sweep_as_spec = run_cli("train " + dir + "/sw.yaml --dry-run", dir);
+  CHECK(sweep_as_spec.code == 2);
+  CHECK(sweep_as_spec.err.find(dir + "/sw.yaml:3: points: makes") != std::string::npos);
+  CHECK(sweep_as_spec.err.find("transnormer sweep") != std::string::npos);
+  write_text(dir + "/on_sweep.yaml", "train: {max_steps: 5}\nbase: sw.yaml\n");
+  const CliResult sweep_as_base = run_cli("train " + dir + "/on_sweep.yaml --dry-run", dir);
+  CHECK(sweep_as_base.code == 2);
+  CHECK(sweep_as_base.err.find(dir + "/on_sweep.yaml:2: base:") != std::string::npos);
+  CHECK(sweep_as_base.err.find("names a sweep file") != std::string::npos);
+  CHECK(sweep_as_base.err.find("unknown key") == std::string::npos);
 }
 
 TEST_CASE("cli: a second train on a folder in use is refused (exit 2) and the first run is left whole") {
