@@ -1,13 +1,16 @@
-// Parity with the PyTorch reference: every fixture in tests/golden reproduces the expected
-// loss (1e-4 relative), logits (1e-3 · max(1,|ref|)) and parameter gradients (per-parameter norms
-// and, where grads.safetensors exists, every element; 1e-3 of the floored scale), with the
-// tolerances of tests/golden/README.md, through the code path of `transnormer forward`.
+// Parity with the PyTorch reference: every fixture in tests/golden (found by scanning the folder)
+// reproduces the expected loss, logits and parameter gradients (per-parameter norms and, where
+// grads.safetensors exists, every element) through the code path of `transnormer forward`, each
+// within ten times the reference's own float32 error recorded in the case (tests/golden/README.md).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <string>
+#include <vector>
 
 #include "core/io/safetensors.h"
 #include "experiments/forward.h"
@@ -25,69 +28,102 @@ json read_json(const std::string& path) {
   return json::parse(in);
 }
 
-void check_case(const std::string& name) {
-  const std::string dir = test::golden_root() + "/" + name;
-  INFO("golden case " << name);
+/// Our float32 errors against the float64 expectation, in the units of `float32_vs_float64`
+/// (tests/golden/README.md): loss relative; logits |z − ref| / max(1, |ref|); per-parameter
+/// gradient norms |n − ref| / scale(ref); gradient elements |g − ref| / scale(max |ref| of the
+/// tensor), where scale(r) = max(r, 1e-3 · grad_global_norm).
+struct GoldenErrors {
+  double loss_rel = 0, logits_abs = 0, grad_norm_rel = 0, grad_elem_rel_of_max = 0;
+  std::string worst_norm, worst_elem;  // the parameters behind the two gradient figures
+};
+
+double worst_logit_error(const json& got, const json& expected) {
+  double worst = 0.0;
+  for (const char* key : {"logits_first", "logits_last", "logits"})
+    if (expected.contains(key))
+      for (size_t b = 0; b < expected[key].size(); ++b)
+        for (size_t v = 0; v < expected[key][b].size(); ++v) {
+          const double ref = expected[key][b][v].get<double>();
+          worst = std::max(worst, std::abs(got[key][b][v].get<double>() - ref) / std::max(1.0, std::abs(ref)));
+        }
+  return worst;
+}
+
+GoldenErrors measure_case(const std::string& dir) {
   LoadedCheckpoint ckpt = load_checkpoint(dir + "/model.safetensors");
   const json input = read_json(dir + "/input.json");
   const json expected = read_json(dir + "/expected.json");
   const json got = run_forward(*ckpt.model, input, true, dir + "/input.json");
-
+  GoldenErrors e;
   const double ref_loss = expected["loss"].get<double>();
-  CHECK(std::abs(got["loss"].get<double>() - ref_loss) <= 1e-4 * std::abs(ref_loss));
-
-  double worst_logit = 0.0;
-  for (const char* key : {"logits_first", "logits_last", "logits"})
-    if (expected.contains(key))
-    for (size_t b = 0; b < expected[key].size(); ++b)
-      for (size_t v = 0; v < expected[key][b].size(); ++v) {
-        const double ref = expected[key][b][v].get<double>();
-        const double err = std::abs(got[key][b][v].get<double>() - ref) / std::max(1.0, std::abs(ref));
-        worst_logit = std::max(worst_logit, err);
-      }
-  CHECK(worst_logit <= 1e-3);
-
-  const double global = expected["grad_global_norm"].get<double>();
-  const double floor = 1e-3 * global;
+  e.loss_rel = std::abs(got["loss"].get<double>() - ref_loss) / std::abs(ref_loss);
+  e.logits_abs = worst_logit_error(got, expected);
+  const double floor = 1e-3 * expected["grad_global_norm"].get<double>();
   for (const auto& [param, ref_json] : expected["grad_norms"].items()) {
     const double ref = ref_json.get<double>();
-    const double mine = got["grad_norms"].at(param).get<double>();
-    INFO("grad norm of " << param << ": " << mine << " vs " << ref);
-    CHECK(std::abs(mine - ref) <= 1e-3 * std::max(ref, floor));
+    const double err = std::abs(got["grad_norms"].at(param).get<double>() - ref) / std::max(ref, floor);
+    if (err >= e.grad_norm_rel) e.worst_norm = param;
+    e.grad_norm_rel = std::max(e.grad_norm_rel, err);
   }
   const std::string grads_path = dir + "/grads.safetensors";
-  if (!std::filesystem::exists(grads_path)) return;
+  if (!std::filesystem::exists(grads_path)) return e;
   SafetensorsFile ref_grads = load_safetensors(grads_path);
   for (const auto& [param, var] : ckpt.model->params().parameters()) {
     const Tensor& ref = ref_grads.tensors.at(param);
     double max_ref = 0.0, worst = 0.0;
     for (int64_t i = 0; i < ref.numel(); ++i) max_ref = std::max(max_ref, (double)std::abs(ref.data()[i]));
-    const double scale = std::max(max_ref, floor);
     for (int64_t i = 0; i < ref.numel(); ++i)
       worst = std::max(worst, std::abs((double)var->grad.data()[i] - ref.data()[i]));
-    INFO("gradient elements of " << param << ": worst " << worst << " vs scale " << scale);
-    CHECK(worst <= 1e-3 * scale);
+    const double err = worst / std::max(max_ref, floor);
+    if (err >= e.grad_elem_rel_of_max) e.worst_elem = param;
+    e.grad_elem_rel_of_max = std::max(e.grad_elem_rel_of_max, err);
   }
+  return e;
+}
+
+// Each case's tolerance comes from its recorded float32 error: ours may be up to kErrorMargin
+// times the reference's own float32 error (`float32_vs_float64`), floored at kErrorFloor (2^-24,
+// float32's unit roundoff) for figures the reference happened to get almost exactly. Measured
+// (2026-12-03): ours is 0.006 to 4.2 times the reference's across the 16 cases, so 10 leaves a
+// margin while a wrong epsilon (1e-5 against 1e-6) or a missing bias, errors of 1e-5 and more,
+// fail; the old flat 1e-3 let both pass.
+constexpr double kErrorMargin = 10.0;
+constexpr double kErrorFloor = 5.96e-8;
+
+double tolerance(const json& recorded, const char* key) {
+  return kErrorMargin * std::max(recorded.at(key).get<double>(), kErrorFloor);
+}
+
+void check_case(const std::string& name) {
+  const std::string dir = test::golden_root() + "/" + name;
+  INFO("golden case " << name);
+  const json recorded = read_json(dir + "/expected.json").at("float32_vs_float64");
+  const GoldenErrors e = measure_case(dir);
+  CHECK(e.loss_rel <= tolerance(recorded, "loss_rel"));
+  CHECK(e.logits_abs <= tolerance(recorded, "logits_abs"));
+  INFO("worst gradient norm: " << e.worst_norm << "; worst gradient element: " << e.worst_elem);
+  CHECK(e.grad_norm_rel <= tolerance(recorded, "grad_norm_rel"));
+  CHECK(e.grad_elem_rel_of_max <= tolerance(recorded, "grad_elem_rel_of_max"));
+}
+
+/// The case folders of the golden root: every folder holding an expected.json, sorted.
+std::vector<std::string> golden_cases() {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(test::golden_root()))
+    if (entry.is_directory() && std::filesystem::exists(entry.path() / "expected.json"))
+      names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 }  // namespace
 
-TEST_CASE("golden: T1 decoder (2 diag relu+srmsnorm, 2 norm_attention elu)") { check_case("dec_t1"); }
-TEST_CASE("golden: T2 decoder (2 diag softmax, 2 norm_attention 1+elu)") { check_case("dec_t2"); }
-TEST_CASE("golden: decoder norm_attention") { check_case("dec_norm_attention"); }
-TEST_CASE("golden: decoder diag relu") { check_case("dec_diag_relu"); }
-TEST_CASE("golden: decoder softmax with rope") { check_case("dec_softmax"); }
-TEST_CASE("golden: decoder linear 1+elu scaling") { check_case("dec_linear_scaling"); }
-TEST_CASE("golden: decoder linear 1+elu srmsnorm") { check_case("dec_linear_srmsnorm"); }
-TEST_CASE("golden: encoder softmax with MLM head") { check_case("enc_softmax"); }
-TEST_CASE("golden: encoder linear relu scaling") { check_case("enc_linear"); }
-TEST_CASE("golden: encoder norm_attention 1+elu layernorm") { check_case("enc_norm_attention"); }
-TEST_CASE("golden: encoder diag softmax") { check_case("enc_diag_softmax"); }
-TEST_CASE("golden: encoder T1 classification (mean pooling)") { check_case("enc_t1_cls"); }
-TEST_CASE("golden: decoder performer") { check_case("dec_performer"); }
-TEST_CASE("golden: encoder performer (clamped denominators)") { check_case("enc_performer"); }
-TEST_CASE("golden: decoder cosformer (T = 1)") { check_case("dec_cosformer"); }
-TEST_CASE("golden: encoder cosformer (all-zero feature rows)") { check_case("enc_cosformer"); }
+TEST_CASE("golden: every case of tests/golden within its recorded float32 error") {
+  const std::vector<std::string> cases = golden_cases();
+  // The 16 cases of tests/golden/README.md: a case lost or not found fails here, not silently.
+  CHECK(cases.size() == 16);
+  for (const std::string& name : cases) check_case(name);
+}
 
 TEST_CASE("checkpoints we write reload with identical tensors and the same resolved config") {
   // (The PyTorch reference reading our files is checked outside CI: the 16 golden models re-saved
