@@ -16,6 +16,7 @@
 #include "experiments/forward.h"
 #include "layers/checkpoint.h"
 #include "tests/test_paths.h"
+#include "tests/temp_dir.h"
 
 using namespace tn;
 using nlohmann::json;
@@ -131,7 +132,8 @@ TEST_CASE("checkpoints we write reload with identical tensors and the same resol
   for (const char* name : {"enc_t1_cls", "enc_performer", "dec_cosformer"}) {
     const std::string dir = test::golden_root() + "/" + name;
     LoadedCheckpoint original = load_checkpoint(dir + "/model.safetensors");
-    const std::string path = std::filesystem::temp_directory_path() / (std::string(name) + "_resaved.safetensors");
+    const test::TempDir tmp("resaved");
+    const std::string path = tmp.file(std::string(name) + "_resaved.safetensors");
     std::vector<std::string> vocab = {"<pad>", "<eos>", "<unk>"};  // one token per embedding row
     while (static_cast<int64_t>(vocab.size()) < original.model->config().vocab_size)
       vocab.push_back("word" + std::to_string(vocab.size()));
@@ -151,7 +153,8 @@ TEST_CASE("checkpoints we write reload with identical tensors and the same resol
 TEST_CASE("a checkpoint with integer or NaN weights, or a vocabulary of another size than its embedding, is refused") {
   const std::string dir = test::golden_root() + "/dec_t1";
   LoadedCheckpoint original = load_checkpoint(dir + "/model.safetensors");
-  const std::string path = std::filesystem::temp_directory_path() / "tn_inconsistent_checkpoint.safetensors";
+  const test::TempDir tmp("inconsistent_checkpoint");
+  const std::string path = tmp.file("checkpoint.safetensors");
   save_checkpoint(path, *original.model, {"<pad>", "<eos>", "<unk>", "word"});  // 4 tokens, 100 rows
   try {
     load_checkpoint(path);
@@ -195,7 +198,8 @@ TEST_CASE("a checkpoint whose config describes a far larger model than its tenso
   const std::string dir = test::golden_root() + "/dec_t1";
   const SafetensorsFile file = load_safetensors(dir + "/model.safetensors");
   const json config = json::parse(file.metadata.at("transnormer.config"));
-  const std::string path = std::filesystem::temp_directory_path() / "tn_crafted_checkpoint.safetensors";
+  const test::TempDir tmp("crafted_checkpoint");
+  const std::string path = tmp.file("checkpoint.safetensors");
   for (const auto& [key, value] : std::vector<std::pair<std::string, json>>{
            {"vocab_size", 1000000000000LL}, {"d_model", 1 << 20}, {"n_layers", 1000000}}) {
     INFO(key);

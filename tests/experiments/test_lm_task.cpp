@@ -10,12 +10,14 @@
 #include "experiments/tasks/language_modeling.h"
 #include "experiments/tasks/registry.h"
 #include "tests/test_paths.h"
+#include "tests/temp_dir.h"
 
 using namespace tn;
 
 namespace {
 ExperimentSpec lm_spec(const std::vector<std::string>& overrides = {}) {
-  const std::string path = std::filesystem::temp_directory_path() / "tn_lm_task.yaml";
+  const test::TempDir tmp("lm_task");  // one folder per process: ctest -j runs cases side by side
+  const std::string path = tmp.file("spec.yaml");
   std::ofstream(path) << "model: {d_model: 16, n_layers: 1, n_heads: 2, token_mixer: norm_attention}\n"
                          "data: {train: wikitext-103/wiki.valid.tokens, split_valid_from_train: 0.05, seq_len: 64}\n"
                          "train: {batch_size: 3, max_steps: 5, seed: 4}\n";

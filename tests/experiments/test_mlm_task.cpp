@@ -12,12 +12,14 @@
 #include "experiments/tasks/masked_lm.h"
 #include "experiments/tasks/registry.h"
 #include "tests/test_paths.h"
+#include "tests/temp_dir.h"
 
 using namespace tn;
 
 namespace {
 ExperimentSpec mlm_spec(const std::vector<std::string>& overrides = {}) {
-  const std::string path = std::filesystem::temp_directory_path() / "tn_mlm_task.yaml";
+  const test::TempDir tmp("mlm_task");  // one folder per process: ctest -j runs cases side by side
+  const std::string path = tmp.file("spec.yaml");
   std::ofstream(path) << "task: masked_lm\n"
                          "model: {arch: encoder, head: mlm, d_model: 16, n_layers: 1, n_heads: 2, positional: learned,\n"
                          "        max_positions: 64, token_mixer: norm_attention, prenorm: false, final_norm: false}\n"

@@ -17,6 +17,7 @@
 #include "experiments/tasks/sequence_classification.h"
 #include "tests/glue_fixtures.h"
 #include "tests/test_paths.h"
+#include "tests/temp_dir.h"
 
 using namespace tn;
 
@@ -24,7 +25,8 @@ namespace {
 /// A tiny encoder fine-tune on GLUE `task` (extra YAML lines appended to data:).
 ExperimentSpec glue_spec(const std::string& task, const std::vector<std::string>& overrides = {},
                          const std::string& extra_data = "") {
-  const std::string path = std::filesystem::temp_directory_path() / "tn_glue_task.yaml";
+  const test::TempDir tmp("glue_task");  // one folder per process: ctest -j runs cases side by side
+  const std::string path = tmp.file("spec.yaml");
   std::ofstream(path) << "task: sentence_prediction\n"
                          "model: {arch: encoder, head: classification, pooling: cls, d_model: 16, n_layers: 1,\n"
                          "        n_heads: 2, positional: learned, max_positions: 128, token_mixer: norm_attention,\n"
