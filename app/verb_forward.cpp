@@ -31,12 +31,7 @@ Action add_forward_verb(CLI::App& app) {
   return [args]() {
     set_num_threads(args->threads);
     LoadedCheckpoint ckpt = load_checkpoint(args->checkpoint);
-    nlohmann::json input;
-    try {
-      input = nlohmann::json::parse(read_file(args->input));
-    } catch (const nlohmann::json::parse_error& e) {
-      throw DataError(args->input + ": not valid JSON: " + e.what());
-    }
+    const nlohmann::json input = parse_forward_input(read_file(args->input), args->input);
     const nlohmann::json out = run_forward(*ckpt.model, input, args->grads, args->input);
     if (args->output.empty())
       std::cout << out.dump() << std::endl;

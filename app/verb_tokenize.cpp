@@ -5,7 +5,6 @@
 // skipped). Ids go to stdout, the load time and throughput (MB/s of input) to stderr.
 #include <spdlog/spdlog.h>
 
-#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +19,7 @@
 #include "data/text/utf8.h"
 #include "data/tokenizers/fairseq_dict.h"
 #include "data/tokenizers/gpt2_bpe.h"
+#include "data/tokenizers/id_lines.h"
 
 namespace tn::app {
 namespace {
@@ -100,44 +100,6 @@ class Output {
   std::string buffer_;
 };
 
-void append_ids(const std::vector<int32_t>& ids, std::string& out) {
-  char digits[16];
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (i) out += ' ';
-    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, ids[i]);
-    out.append(digits, end);
-  }
-  out += '\n';
-}
-
-/// The ids of one --decode line: integers separated by spaces (or tabs), each in 0..limit-1.
-void parse_ids(std::string_view line, int64_t limit, const std::string& where, const char* vocabulary,
-               std::vector<int32_t>& ids) {
-  ids.clear();
-  size_t pos = 0;
-  while (pos < line.size()) {
-    if (line[pos] == ' ' || line[pos] == '\t' || line[pos] == '\r') {
-      ++pos;
-      continue;
-    }
-    size_t end = pos;
-    while (end < line.size() && line[end] != ' ' && line[end] != '\t' && line[end] != '\r') ++end;
-    const std::string_view word = line.substr(pos, end - pos);
-    int64_t id = 0;
-    const auto [ptr, ec] = std::from_chars(word.data(), word.data() + word.size(), id);
-    if (ec == std::errc::result_out_of_range || (ec == std::errc() && ptr == word.data() + word.size() &&
-                                                 (id < 0 || id >= limit)))
-      throw DataError(where + ": the id " + std::string(word.substr(0, 24)) + " is outside 0.." +
-                      std::to_string(limit - 1) + " of the " + vocabulary +
-                      " (decode ids written by tokenize with the same --dict choice)");
-    if (ec != std::errc() || ptr != word.data() + word.size())
-      throw DataError(where + ": \"" + std::string(word.substr(0, 24)) +
-                      "\" is not a token id (--decode reads lines of space-separated integers, as tokenize writes)");
-    ids.push_back(static_cast<int32_t>(id));
-    pos = end;
-  }
-}
-
 int run_tokenize(const TokenizeArgs& args) {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
@@ -154,21 +116,12 @@ int run_tokenize(const TokenizeArgs& args) {
 
   LineReader in(args.input);
   Output out;
-  std::vector<int32_t> ids, gpt2;
+  std::vector<int32_t> ids;
   size_t total_ids = 0;
   while (const std::optional<std::string_view> line = in.next()) {
     if (args.decode) {
-      const int64_t limit = dict ? dict->size() : bpe.size();
-      parse_ids(*line, limit, in.where(), dict ? "dictionary " : "GPT-2 vocabulary", ids);
+      out.buffer() += decode_id_line(*line, bpe, dict ? &*dict : nullptr, in.where(), ids);
       total_ids += ids.size();
-      if (dict) {
-        gpt2.clear();
-        for (const int32_t id : ids)
-          if (const int32_t g = dict->bpe_of(id); g >= 0) gpt2.push_back(g);
-        out.buffer() += bpe.decode(gpt2);
-      } else {
-        out.buffer() += bpe.decode(ids);
-      }
       out.buffer() += '\n';
     } else {
       if (const size_t bad = invalid_utf8_at(*line); bad != std::string_view::npos)
@@ -179,7 +132,7 @@ int run_tokenize(const TokenizeArgs& args) {
       if (dict)
         for (int32_t& id : ids) id = dict->index_of_bpe(id);
       total_ids += ids.size();
-      append_ids(ids, out.buffer());
+      append_id_line(ids, out.buffer());
     }
     out.maybe_flush();
   }

@@ -53,6 +53,14 @@ nlohmann::json rows_to_json(const Tensor& t) {
 
 }  // namespace
 
+nlohmann::json parse_forward_input(std::string_view text, const std::string& where) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw DataError(where + ": not valid JSON: " + e.what());
+  }
+}
+
 nlohmann::json run_forward(TransNormerModel& model, const nlohmann::json& input, bool grads,
                            const std::string& where) {
   if (!input.is_object()) throw DataError(where + ": expected a JSON object");

@@ -4,6 +4,7 @@
 // `transnormer forward` and of the golden tests.
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "layers/models/transnormer.h"
 
@@ -16,6 +17,10 @@ namespace tn {
 /// final}} plus, with grads, {"grad_norms" {name: L2}, "grad_global_norm"}; parameter gradients
 /// are left in the model's ParamStore. Eval mode (no dropout). Throws DataError naming `where` for
 /// malformed input (missing key, ragged rows, wrong task).
+/// The input JSON of `text` (the file `where`). Throws DataError naming `where` for text that is not
+/// JSON, with the parser's position.
+nlohmann::json parse_forward_input(std::string_view text, const std::string& where);
+
 nlohmann::json run_forward(TransNormerModel& model, const nlohmann::json& input, bool grads,
                            const std::string& where);
 
