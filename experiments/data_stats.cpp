@@ -162,7 +162,9 @@ std::string data_stats_table(const ordered_json& stats) {
   }
   out += fmt::format("{:<16} {:>9} {:>28} {:>28} {:>9} {:>9}  {}\n", "split", "examples", "length p50/p90/p100 (cut)",
                      "before cut p50/p90/p100", "unk %", "majority", "labels");
-  for (const auto& [name, s] : stats["splits"].items()) {
+  for (const auto& item : stats["splits"].items()) {
+    const std::string& name = item.key();  // named copies, not structured bindings: clang 14
+    const nlohmann::json& s = item.value();  // lambdas cannot capture those
     const auto pct = [&](const char* key) {
       if (!s.contains(key) || s[key].empty()) return std::string("-");
       return fmt::format("{}/{}/{}", s[key]["p50"].get<int64_t>(), s[key]["p90"].get<int64_t>(),

@@ -199,6 +199,19 @@ YAML::Node parse_yaml(const std::string& text, const std::string& origin) {
                   static_cast<unsigned>(static_cast<unsigned char>(text[bad])));
     throw ConfigError(origin + where + "; save the file as UTF-8 (names and values may use any Unicode character)");
   }
+  // YAML allows no control character but tab and line breaks; a NUL among the first bytes would
+  // also make yaml-cpp read the file as UTF-16 or UTF-32 and hand back bytes that are not UTF-8.
+  if (const auto bad = std::find_if(text.begin(), text.end(), [](char c) {
+        const auto b = static_cast<unsigned char>(c);
+        return (b < 0x20 && b != '\t' && b != '\n' && b != '\r') || b == 0x7F;
+      });
+      bad != text.end()) {
+    const auto [line, column] = line_and_column(text, static_cast<size_t>(bad - text.begin()));
+    char where[112];
+    std::snprintf(where, sizeof where, ":%zu:%zu: control character 0x%02X", line, column,
+                  static_cast<unsigned>(static_cast<unsigned char>(*bad)));
+    throw ConfigError(origin + where + " is not allowed in YAML; a spec is text: remove it or save the file as UTF-8 text");
+  }
   if (const size_t deep = too_deep_at(text, 256); deep != std::string::npos) {
     throw ConfigError(origin + ":" + std::to_string(line_and_column(text, deep).first) + ": lists or mappings nest more than 256 levels deep here; " +
                       "a spec's values nest a few levels at most: check the brackets");

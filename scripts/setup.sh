@@ -11,17 +11,7 @@ packages=(build-essential cmake libdnnl-dev ocl-icd-opencl-dev libyaml-cpp-dev l
           libfmt-dev nlohmann-json3-dev doctest-dev libcli11-dev libplplot-dev libpcre2-dev libarchive-dev libpng-dev libopenmpi-dev openmpi-bin slurm-wlm munge qemu-user curl unzip
           ca-certificates
           chromium)  # chromium: the report page's browser test
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  echo "setup: installing ${missing[*]}" >&2
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+bash scripts/install_packages.sh "${packages[@]}"
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc)"

@@ -117,7 +117,9 @@ TEST_CASE("safetensors: round trip with non-ASCII metadata, scalars and empty te
   const SafetensorsFile back = load_safetensors(path);
   CHECK(back.metadata == metadata);
   REQUIRE(back.tensors.size() == tensors.size());
-  for (const auto& [name, tensor] : tensors) {
+  for (const auto& entry : tensors) {
+    const std::string& name = entry.first;
+    const Tensor& tensor = entry.second;
     INFO(name);
     const Tensor& loaded = back.tensors.at(name);
     CHECK(loaded.shape() == tensor.shape());

@@ -200,8 +200,10 @@ TEST_CASE("a checkpoint whose config describes a far larger model than its tenso
   const json config = json::parse(file.metadata.at("transnormer.config"));
   const test::TempDir tmp("crafted_checkpoint");
   const std::string path = tmp.file("checkpoint.safetensors");
-  for (const auto& [key, value] : std::vector<std::pair<std::string, json>>{
+  for (const auto& entry : std::vector<std::pair<std::string, json>>{
            {"vocab_size", 1000000000000LL}, {"d_model", 1 << 20}, {"n_layers", 1000000}}) {
+    const std::string& key = entry.first;
+    const json& value = entry.second;
     INFO(key);
     json crafted = config;
     crafted[key] = value;

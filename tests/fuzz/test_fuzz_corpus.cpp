@@ -77,7 +77,9 @@ TEST_CASE("fuzz targets: malformed input is refused, not accepted") {
       {"tokenize_decode", "1 2 x\n"},
       {"forward_input", "{\"task\": \"lm\""},
   };
-  for (const auto& [name, bytes] : bad) {
+  for (const auto& entry : bad) {
+    const std::string& name = entry.first;  // not a structured binding: clang 14 cannot capture it
+    const std::string& bytes = entry.second;
     const auto* target = tn::fuzz::find_fuzz_target(name);
     REQUIRE(target);
     const FuzzOutcome outcome = tn::fuzz::run_fuzz_input(*target, bytes);

@@ -40,7 +40,8 @@ TEST_CASE("diag_norm_parallel: y = Diag(x) + Norm(x), with the branches' own par
   auto norm = make_token_mixer(c, MixerKind::NormAttention, norm_store, "m.norm", rng_apart);
 
   CHECK(both_store.parameter_count() == diag_store.parameter_count() + norm_store.parameter_count());
-  for (const auto& [name, var] : both_store.parameters()) {
+  for (const auto& param : both_store.parameters()) {
+    const std::string& name = param.first;
     INFO(name);
     CHECK((name.rfind("m.diag.", 0) == 0 || name.rfind("m.norm.", 0) == 0));
   }

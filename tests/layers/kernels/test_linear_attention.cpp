@@ -106,7 +106,8 @@ TEST_CASE("linear_attention: q/k wider or narrower than v (d_key != d_head) equa
   // (7, 12), then every compiled pair with K != D.
   const int64_t pairs[][2] = {{16, 8},  {64, 32},  {12, 8},  {12, 7},  {7, 12},
                               {32, 16}, {128, 64}, {16, 32}, {16, 64}, {64, 16}};
-  for (const auto& [K, D] : pairs) {
+  for (const auto& pair : pairs) {
+    const int64_t K = pair[0], D = pair[1];
     // Pairs with a narrow side over the whole T × chunk grid; wide pairs at T = 65 (5 chunks of
     // 16).
     const bool full = K <= 16 || D <= 12;

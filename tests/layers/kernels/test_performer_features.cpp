@@ -97,7 +97,8 @@ TEST_CASE("performer_features: fast f32 forward and backward equal the double re
   std::mt19937 gen(61);
   // (D, M): m > d (two blocks), the golden m 16 at d_head 32, the default m 64, odd sizes.
   const int64_t shapes[][2] = {{8, 16}, {32, 16}, {32, 64}, {7, 12}};
-  for (const auto& [D, M] : shapes)
+  for (const auto& shape : shapes) {
+    const int64_t D = shape[0], M = shape[1];
     for (int64_t T : {1, 13})
       for (Mode mode : kModes)
         for (bool padded : {false, true}) {
@@ -133,6 +134,7 @@ TEST_CASE("performer_features: fast f32 forward and backward equal the double re
                                             d_phi_d.data(), dx_ref.data());
           check_close("dx", dx, dx_ref, kTolBackward);
         }
+  }
 }
 
 TEST_CASE("performer_features: backward equals central differences with the stabiliser fixed") {
