@@ -145,6 +145,8 @@ std::vector<NamedPoint> read_points(const SweepFile& f) {
     for (size_t i = 0; i < node->size(); ++i) {
       const std::string where = "points[" + std::to_string(i) + "]";
       const json& p = (*node)[i];
+      if (!p.is_object())
+        f.fail(where, "is " + describe_json(p) + ", not a mapping", "write each point as {name: t1, base: ..., set: {...}}");
       f.checked([&] {
         const JsonSection s(p, where);
         s.check_keys({"name", "base", "set"}, true);
