@@ -36,7 +36,6 @@ std::vector<fs::path> files_in(const fs::path& dir) {
 
 TEST_CASE("fuzz targets: one seed corpus per target, and no corpus without its target") {
   const auto& targets = tn::fuzz::fuzz_targets();
-  CHECK(targets.size() == 17);
   std::set<std::string> names;
   for (const auto& target : targets) {
     names.insert(target.name);
