@@ -53,7 +53,8 @@ inline float exp_nonpositive(float x) {
   const float n = round_nearest(x * 1.44269504088896341f);
   const float p = exp_reduced(x, n);
   const bool under = x < -87.33654f;
-  const int32_t bits = (static_cast<int32_t>(select_float(under, 0.f, n)) + 127) << 23;
+  // n is NaN for a NaN x (the result is then NaN through p); casting NaN to int is undefined.
+  const int32_t bits = (static_cast<int32_t>(select_float(under || n != n, 0.f, n)) + 127) << 23;
   float scale;
   std::memcpy(&scale, &bits, sizeof scale);
   return select_float(under, 0.f, p * scale);
@@ -69,7 +70,7 @@ inline float exp_float(float x) {
   const float n = round_nearest(xc * 1.44269504088896341f);
   const float p = exp_reduced(xc, n);
   const bool big = n > 127.f;  // 2^128 = 2·2^127
-  const int32_t bits = (static_cast<int32_t>(select_float(big, 127.f, n)) + 127) << 23;
+  const int32_t bits = (static_cast<int32_t>(select_float(big, 127.f, select_float(n != n, 0.f, n))) + 127) << 23;
   float scale;
   std::memcpy(&scale, &bits, sizeof scale);
   const float y = select_float(big, 2.f * p, p) * scale;

@@ -1,5 +1,6 @@
 #include "layers/generation/generate.h"
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 
@@ -28,6 +29,15 @@ GenerationResult generate(TransNormerModel& model, const std::vector<int32_t>& p
   if (prompt_ids.empty())
     throw ShapeError("[generate] the prompt has no ids: start an empty prompt with <eos>");
 
+  const ModelConfig& config = model.config();
+  const int64_t total = static_cast<int64_t>(prompt_ids.size()) + options.max_new_tokens;
+  if (config.positional == Positional::Learned && (options.max_new_tokens > config.max_positions || total > config.max_positions))
+    throw ConfigError("--max-new-tokens " + std::to_string(options.max_new_tokens) + " with a prompt of " +
+                      std::to_string(prompt_ids.size()) + " ids goes past the model's " +
+                      std::to_string(config.max_positions) +
+                      " learned positions (model.max_positions): ask for at most " +
+                      std::to_string(std::max<int64_t>(0, config.max_positions - static_cast<int64_t>(prompt_ids.size()))) +
+                      " new tokens");
   Tape tape;
   tape.set_enabled(false);
   Rng dropout_rng(0);  // eval mode: never drawn from
@@ -35,7 +45,8 @@ GenerationResult generate(TransNormerModel& model, const std::vector<int32_t>& p
   Rng sampling_rng(options.seed);
   ModelDecodeState state = model.start_decode();
   GenerationResult result;
-  result.step_ms.reserve(prompt_ids.size() + static_cast<size_t>(options.max_new_tokens));
+  // Reserved up to a bound: a long generation (sinusoidal or no positions have no limit) grows as it goes.
+  result.step_ms.reserve(static_cast<size_t>(std::min<int64_t>(total, int64_t{1} << 20)));
 
   Tensor logits;
   const auto feed = [&](int32_t token) {

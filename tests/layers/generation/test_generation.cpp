@@ -108,3 +108,31 @@ TEST_CASE("generate: greedy follows the forward's argmax and is deterministic, s
   CHECK_THROWS_AS(generate(model, prompt, none), ConfigError);
   CHECK_THROWS_AS(generate(model, {}, greedy), ShapeError);
 }
+
+TEST_CASE("generate: more new tokens than learned positions is refused before anything is allocated") {
+  // Issue 20, defect 4: --max-new-tokens 100000000000 reserved room for every step up front and
+  // died in std::bad_alloc. With learned positions the model can take max_positions tokens.
+  ModelConfig c;
+  c.arch = Arch::Decoder;
+  c.vocab_size = 40;
+  c.d_model = 16;
+  c.n_heads = 2;
+  c.n_layers = 1;
+  c.layers = {MixerKind::NormAttention};
+  c.channel_mixer.d_ff = 32;
+  c.dropout = 0.0;
+  c.positional = Positional::Learned;
+  c.max_positions = 16;
+  TransNormerModel model(c, 3);
+  GenerationOptions options;
+  options.sampling.temperature = 0.0;
+  options.max_new_tokens = 100000000000;
+  try {
+    generate(model, {1, 2, 3}, options);
+    FAIL("100,000,000,000 new tokens were accepted");
+  } catch (const ConfigError& e) {
+    CHECK(std::string(e.what()).find("ask for at most 13 new tokens") != std::string::npos);
+  }
+  options.max_new_tokens = 13;  // exactly up to the last position
+  CHECK(generate(model, {1, 2, 3}, options).ids.size() == 13);
+}
