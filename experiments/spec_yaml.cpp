@@ -429,6 +429,15 @@ void apply_overrides(YamlDocument& spec, const std::vector<std::string>& overrid
     const size_t eq = assignment.find('=');
     const std::string key = eq == std::string::npos ? "" : assignment.substr(0, eq);
     if (key_parts(key).empty()) throw ConfigError(origin + ": expected key.path=value; write e.g. --set train.seed=2");
+    // Every key of a spec is printable ASCII; other bytes (not UTF-8, say) would reach the JSON of
+    // run.json and the messages that quote the key.
+    for (const char c : key)
+      if (static_cast<unsigned char>(c) <= 0x20 || static_cast<unsigned char>(c) >= 0x7F) {
+        char byte[8];
+        std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned>(static_cast<unsigned char>(c)));
+        throw ConfigError(spec.where.file() + ": --set: the key holds the byte " + byte +
+                          "; keys are printable ASCII, e.g. --set train.seed=2");
+      }
     KeyLocations scratch(origin);  // the value's own lines are those of the --set text
     apply_override(spec, key, yaml_to_json(parse_yaml(assignment.substr(eq + 1), origin), key, scratch), origin);
   }
