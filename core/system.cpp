@@ -63,4 +63,31 @@ MemoryLimit memory_limit() {
   return limit;
 }
 
+CpuInfo cpu_info() {
+  CpuInfo info;
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  bool have_model = false, have_flags = false;
+  while ((!have_model || !have_flags) && std::getline(in, line)) {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
+    const std::string value = colon + 2 <= line.size() ? line.substr(colon + 2) : "";
+    if (key == "model name" && !have_model) {
+      info.model = value;
+      have_model = true;
+    } else if (key == "flags" && !have_flags) {
+      std::istringstream flags(value);
+      for (std::string flag; flags >> flag;) {
+        info.avx2 |= flag == "avx2";
+        info.avx512f |= flag == "avx512f";
+        info.avx512_bf16 |= flag == "avx512_bf16";
+        info.amx_bf16 |= flag == "amx_bf16";
+      }
+      have_flags = true;
+    }
+  }
+  return info;
+}
+
 }  // namespace tn

@@ -18,4 +18,14 @@ struct MemoryLimit {
 };
 MemoryLimit memory_limit();
 
+/// The CPU as Linux describes it (the first processor of /proc/cpuinfo): its model name and the
+/// instruction-set features that decide how fast f32 and bf16 products run (AVX2; AVX-512 F;
+/// AVX-512 BF16, oneDNN's native bf16 matmul; AMX BF16, its tile kernels). Empty and false where
+/// /proc/cpuinfo is unreadable.
+struct CpuInfo {
+  std::string model;
+  bool avx2 = false, avx512f = false, avx512_bf16 = false, amx_bf16 = false;
+};
+CpuInfo cpu_info();
+
 }  // namespace tn

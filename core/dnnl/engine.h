@@ -14,4 +14,9 @@ void set_num_threads(int threads);
 /// The thread count in force.
 int num_threads();
 
+/// The instruction set oneDNN dispatches its kernels for on this CPU (dnnl::get_effective_cpu_isa):
+/// "avx512_core_bf16" where bf16 products run natively, "avx512_core" or "avx2" where they are
+/// emulated (core/dnnl/matmul.h), and so on.
+const char* onednn_cpu_isa();
+
 }  // namespace tn

@@ -5,7 +5,10 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/dnnl/engine.h"
+#include "core/dnnl/matmul.h"
 #include "core/math/isa_clones.h"
+#include "core/system.h"
 
 namespace tn {
 
@@ -69,6 +72,25 @@ std::string format(const char* fmt, ...) {
   return buf;
 }
 
+/// The machine facts that decide the f32 and bf16 figures, so reports of two machines can be told
+/// apart: the CPU, its AVX2 / AVX-512 / BF16 / AMX features, oneDNN's kernel ISA and this build's.
+json cpu_json() {
+  const CpuInfo c = cpu_info();
+  return {{"model", c.model},       {"avx2", c.avx2},         {"avx512f", c.avx512f},
+          {"avx512_bf16", c.avx512_bf16}, {"amx_bf16", c.amx_bf16}, {"onednn_isa", onednn_cpu_isa()},
+          {"bf16_matmul_native", bf16_matmul_native()}};
+}
+
+/// One line of cpu_json for the readable report.
+std::string cpu_line() {
+  const CpuInfo c = cpu_info();
+  return format("cpu: %s (AVX2 %s, AVX-512 %s, AVX-512 BF16 %s, AMX BF16 %s); oneDNN kernels %s, bf16 products %s; "
+                "own kernels %s\n",
+                c.model.empty() ? "unknown" : c.model.c_str(), c.avx2 ? "yes" : "no", c.avx512f ? "yes" : "no",
+                c.avx512_bf16 ? "yes" : "no", c.amx_bf16 ? "yes" : "no", onednn_cpu_isa(),
+                bf16_matmul_native() ? "native" : "emulated in f32", kernel_isa());
+}
+
 }  // namespace
 
 json BenchReport::to_json() const {
@@ -95,6 +117,7 @@ json BenchReport::to_json() const {
   out["peak_rss_mb"] = peak_rss_mb;
   out["threads"] = threads;
   out["kernel_isa"] = kernel_isa();
+  out["cpu"] = cpu_json();
   out["peak_gflops"] = {{"f32", nullable(f32.ok, f32.gflops)}, {"bf16", nullable(bf16.ok, bf16.gflops)}};
   if (peak) out["matmul_probe"] = {{"f32", probe_json(f32)}, {"bf16", probe_json(bf16)}};
   if (model) {
@@ -216,6 +239,7 @@ std::string BenchReport::to_text() const {
   } else {
     out << "peak RSS: " << static_cast<int64_t>(peak_rss_mb) << " MB, " << threads << " threads\n";
   }
+  out << cpu_line();
   if (peak)
     for (const MatmulProbeResult* p : {&f32, &bf16}) {
       const char* name = p == &f32 ? "f32" : "bf16";

@@ -5,7 +5,9 @@
 //        "train": {"tokens_per_s", "step_s", "step_median_s", "step_times_s", "peak_rss_mb",
 //                  "matmul_only_s", "matmul_calls", "step_over_matmul", "model_gflops", "mfu", "mfu_bf16"},
 //        "infer": {"tokens_per_s", "model_gflops", "mfu"}, "model_gflop_per_step", "mfu", "flops": {...},
-//        "precision_comparison": {...}, "peak_rss_mb", "threads", "peak_gflops": {"f32", "bf16"},
+//        "precision_comparison": {...}, "peak_rss_mb", "threads", "kernel_isa",
+//        "cpu": {"model", "avx2", "avx512f", "avx512_bf16", "amx_bf16", "onednn_isa", "bf16_matmul_native"},
+//        "peak_gflops": {"f32", "bf16"},
 //        "matmul_probe": {"f32": {...}, "bf16": {...}}, "scaling": [...], "scaling_skipped": [...],
 //        "scaling_ratios": [...], "scaling_config": {...}}
 // (model keys absent with --skip-model; probe, comparison and scaling keys when they ran).

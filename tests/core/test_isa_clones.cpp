@@ -6,12 +6,13 @@
 #include <string>
 #include <vector>
 
-#if defined(TN_ISA_DISPATCH) && defined(__x86_64__)
+#if defined(__x86_64__)
 #include <cpuid.h>
 #endif
 
 #include "core/math/isa_clones.h"
 #include "core/parallel.h"
+#include "core/system.h"
 
 using namespace tn;
 
@@ -56,6 +57,32 @@ TEST_CASE("kernel_isa: the psABI level that CPUID and XGETBV give, read by hand"
   CHECK(isa == "native");
 #endif
 }
+
+#if defined(__x86_64__)
+TEST_CASE("cpu_info: the AVX2, AVX-512 F, AVX-512 BF16 and AMX BF16 bits of CPUID leaf 7, read by hand") {
+  // Intel SDM vol. 2A, CPUID leaf 07H: subleaf 0 EBX bit 5 AVX2, bit 16 AVX512F, EDX bit 22
+  // AMX-BF16, EAX the last subleaf; subleaf 1 EAX bit 5 AVX512_BF16.
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  REQUIRE(__get_cpuid_max(0, nullptr) >= 7);
+  __cpuid_count(7, 0, a, b, c, d);
+  const unsigned last_subleaf = a, l7b = b, l7d = d;
+  unsigned l71a = 0;
+  if (last_subleaf >= 1) {
+    __cpuid_count(7, 1, a, b, c, d);
+    l71a = a;
+  }
+  auto bit = [](unsigned reg, int n) { return ((reg >> n) & 1u) != 0; };
+  const CpuInfo info = cpu_info();
+  CHECK(!info.model.empty());
+  // Linux lists a feature only where the CPU has it and the kernel enabled its state, so each flag
+  // implies its CPUID bit; AVX2 and AVX-512 F are enabled by every kernel that runs this build.
+  CHECK(info.avx2 == bit(l7b, 5));
+  CHECK(info.avx512f == bit(l7b, 16));
+  if (info.avx512_bf16) CHECK(bit(l71a, 5));
+  if (info.amx_bf16) CHECK(bit(l7d, 22));
+  if (info.avx512_bf16) CHECK(info.avx512f);
+}
+#endif
 
 TEST_CASE("parallel_spans: contiguous spans in thread order that cover 0 to n once") {
   for (int64_t n : {0, 1, 7, 32768, 32769, 100003}) {
