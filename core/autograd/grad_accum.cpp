@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/math/isa_clones.h"
 #include "core/parallel.h"
 
 namespace tn {
@@ -38,20 +39,34 @@ float* grad_destination(const Var& v, bool& accumulate) {
   return v->grad.data();
 }
 
-void add_column_sums(const float* dy, int64_t rows, int64_t cols, float* db) {
-  constexpr int64_t kBlock = 64;
-  const int64_t blocks = (cols + kBlock - 1) / kBlock;
-#pragma omp parallel for schedule(static) if (rows * cols > 65536)
-  for (int64_t blk = 0; blk < blocks; ++blk) {
-    const int64_t j0 = blk * kBlock, width = std::min(kBlock, cols - j0);
-    float acc[kBlock] = {};
-    for (int64_t i = 0; i < rows; ++i) {
-      const float* row = dy + i * cols + j0;
+namespace {
+
+constexpr int64_t kColumnBlock = 64;
+
+/// db[j0, j0 + width) += the column sums of dy's rows over those columns (width ≤ kColumnBlock),
+/// compiled per instruction set (core/math/isa_clones.h).
+TN_ISA_CLONES void column_sums_block(const float* __restrict dy, int64_t rows, int64_t cols, int64_t j0,
+                                     int64_t width, float* __restrict db) {
+  float acc[kColumnBlock] = {};
+  for (int64_t i = 0; i < rows; ++i) {
+    const float* row = dy + i * cols + j0;
 #pragma omp simd
-      for (int64_t j = 0; j < width; ++j) acc[j] += row[j];
-    }
-    for (int64_t j = 0; j < width; ++j) db[j0 + j] += acc[j];
+    for (int64_t j = 0; j < width; ++j) acc[j] += row[j];
   }
+  for (int64_t j = 0; j < width; ++j) db[j0 + j] += acc[j];
+}
+
+}  // namespace
+
+void add_column_sums(const float* dy, int64_t rows, int64_t cols, float* db) {
+  const int64_t blocks = (cols + kColumnBlock - 1) / kColumnBlock;
+  const int64_t min_blocks = rows * cols > 65536 ? 0 : blocks;
+  parallel_spans(blocks, min_blocks, [&](int64_t begin, int64_t end) {
+    for (int64_t blk = begin; blk < end; ++blk) {
+      const int64_t j0 = blk * kColumnBlock;
+      column_sums_block(dy, rows, cols, j0, std::min(kColumnBlock, cols - j0), db);
+    }
+  });
 }
 
 }  // namespace tn

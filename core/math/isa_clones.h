@@ -1,6 +1,7 @@
 #pragma once
 // Run-time choice of instruction set for this project's own hot loops (the ones oneDNN does not
-// run: softmax cross-entropy rows, the attention kernels, norms, dropout, AdamW).
+// run: softmax cross-entropy rows, the attention kernels, dropout, AdamW, gradient clipping, bias
+// gradients).
 //
 // The default build targets the x86-64 baseline (SSE2), so one binary starts on every x86-64
 // machine of a cluster. A function marked TN_ISA_CLONES is compiled three times, for x86-64-v4
