@@ -84,12 +84,7 @@ double clip_grad_norm(const std::vector<std::pair<std::string, Var>>& params, do
     if (!var->has_grad()) continue;
     const float* g = var->grad.data();
     const int64_t n = var->grad.numel();
-    double parts[256] = {};  // one per thread, added in thread order: the same sum for a thread count
-    const int64_t min_elements = omp_get_max_threads() > 256 ? n : 16384;
-    parallel_spans(n, min_elements, [&](int64_t begin, int64_t end) {
-      parts[omp_get_thread_num()] = sum_squares_span(g, begin, end);
-    });
-    for (const double part : parts) total += part;
+    total += parallel_sum(n, 16384, [&](int64_t begin, int64_t end) { return sum_squares_span(g, begin, end); });
   }
   const double norm = std::sqrt(total);
   if (max_norm > 0 && norm > max_norm) {
