@@ -159,18 +159,6 @@ F32Staging& f32_staging(int64_t na, int64_t nb) {
   return staging;
 }
 
-/// dst = src widened from bf16 (exact), n values.
-void widen_bf16(const uint16_t* src, float* dst, int64_t n) {
-#pragma omp parallel for simd schedule(static) if (n > kParallelMinElements)
-  for (int64_t i = 0; i < n; ++i) dst[i] = from_bf16_bits(src[i]);
-}
-
-/// dst = src rounded to bf16 (nearest even, as oneDNN's reorder) and widened back, n values.
-void round_through_bf16(const float* src, float* dst, int64_t n) {
-#pragma omp parallel for simd schedule(static) if (n > kParallelMinElements)
-  for (int64_t i = 0; i < n; ++i) dst[i] = from_bf16_bits(to_bf16_bits(src[i]));
-}
-
 /// The emulated bf16 product: s run by the f32 primitive on the staged f32 operands.
 void execute_emulated(MatmulShape s, const float* a32, const float* b32, float* c,
                       const float* bias) {
@@ -211,8 +199,8 @@ void matmul_bf16(const MatmulShape& s, const uint16_t* a, const uint16_t* b, flo
   if (bf16_matmul_native()) return execute(s, a, b, c, bias);
   const int64_t na = s.batch * s.m * s.k, nb = s.batch * s.k * s.n;
   F32Staging& st = f32_staging(na, nb);
-  widen_bf16(a, st.a.data(), na);
-  widen_bf16(b, st.b.data(), nb);
+  bf16_widen_loop(a, st.a.data(), na);
+  bf16_widen_loop(b, st.b.data(), nb);
   execute_emulated(s, st.a.data(), st.b.data(), c, bias);
 }
 
@@ -224,8 +212,8 @@ void matmul(const MatmulShape& s, const float* a, const float* b, float* c, cons
   const int64_t na = s.batch * s.m * s.k, nb = s.batch * s.k * s.n;
   if (!bf16_matmul_native()) {
     F32Staging& st = f32_staging(na, nb);
-    round_through_bf16(a, st.a.data(), na);
-    round_through_bf16(b, st.b.data(), nb);
+    bf16_round_trip_loop(a, st.a.data(), na);
+    bf16_round_trip_loop(b, st.b.data(), nb);
     return execute_emulated(s, st.a.data(), st.b.data(), c, bias);
   }
   // Per-thread staging buffers, grown once and reused; layouts are kept as stored.

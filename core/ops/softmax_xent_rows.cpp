@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "core/dnnl/bf16.h"
 #include "core/ignore_index.h"
@@ -54,14 +55,16 @@ inline float exp_sum(const float* x, float mx, int64_t cols, float* e) {
 
 /// One row of softmax_xent_rows (t != kIgnoreIndex): returns its lse − x_t and writes its gradient
 /// row(s) when asked. Compiled per instruction set (TN_ISA_CLONES).
-TN_ISA_CLONES double xent_row(float* x, int64_t cols, int32_t t, float* gf, uint16_t* gb,
-                              float grad_scale) {
+/// `scratch` holds cols floats (the exponentials when only gb is asked for).
+TN_ISA_CLONES double xent_row(const float* x, int64_t cols, int32_t t, float* gf, uint16_t* gb,
+                              float grad_scale, float* scratch) {
   const bool grad = gf || gb;
   const float mx = row_max(x, cols);
   const float xt = x[t];
-  // e_j = exp(x_j − max) goes to the f32 gradient row (or scratch over the logits) for the
-  // second sweep when a gradient is asked for.
-  float* e = gf ? gf : x;
+  // e_j = exp(x_j − max) goes to the f32 gradient row, or to the thread's scratch row, for the
+  // second sweep when a gradient is asked for. The scratch row stays in cache: writing e over the
+  // logits instead would send a dirty copy of every row back to memory.
+  float* e = gf ? gf : scratch;
   const float sum = exp_sum(x, mx, cols, grad ? e : nullptr);
   const double lse = static_cast<double>(mx) + std::log(static_cast<double>(sum));
   if (!grad) return lse - static_cast<double>(xt);
@@ -82,21 +85,28 @@ TN_ISA_CLONES double xent_row(float* x, int64_t cols, int32_t t, float* gf, uint
 
 }  // namespace
 
-XentRows softmax_xent_rows(float* logits, int64_t rows, int64_t cols, const int32_t* targets,
+XentRows softmax_xent_rows(const float* logits, int64_t rows, int64_t cols, const int32_t* targets,
                            float* grad_f32, uint16_t* grad_bf16, float grad_scale) {
   double sum_nll = 0.0;
   int64_t n_targets = 0;
-#pragma omp parallel for schedule(static) reduction(+ : sum_nll, n_targets)
-  for (int64_t i = 0; i < rows; ++i) {
-    float* gf = grad_f32 ? grad_f32 + i * cols : nullptr;
-    uint16_t* gb = grad_bf16 ? grad_bf16 + i * cols : nullptr;
-    if (targets[i] == kIgnoreIndex) {
-      if (gf) std::memset(gf, 0, sizeof(float) * cols);
-      if (gb) std::memset(gb, 0, sizeof(uint16_t) * cols);
-      continue;
+  const bool need_scratch = grad_bf16 && !grad_f32;
+#pragma omp parallel reduction(+ : sum_nll, n_targets)
+  {
+    // One row of exponentials per thread, grown once and reused by every later call.
+    thread_local std::vector<float> scratch;
+    if (need_scratch && static_cast<int64_t>(scratch.size()) < cols) scratch.resize(cols);
+#pragma omp for schedule(static)
+    for (int64_t i = 0; i < rows; ++i) {
+      float* gf = grad_f32 ? grad_f32 + i * cols : nullptr;
+      uint16_t* gb = grad_bf16 ? grad_bf16 + i * cols : nullptr;
+      if (targets[i] == kIgnoreIndex) {
+        if (gf) std::memset(gf, 0, sizeof(float) * cols);
+        if (gb) std::memset(gb, 0, sizeof(uint16_t) * cols);
+        continue;
+      }
+      sum_nll += xent_row(logits + i * cols, cols, targets[i], gf, gb, grad_scale, scratch.data());
+      ++n_targets;
     }
-    sum_nll += xent_row(logits + i * cols, cols, targets[i], gf, gb, grad_scale);
-    ++n_targets;
   }
   return {sum_nll, n_targets};
 }

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <iterator>
 #include <random>
 #include <vector>
 
@@ -61,6 +62,42 @@ TEST_CASE("to_bf16_bits: round to nearest even, by hand, and bit-identical to on
   std::vector<uint16_t> ours = bits(v), onednn(v.size());
   to_bf16_flat(v.data(), onednn.data(), static_cast<int64_t>(v.size()));
   CHECK(ours == onednn);
+}
+
+TEST_CASE("bf16 loops: our cloned conversions give to_bf16_bits' bits, widen exactly, in parallel spans") {
+  // Long enough for parallel_spans to split it; specials at both ends and inside each span.
+  std::mt19937 gen(17);
+  std::vector<float> v = randn(100003, gen, 1000.f);
+  const float specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1.0f + std::ldexp(1.0f, -8),
+                            std::ldexp(1.0f, -140), 3.4e38f, -1.17549435e-38f};
+  for (size_t i = 0; i < std::size(specials); ++i) {
+    v[i] = specials[i];
+    v[v.size() / 2 + i] = specials[i];
+    v[v.size() - 1 - i] = specials[i];
+  }
+  std::vector<uint16_t> loop(v.size()), flat(v.size());
+  bf16_round_loop(v.data(), loop.data(), static_cast<int64_t>(v.size()));
+  to_bf16_flat(v.data(), flat.data(), static_cast<int64_t>(v.size()));
+  CHECK(loop == bits(v));
+  CHECK(flat == bits(v));
+
+  std::vector<float> widened(v.size()), trip(v.size());
+  bf16_widen_loop(loop.data(), widened.data(), static_cast<int64_t>(v.size()));
+  bf16_round_trip_loop(v.data(), trip.data(), static_cast<int64_t>(v.size()));
+  const std::vector<float> want = rounded(v);
+  int64_t bad_widen = 0, bad_trip = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const bool nan = std::isnan(want[i]);
+    bad_widen += nan ? !std::isnan(widened[i]) : widened[i] != want[i];
+    bad_trip += nan ? !std::isnan(trip[i]) : trip[i] != want[i];
+  }
+  CHECK(bad_widen == 0);
+  CHECK(bad_trip == 0);
+  // By hand: 1 + 2^-8 is a tie and goes to even (1), 1 + 3·2^-9 rounds up to 1 + 2^-7.
+  float two[] = {1.0f + std::ldexp(1.0f, -8), 1.0f + 3 * std::ldexp(1.0f, -9)}, out[2];
+  bf16_round_trip_loop(two, out, 2);
+  CHECK(out[0] == 1.0f);
+  CHECK(out[1] == 1.0f + std::ldexp(1.0f, -7));
 }
 
 TEST_CASE("matmul_bf16: pre-converted operands in every layout equal f32 products of the rounded values") {

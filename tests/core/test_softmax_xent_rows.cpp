@@ -58,10 +58,11 @@ TEST_CASE("softmax_xent_rows: NLL and softmax − onehot equal the double refere
       CHECK(g16[3 * cols + j] == 0);
     }
 
-    std::vector<uint16_t> only16(rows * cols);  // bf16 alone (the logits serve as scratch)
+    std::vector<uint16_t> only16(rows * cols);  // bf16 alone: the logits are only read
     work = logits;
     softmax_xent_rows(work.data(), rows, cols, targets.data(), nullptr, only16.data());
     CHECK(only16 == g16);
+    CHECK(work == logits);
 
     work = logits;  // a mean loss scales the gradient by 1/n
     softmax_xent_rows(work.data(), rows, cols, targets.data(), work.data(), nullptr, 0.125f);
