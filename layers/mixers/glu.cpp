@@ -3,6 +3,7 @@
 #include "core/ops/elementwise.h"
 #include "core/ops/activation_linear.h"
 #include "core/ops/eltwise.h"
+#include "core/ops/silu_gate.h"
 
 namespace tn {
 
@@ -24,6 +25,8 @@ GLU::GLU(int64_t d_model, int64_t d_ff, Activation activation, ParamStore& store
       w3_(make_linear(d_ff, d_model, store, prefix + ".w3", rng)) {}
 
 Var GLU::forward(ForwardContext& ctx, const Var& x) {
+  if (activation_ == Activation::SiLU)  // SwiGLU: the gated product fused (core/ops/silu_gate.h)
+    return w3_.forward(ctx, silu_gate(ctx.tape, w1_.forward(ctx, x), w2_.forward(ctx, x)));
   Var gate = activate(ctx, w1_.forward(ctx, x), activation_);
   return w3_.forward(ctx, mul(ctx.tape, gate, w2_.forward(ctx, x)));
 }
