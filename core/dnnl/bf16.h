@@ -23,7 +23,7 @@ inline float from_bf16_bits(uint16_t h) { return std::bit_cast<float>(static_cas
 
 /// f32 → bf16 (round to nearest even) of n contiguous values (the layout is kept: a transposed
 /// operand stays transposed). Through a cached oneDNN reorder where oneDNN has a JIT kernel for it
-/// (AVX-512), else through bf16_round_loop: on an AVX2-only CPU oneDNN has only its generic
+/// (with AVX-512 here), else through bf16_round_loop: on an AVX2-only CPU oneDNN has only its generic
 /// reorder (`simple:any`), which made the emulated bf16 ALM step spend seconds in conversions.
 void to_bf16_flat(const float* src, uint16_t* dst, int64_t n);
 
@@ -32,7 +32,8 @@ void to_bf16_flat(const float* src, uint16_t* dst, int64_t n);
 void bf16_round_loop(const float* src, uint16_t* dst, int64_t n);
 /// dst = src widened from bf16 to f32 (exact), n values, as bf16_round_loop.
 void bf16_widen_loop(const uint16_t* src, float* dst, int64_t n);
-/// dst = src rounded to bf16 and widened back (f32 values that bf16 holds exactly), n values.
+/// dst = src rounded to bf16 and widened back (f32 values that bf16 holds exactly), n values
+/// (dst may not overlap src).
 void bf16_round_trip_loop(const float* src, float* dst, int64_t n);
 
 /// n bf16 values in a pooled buffer (the tensor pool's size-keyed free lists, so a training step

@@ -14,7 +14,6 @@
 
 #include "core/dnnl/engine.h"
 #include "core/dnnl/primitive_cache.h"
-#include "core/parallel.h"
 
 namespace tn {
 namespace {

@@ -31,7 +31,8 @@ struct MatmulShape {
 bool bf16_matmul_native();
 
 /// Runs the cached primitive for `shape` on raw pointers, f32 in and out. With shape.bf16 the
-/// operands are first converted to bf16 (cached oneDNN reorders into per-thread staging buffers);
+/// operands are first converted to bf16 (to_bf16_flat into per-thread staging buffers; where bf16
+/// is emulated, rounded through bf16 in f32 staging buffers);
 /// callers that reuse an operand should convert it once and call matmul_bf16. Throws dnnl::error
 /// on failure.
 void matmul(const MatmulShape& shape, const float* a, const float* b, float* c,

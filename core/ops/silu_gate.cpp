@@ -12,18 +12,23 @@
 namespace tn {
 namespace {
 
-/// σ(x) = 1 / (1 + e^−x) for x >= 0 and e^x / (1 + e^x) below, from e = exp(−|x|) <= 1: no
-/// overflow for any x, and a select that vectorises (select_float).
-inline float sigmoid(float x) {
+/// σ(x) and 1 − σ(x) = σ(−x): 1 / (1 + e) and e / (1 + e) from e = exp(−|x|) <= 1, the larger one
+/// for x >= 0; each exact to rounding (1 − σ is not a difference that cancels), no overflow for
+/// any x, and selects that vectorise (select_float).
+struct Sigmoid {
+  float s, one_minus_s;
+};
+inline Sigmoid sigmoid(float x) {
   const float e = exp_nonpositive(-std::fabs(x));
   const float r = 1.0f / (1.0f + e);
-  return select_float(x >= 0.0f, r, e * r);
+  const bool pos = x >= 0.0f;
+  return {select_float(pos, r, e * r), select_float(pos, e * r, r)};
 }
 
 TN_ISA_CLONES void forward_span(const float* __restrict a, const float* __restrict b,
                                 float* __restrict y, int64_t begin, int64_t end) {
 #pragma omp simd
-  for (int64_t i = begin; i < end; ++i) y[i] = a[i] * sigmoid(a[i]) * b[i];
+  for (int64_t i = begin; i < end; ++i) y[i] = a[i] * sigmoid(a[i]).s * b[i];
 }
 
 TN_ISA_CLONES void backward_span(const float* __restrict a, const float* __restrict b,
@@ -31,9 +36,9 @@ TN_ISA_CLONES void backward_span(const float* __restrict a, const float* __restr
                                  float* __restrict db, int64_t begin, int64_t end) {
 #pragma omp simd
   for (int64_t i = begin; i < end; ++i) {
-    const float s = sigmoid(a[i]);
-    const float silu = a[i] * s;
-    da[i] = dy[i] * b[i] * (s + silu * (1.0f - s));  // silu' = σ + a·σ(1 − σ)
+    const Sigmoid sg = sigmoid(a[i]);
+    const float silu = a[i] * sg.s;
+    da[i] = dy[i] * b[i] * (sg.s + silu * sg.one_minus_s);  // silu' = σ + a·σ(1 − σ)
     db[i] = dy[i] * silu;
   }
 }
@@ -62,7 +67,8 @@ Var silu_gate(Tape& tape, const Var& a, const Var& b) {
   result->requires_grad = true;
   tape.record([a, b, result, n]() {
     if (!result->has_grad()) return;
-    // Both gradients come out of one pass; an input that needs none gets a scratch row.
+    // Both gradients come out of one pass; an input that needs none gets a scratch buffer.
+    if (!a->requires_grad && !b->requires_grad) return;
     Tensor unused;
     auto sink_or_scratch = [&](const Var& v) -> std::unique_ptr<GradSink> {
       return v->requires_grad ? std::make_unique<GradSink>(v) : nullptr;

@@ -14,9 +14,10 @@ namespace tn {
 /// is finite for every finite a. Throws ShapeError when the shapes differ.
 Var silu_gate(Tape& tape, const Var& a, const Var& b);
 
-/// Raw forward on n floats: y = silu(a)·b (y may not alias a or b).
+/// Raw forward on n floats: y = silu(a)·b (y may not overlap a or b; a may equal b).
 void silu_gate_forward(const float* a, const float* b, float* y, int64_t n);
-/// Raw backward on n floats: da = dy·b·silu'(a), db = dy·silu(a) (both overwritten).
+/// Raw backward on n floats: da = dy·b·silu'(a), db = dy·silu(a) (both overwritten; da and db
+/// may not overlap each other or the inputs).
 void silu_gate_backward(const float* a, const float* b, const float* dy, float* da, float* db,
                         int64_t n);
 

@@ -14,8 +14,9 @@ struct XentRows {
 /// logits: [rows, cols] f32; targets: rows ids in [0, cols) or kIgnoreIndex (not checked here).
 /// With grad_f32 set (it may equal logits: in place), writes g = grad_scale·(softmax(row) −
 /// onehot(target)) there (a mean loss passes 1/n_targets); with grad_bf16 set, writes g rounded to bf16 (nearest even) there; both may be set.
-/// An ignored row's gradient is all zeros. logits are only read (in place, grad_f32 == logits, they
-/// become the gradient); the exponentials of a bf16-only gradient go to a per-thread row. exp is the
+/// An ignored row's gradient is all zeros. The function never writes logits through its own
+/// pointer: only grad_f32, which may be logits itself (then they become the gradient); the
+/// exponentials of a bf16-only gradient go to a per-thread row. exp is the
 /// vectorised Cephes polynomial (core/math/fast_exp.h, ~2 ulp). Rows run in parallel (OpenMP).
 XentRows softmax_xent_rows(const float* logits, int64_t rows, int64_t cols, const int32_t* targets,
                            float* grad_f32, uint16_t* grad_bf16, float grad_scale = 1.0f);

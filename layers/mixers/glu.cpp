@@ -25,8 +25,11 @@ GLU::GLU(int64_t d_model, int64_t d_ff, Activation activation, ParamStore& store
       w3_(make_linear(d_ff, d_model, store, prefix + ".w3", rng)) {}
 
 Var GLU::forward(ForwardContext& ctx, const Var& x) {
-  if (activation_ == Activation::SiLU)  // SwiGLU: the gated product fused (core/ops/silu_gate.h)
-    return w3_.forward(ctx, silu_gate(ctx.tape, w1_.forward(ctx, x), w2_.forward(ctx, x)));
+  if (activation_ == Activation::SiLU) {  // SwiGLU: the gated product fused (core/ops/silu_gate.h)
+    const Var a = w1_.forward(ctx, x);  // w1 before w2, as below (arguments have no fixed order)
+    const Var b = w2_.forward(ctx, x);
+    return w3_.forward(ctx, silu_gate(ctx.tape, a, b));
+  }
   Var gate = activate(ctx, w1_.forward(ctx, x), activation_);
   return w3_.forward(ctx, mul(ctx.tape, gate, w2_.forward(ctx, x)));
 }
