@@ -95,5 +95,15 @@ TEST_CASE("memory pool: released buffers go back to the system, even below glibc
     CHECK(resident_bytes() >= before + (size_t{200} << 20));
   }
   pool_release_cached();
-  CHECK(resident_bytes() < before + (size_t{40} << 20));  // the 256 MiB went back; the pins stay
+  // The 256 MiB went back; the pins stay. Under AddressSanitizer the shadow of the unmapped
+  // buffers (1/8 of them, 32 MiB) stays resident too (the sanitizer CI stage).
+  size_t allowance = size_t{40} << 20;
+#if defined(__SANITIZE_ADDRESS__)
+  allowance += size_t{32} << 20;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  allowance += size_t{32} << 20;
+#endif
+#endif
+  CHECK(resident_bytes() < before + allowance);
 }
