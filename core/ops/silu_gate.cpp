@@ -66,9 +66,8 @@ Var silu_gate(Tape& tape, const Var& a, const Var& b) {
   if (!tape.needs_grad({&a, &b})) return result;
   result->requires_grad = true;
   tape.record([a, b, result, n]() {
-    if (!result->has_grad()) return;
+    if (!result->has_grad() || (!a->requires_grad && !b->requires_grad)) return;
     // Both gradients come out of one pass; an input that needs none gets a scratch buffer.
-    if (!a->requires_grad && !b->requires_grad) return;
     Tensor unused;
     auto sink_or_scratch = [&](const Var& v) -> std::unique_ptr<GradSink> {
       return v->requires_grad ? std::make_unique<GradSink>(v) : nullptr;
