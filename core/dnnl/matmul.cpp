@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -10,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include <omp.h>
 #include <spdlog/spdlog.h>
 
 #include "core/dnnl/engine.h"
@@ -21,13 +23,26 @@ namespace {
 using dnnl::memory;
 using dt = memory::data_type;
 
-struct ShapeHash {
-  size_t operator()(const MatmulShape& s) const {
+/// A primitive's key: the product, and for one part of a product split across the threads
+/// (`split_parts`) the leading dimension of its transposed A (the whole product's m; 0 when A is
+/// dense) and the thread that runs it (-1: the whole product on oneDNN's own threads). oneDNN
+/// (built without DNNL_ENABLE_CONCURRENT_EXEC) wants a primitive run by the thread that made it.
+struct PrimKey {
+  MatmulShape s;
+  int64_t a_ld = 0;
+  int thread = -1;
+  bool operator==(const PrimKey&) const = default;
+};
+
+struct KeyHash {
+  size_t operator()(const PrimKey& key) const {
+    const MatmulShape& s = key.s;
     const std::hash<int64_t> hash;
     size_t h = hash(s.batch);
     for (int64_t v : {s.m, s.n, s.k,
                       int64_t{s.trans_a | (s.trans_b << 1) | (s.accumulate << 2) | (s.bias << 3) |
-                              (s.bf16 << 4)}})
+                              (s.bf16 << 4)},
+                      key.a_ld, int64_t{key.thread}})
       h = hash_mix(h, hash(v));
     return h;
   }
@@ -35,26 +50,32 @@ struct ShapeHash {
 
 struct Cached {
   dnnl::matmul prim;
-  memory::desc a_md, b_md, c_md, bias_md;
+  memory::desc a_md, b_md, c_md, bias_md, scratch_md;
 };
 
+/// Logical [batch, rows, cols]; stored as [batch, cols, rows] when transposed, with `ld` (0: rows)
+/// between the stored rows.
 memory::desc matrix_desc(int64_t batch, int64_t rows, int64_t cols, bool transposed,
-                         dt type = dt::f32) {
-  // Logical [batch, rows, cols]; stored as [batch, cols, rows] when transposed.
+                         dt type = dt::f32, int64_t ld = 0) {
   memory::dims dims = {batch, rows, cols};
-  memory::dims strides = transposed ? memory::dims{rows * cols, 1, rows}
+  const int64_t t_ld = ld > 0 ? ld : rows;
+  memory::dims strides = transposed ? memory::dims{t_ld * cols, 1, t_ld}
                                     : memory::dims{rows * cols, cols, 1};
   return memory::desc(dims, type, strides);
 }
 
-Cached build(const MatmulShape& s) {
+/// The primitive for key, with a scratchpad the caller provides (scratchpad_mode::user): each
+/// thread passes its own, so two parts of a product never share one.
+Cached build(const PrimKey& key) {
+  const MatmulShape& s = key.s;
   Cached c;
   const dt operand = s.bf16 ? dt::bf16 : dt::f32;
-  c.a_md = matrix_desc(s.batch, s.m, s.k, s.trans_a, operand);
+  c.a_md = matrix_desc(s.batch, s.m, s.k, s.trans_a, operand, key.a_ld);
   c.b_md = matrix_desc(s.batch, s.k, s.n, s.trans_b, operand);
   c.c_md = matrix_desc(s.batch, s.m, s.n, false);
   if (s.bias) c.bias_md = memory::desc({1, 1, s.n}, dt::f32, memory::dims{s.n, s.n, 1});
   dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   if (s.accumulate) {
     dnnl::post_ops ops;
     ops.append_sum(1.0f);
@@ -63,6 +84,7 @@ Cached build(const MatmulShape& s) {
   auto desc = s.bias ? dnnl::matmul::desc(c.a_md, c.b_md, c.bias_md, c.c_md)
                      : dnnl::matmul::desc(c.a_md, c.b_md, c.c_md);
   dnnl::matmul::primitive_desc pd(desc, attr, cpu_engine());
+  c.scratch_md = pd.scratchpad_desc();
   c.prim = dnnl::matmul(pd);
   return c;
 }
@@ -131,19 +153,71 @@ void record(const MatmulShape& s) {
   if (g_recording) recorded().push_back(s);
 }
 
-/// Looks up (or builds) the primitive for s and runs it on operands of s's types.
-void execute(const MatmulShape& s, const void* a, const void* b, float* c, const float* bias) {
-  static PrimitiveCache<MatmulShape, Cached, ShapeHash> cache;
-  const std::shared_ptr<const Cached> entry = cache.get(s, [&s] { return build(s); });
+/// Runs the primitive of key (built on first use) on this thread, with this thread's stream and
+/// scratchpad (grown once, reused).
+void run_primitive(const PrimKey& key, const void* a, const void* b, float* c, const float* bias) {
+  static PrimitiveCache<PrimKey, Cached, KeyHash> cache;
+  const std::shared_ptr<const Cached> entry = cache.get(key, [&key] { return build(key); });
   auto& eng = cpu_engine();
+  thread_local dnnl::stream stream(eng);
+  thread_local std::vector<uint8_t> scratch;
+  if (scratch.size() < entry->scratch_md.get_size()) scratch.resize(entry->scratch_md.get_size());
   memory a_mem(entry->a_md, eng, const_cast<void*>(a));
   memory b_mem(entry->b_md, eng, const_cast<void*>(b));
   memory c_mem(entry->c_md, eng, c);
-  std::unordered_map<int, memory> args = {
-      {DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, b_mem}, {DNNL_ARG_DST, c_mem}};
-  if (s.bias) args.emplace(DNNL_ARG_BIAS, memory(entry->bias_md, eng, const_cast<float*>(bias)));
-  entry->prim.execute(cpu_stream(), args);
-  cpu_stream().wait();
+  memory scratch_mem(entry->scratch_md, eng, scratch.data());
+  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, a_mem},
+                                          {DNNL_ARG_WEIGHTS, b_mem},
+                                          {DNNL_ARG_DST, c_mem},
+                                          {DNNL_ARG_SCRATCHPAD, scratch_mem}};
+  if (key.s.bias)
+    args.emplace(DNNL_ARG_BIAS, memory(entry->bias_md, eng, const_cast<float*>(bias)));
+  entry->prim.execute(stream, args);
+  stream.wait();
+}
+
+constexpr int64_t kMinPartRows = 128;       // rows of C each thread gets at least, when split
+constexpr double kMinSplitFlops = 1 << 24;  // smaller products run whole
+
+}  // namespace
+
+int matmul_split_parts(const MatmulShape& s) {
+  if (s.batch != 1 || omp_in_parallel()) return 1;
+  const int threads = omp_get_max_threads();
+  if (threads < 2 || s.m < kMinPartRows * threads) return 1;
+  return 2.0 * double(s.m) * double(s.n) * double(s.k) < kMinSplitFlops ? 1 : threads;
+}
+
+namespace {
+
+/// Runs s on operands of its types: whole, or as matmul_split_parts(s) row blocks (multiples of 16 rows)
+/// in one OpenMP region, each block a primitive of its own made by the thread that runs it (with
+/// one thread in force while it is made, so oneDNN plans it for one). A transposed A's block is
+/// the same memory read with the whole product's leading dimension.
+void execute(const MatmulShape& s, const void* a, const void* b, float* c, const float* bias) {
+  const int parts = matmul_split_parts(s);
+  if (parts == 1) return run_primitive(PrimKey{s}, a, b, c, bias);
+  const int64_t rows = ((s.m + parts - 1) / parts + 15) & ~int64_t{15};
+  const int64_t elem = s.bf16 ? 2 : 4;
+  std::exception_ptr error;
+#pragma omp parallel num_threads(parts)
+  {
+    const int t = omp_get_thread_num();
+    const int64_t r0 = std::min(s.m, t * rows), r1 = std::min(s.m, r0 + rows);
+    if (r1 > r0) {
+      try {
+        omp_set_num_threads(1);  // this thread's nested regions, and oneDNN's plan, use one
+        MatmulShape part = s;
+        part.m = r1 - r0;
+        const char* pa = static_cast<const char*>(a) + (s.trans_a ? r0 : r0 * s.k) * elem;
+        run_primitive(PrimKey{part, s.trans_a ? s.m : 0, t}, pa, b, c + r0 * s.n, bias);
+      } catch (...) {
+#pragma omp critical(tn_matmul_error)
+        if (!error) error = std::current_exception();
+      }
+    }
+  }
+  if (error) std::rethrow_exception(error);
 }
 
 /// Per-thread f32 copies of the two operands of an emulated bf16 product, grown once and reused

@@ -44,6 +44,13 @@ void matmul(const MatmulShape& shape, const float* a, const float* b, float* c,
 void matmul_bf16(const MatmulShape& shape, const uint16_t* a, const uint16_t* b, float* c,
                  const float* bias = nullptr);
 
+/// How many threads matmul and matmul_bf16 split the product across, by blocks of rows of C, each
+/// block run single-threaded by one thread (1: the whole product on oneDNN's own threads). A
+/// product is split when it is not batched, not called inside a parallel region, has at least 128
+/// rows per thread and 2^24 flops: oneDNN's own split of one product over 2 threads leaves one
+/// thread waiting for the other (docs/performance.md, "Products split by rows").
+int matmul_split_parts(const MatmulShape& shape);
+
 /// Shape recording (for `bench`): between begin and end, every product's shape is appended
 /// to a list, so a step's matrix products can be replayed alone and timed.
 void matmul_record_begin();

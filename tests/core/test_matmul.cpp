@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <omp.h>
 #include <random>
 #include <vector>
 
@@ -27,6 +28,56 @@ TEST_CASE("matmul: oneDNN equals the naive loop for every transpose, bias and ac
           matmul_naive(s, a.data(), b.data(), c_ref.data(), bias ? bv.data() : nullptr);
           for (size_t i = 0; i < c.size(); ++i) CHECK(c[i] == doctest::Approx(c_ref[i]).epsilon(1e-5));
         }
+}
+
+TEST_CASE("matmul split across threads: every row block equals the naive loop") {
+  // Products large enough to be split by rows of C (at least 128 rows a thread and 2^24 flops),
+  // with 2 and 3 threads (520 rows: blocks of 272 + 248, and 176 + 176 + 168), every transpose,
+  // accumulate and bias, in f32 and bf16. Tolerance: the worst-case error of an f32 sum of k
+  // products, k·2⁻²³·Σ|a||b|, against the naive loop in double on the same (rounded) operands.
+  const int saved = omp_get_max_threads();
+  std::mt19937 gen(11);
+  std::normal_distribution<float> normal;
+  for (int threads : {2, 3})
+    for (bool bf16 : {false, true})
+      for (bool ta : {false, true})
+        for (bool tb : {false, true})
+          for (bool acc : {false, true}) {
+            omp_set_num_threads(threads);
+            MatmulShape s{.m = 520, .n = 96, .k = 256, .trans_a = ta, .trans_b = tb,
+                          .accumulate = acc, .bias = !acc, .bf16 = bf16};
+            REQUIRE(matmul_split_parts(s) == threads);
+            std::vector<float> a(s.m * s.k), b(s.k * s.n), c(s.m * s.n), bias(s.n);
+            for (auto* v : {&a, &b, &c, &bias})
+              for (float& x : *v) x = normal(gen);
+            if (bf16)
+              for (auto* v : {&a, &b})
+                for (float& x : *v) x = from_bf16_bits(to_bf16_bits(x));
+            std::vector<float> ref = c, abs_a(a.size()), abs_b(b.size()), bound(c.size(), 0.f);
+            matmul(s, a.data(), b.data(), c.data(), s.bias ? bias.data() : nullptr);
+            MatmulShape f32 = s;
+            f32.bf16 = false;
+            f32.accumulate = false;
+            f32.bias = false;
+            for (size_t i = 0; i < a.size(); ++i) abs_a[i] = std::fabs(a[i]);
+            for (size_t i = 0; i < b.size(); ++i) abs_b[i] = std::fabs(b[i]);
+            matmul_naive(f32, abs_a.data(), abs_b.data(), bound.data());
+            matmul_naive(s, a.data(), b.data(), ref.data(), s.bias ? bias.data() : nullptr);
+            int bad = 0;
+            for (size_t i = 0; i < c.size(); ++i) {
+              const double tol = s.k * std::ldexp(1.0, -23) * bound[i] + 1e-6 * std::fabs(ref[i]);
+              bad += std::fabs(double(c[i]) - double(ref[i])) > tol;
+            }
+            CHECK_MESSAGE(bad == 0, "threads " << threads << " bf16 " << bf16 << " ta " << ta
+                                               << " tb " << tb << " acc " << acc);
+          }
+  omp_set_num_threads(1);  // and whole on one thread: the same
+  CHECK(matmul_split_parts({.m = 520, .n = 96, .k = 256}) == 1);
+  omp_set_num_threads(2);  // too few rows or flops: whole
+  CHECK(matmul_split_parts({.m = 255, .n = 4096, .k = 4096}) == 1);
+  CHECK(matmul_split_parts({.m = 4096, .n = 32, .k = 32}) == 1);
+  CHECK(matmul_split_parts({.batch = 2, .m = 4096, .n = 512, .k = 512}) == 1);
+  omp_set_num_threads(saved);
 }
 
 TEST_CASE("matmul bf16: operands rounded to bfloat16, f32 accumulation (relative error ~ 2^-8)") {
