@@ -5,10 +5,20 @@
 # it. A rerun of the sweep into a folder restored from DEST skips the points that are done.
 # Paths of this machine are replaced in the copies: the data root ($TRANSNORMER_DATA, else ./datasets)
 # by "<data root>", and the binary's path in recorded command lines by "transnormer".
+# With --resume-state, a run that has not finished (no summary.json) also keeps its
+# checkpoint.safetensors, train_state.safetensors and run.json (about 10 MB for an LRA point), so
+# that a sweep restored from DEST on a machine that lost its runs/ resumes it where it stopped; the
+# next call without the option, once the point is done, leaves them out again (delete DEST's copy).
 #   bash scripts/keep_run_records.sh runs/ablations/t1_design docs/results/t1_design/runs
+#   bash scripts/keep_run_records.sh --resume-state runs/small/lra docs/results/lra/runs
 set -euo pipefail
+resume_state=0
+if [ "${1:-}" = --resume-state ]; then
+  resume_state=1
+  shift
+fi
 if [ $# -ne 2 ]; then
-  echo "usage: $0 SWEEP_DIR DEST" >&2
+  echo "usage: $0 [--resume-state] SWEEP_DIR DEST" >&2
   exit 2
 fi
 src=$1 dest=$2
@@ -24,6 +34,17 @@ mkdir -p "$dest"
     mkdir -p "$dest/$(dirname "$f")"
     cp -p "$src/$f" "$dest/$f"
   done
+if [ "$resume_state" = 1 ]; then  # unfinished runs: the files a resume reads
+  (cd "$src" && find . -name train_state.safetensors -print0) |
+    while IFS= read -r -d '' f; do
+      run=$(dirname "$f")
+      [ -f "$src/$run/summary.json" ] && continue
+      mkdir -p "$dest/$run"
+      for g in checkpoint.safetensors train_state.safetensors run.json; do
+        [ -f "$src/$run/$g" ] && cp -p "$src/$run/$g" "$dest/$run/$g"
+      done
+    done
+fi
 root=${TRANSNORMER_DATA:-datasets}
 roots=()  # absolute spellings only: a relative "datasets" would match inside other paths
 [[ "$root" == /* ]] && roots+=("$root")
