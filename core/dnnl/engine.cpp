@@ -5,7 +5,13 @@
 namespace tn {
 
 dnnl::engine& cpu_engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  static dnnl::engine engine = [] {
+    // oneDNN's OpenMP code (and the row blocks of core/dnnl/matmul.cpp) expect a parallel region
+    // to get the threads it asks for: with OMP_DYNAMIC=true the runtime may give fewer, and
+    // oneDNN then leaves part of a product uncomputed.
+    omp_set_dynamic(0);
+    return dnnl::engine(dnnl::engine::kind::cpu, 0);
+  }();
   return engine;
 }
 

@@ -6,6 +6,8 @@
 
 namespace tn {
 
+/// The CPU engine; making it turns OpenMP's dynamic adjustment of team sizes off (OMP_DYNAMIC),
+/// which oneDNN's OpenMP code does not survive.
 dnnl::engine& cpu_engine();
 dnnl::stream& cpu_stream();
 

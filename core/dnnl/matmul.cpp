@@ -23,14 +23,13 @@ namespace {
 using dnnl::memory;
 using dt = memory::data_type;
 
-/// A primitive's key: the product, and for one part of a product split across the threads
-/// (`split_parts`) the leading dimension of its transposed A (the whole product's m; 0 when A is
-/// dense) and the thread that runs it (-1: the whole product on oneDNN's own threads). oneDNN
-/// (built without DNNL_ENABLE_CONCURRENT_EXEC) wants a primitive run by the thread that made it.
+/// A primitive's key: the product, and for one row block of a product split across the threads
+/// (`matmul_split_parts`) the leading dimension of its transposed A (the whole product's m; 0 when
+/// A is dense). Blocks of equal shape share a primitive: with a scratchpad the caller provides,
+/// oneDNN lets threads run one primitive at the same time.
 struct PrimKey {
   MatmulShape s;
   int64_t a_ld = 0;
-  int thread = -1;
   bool operator==(const PrimKey&) const = default;
 };
 
@@ -42,7 +41,7 @@ struct KeyHash {
     for (int64_t v : {s.m, s.n, s.k,
                       int64_t{s.trans_a | (s.trans_b << 1) | (s.accumulate << 2) | (s.bias << 3) |
                               (s.bf16 << 4)},
-                      key.a_ld, int64_t{key.thread}})
+                      key.a_ld})
       h = hash_mix(h, hash(v));
     return h;
   }
@@ -190,10 +189,11 @@ int matmul_split_parts(const MatmulShape& s) {
 
 namespace {
 
-/// Runs s on operands of its types: whole, or as matmul_split_parts(s) row blocks (multiples of 16 rows)
-/// in one OpenMP region, each block a primitive of its own made by the thread that runs it (with
-/// one thread in force while it is made, so oneDNN plans it for one). A transposed A's block is
-/// the same memory read with the whole product's leading dimension.
+/// Runs s on operands of its types: whole, or as matmul_split_parts(s) row blocks (multiples of
+/// 16 rows) in one OpenMP region, each block a single-threaded primitive (one thread in force
+/// while it is made, so oneDNN plans it for one); the threads the region really has take the
+/// blocks in turn. A transposed A's block is the same memory read with the whole product's
+/// leading dimension.
 void execute(const MatmulShape& s, const void* a, const void* b, float* c, const float* bias) {
   const int parts = matmul_split_parts(s);
   if (parts == 1) return run_primitive(PrimKey{s}, a, b, c, bias);
@@ -202,15 +202,15 @@ void execute(const MatmulShape& s, const void* a, const void* b, float* c, const
   std::exception_ptr error;
 #pragma omp parallel num_threads(parts)
   {
-    const int t = omp_get_thread_num();
-    const int64_t r0 = std::min(s.m, t * rows), r1 = std::min(s.m, r0 + rows);
-    if (r1 > r0) {
+    omp_set_num_threads(1);  // this thread's nested regions, and oneDNN's plan, use one
+    for (int blk = omp_get_thread_num(); blk < parts; blk += omp_get_num_threads()) {
+      const int64_t r0 = std::min(s.m, blk * rows), r1 = std::min(s.m, r0 + rows);
+      if (r1 <= r0) continue;
       try {
-        omp_set_num_threads(1);  // this thread's nested regions, and oneDNN's plan, use one
         MatmulShape part = s;
         part.m = r1 - r0;
         const char* pa = static_cast<const char*>(a) + (s.trans_a ? r0 : r0 * s.k) * elem;
-        run_primitive(PrimKey{part, s.trans_a ? s.m : 0, t}, pa, b, c + r0 * s.n, bias);
+        run_primitive(PrimKey{part, s.trans_a ? s.m : 0}, pa, b, c + r0 * s.n, bias);
       } catch (...) {
 #pragma omp critical(tn_matmul_error)
         if (!error) error = std::current_exception();

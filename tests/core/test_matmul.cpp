@@ -35,7 +35,10 @@ TEST_CASE("matmul split across threads: every row block equals the naive loop") 
   // with 2 and 3 threads (520 rows: blocks of 272 + 248, and 176 + 176 + 168), every transpose,
   // accumulate and bias, in f32 and bf16. Tolerance: the worst-case error of an f32 sum of k
   // products, k·2⁻²³·Σ|a||b|, against the naive loop in double on the same (rounded) operands.
-  const int saved = omp_get_max_threads();
+  struct RestoreThreads {  // even when a REQUIRE ends the test early
+    int saved = omp_get_max_threads();
+    ~RestoreThreads() { omp_set_num_threads(saved); }
+  } restore;
   std::mt19937 gen(11);
   std::normal_distribution<float> normal;
   for (int threads : {2, 3})
@@ -77,7 +80,6 @@ TEST_CASE("matmul split across threads: every row block equals the naive loop") 
   CHECK(matmul_split_parts({.m = 255, .n = 4096, .k = 4096}) == 1);
   CHECK(matmul_split_parts({.m = 4096, .n = 32, .k = 32}) == 1);
   CHECK(matmul_split_parts({.batch = 2, .m = 4096, .n = 512, .k = 512}) == 1);
-  omp_set_num_threads(saved);
 }
 
 TEST_CASE("matmul bf16: operands rounded to bfloat16, f32 accumulation (relative error ~ 2^-8)") {
