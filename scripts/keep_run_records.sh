@@ -7,8 +7,8 @@
 # by "<data root>", and the binary's path in recorded command lines by "transnormer".
 # With --resume-state, a run that has not finished (no summary.json) also keeps its
 # checkpoint.safetensors, train_state.safetensors and run.json (about 10 MB for an LRA point), so
-# that a sweep restored from DEST on a machine that lost its runs/ resumes it where it stopped; the
-# next call without the option, once the point is done, leaves them out again (delete DEST's copy).
+# that a sweep restored from DEST on a machine that lost its runs/ resumes it where it stopped.
+# A run that has finished never keeps them: a copy kept while it was unfinished is removed.
 #   bash scripts/keep_run_records.sh runs/ablations/t1_design docs/results/t1_design/runs
 #   bash scripts/keep_run_records.sh --resume-state runs/small/lra docs/results/lra/runs
 set -euo pipefail
@@ -45,6 +45,10 @@ if [ "$resume_state" = 1 ]; then  # unfinished runs: the files a resume reads
       done
     done
 fi
+(cd "$src" && find . -name summary.json -print0) |  # finished runs: no resume state in DEST
+  while IFS= read -r -d '' f; do
+    rm -f "$dest/$(dirname "$f")/checkpoint.safetensors" "$dest/$(dirname "$f")/train_state.safetensors"
+  done
 root=${TRANSNORMER_DATA:-datasets}
 roots=()  # absolute spellings only: a relative "datasets" would match inside other paths
 [[ "$root" == /* ]] && roots+=("$root")

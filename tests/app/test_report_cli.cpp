@@ -38,3 +38,37 @@ TEST_CASE("report CLI: a sweep folder gives md, csv, json, html and plots, and b
   CHECK(metric.err.find("valid.bleu") != std::string::npos);
   CHECK(run_cli("report", dir).code == 2);
 }
+
+TEST_CASE("scripts/keep_run_records.sh keeps a sweep's records, and with --resume-state what a stopped run resumes from") {
+  const std::string dir = scratch_dir("keep_records");
+  const std::string src = dir + "/sweep", dest = dir + "/kept";
+  const std::string root = dir + "/data";  // the data root named in the logs, replaced in the copies
+  fs::create_directories(root);
+  write_text(src + "/sweep.json", "{\"points\": []}\n");
+  for (const char* run : {"done_seed-1", "stopped_seed-1"}) {
+    for (const char* f : {"config.yaml", "metrics.jsonl", "run.json", "checkpoint.safetensors",
+                          "train_state.safetensors"})
+      write_text(src + "/" + run + "/" + f, std::string(f) + "\n");
+    write_text(src + "/" + run + "/train.log", "read " + root + "/lra/imdb\n");
+  }
+  write_text(src + "/done_seed-1/summary.json", "{}\n");
+  write_text(dest + "/done_seed-1/train_state.safetensors", "kept while it was unfinished\n");
+  const std::string script = "TRANSNORMER_DATA='" + root + "' bash '" + source_dir() + "/scripts/keep_run_records.sh' ";
+  auto kept = [&](const std::string& f) { return fs::exists(dest + "/" + f); };
+
+  REQUIRE(std::system((script + "'" + src + "' '" + dest + "' 2>/dev/null").c_str()) == 0);
+  CHECK(kept("sweep.json"));
+  CHECK(kept("done_seed-1/summary.json"));
+  CHECK(kept("stopped_seed-1/metrics.jsonl"));
+  CHECK(slurp(dest + "/stopped_seed-1/train.log") == "read <data root>/lra/imdb\n");
+  CHECK_FALSE(kept("stopped_seed-1/train_state.safetensors"));  // no resume state unless asked
+  CHECK_FALSE(kept("done_seed-1/train_state.safetensors"));      // a finished run's old copy: removed
+
+  REQUIRE(std::system((script + "--resume-state '" + src + "' '" + dest + "' 2>/dev/null").c_str()) == 0);
+  for (const char* f : {"checkpoint.safetensors", "train_state.safetensors", "run.json"}) {
+    INFO(f);
+    CHECK(slurp(dest + "/stopped_seed-1/" + f) == std::string(f) + "\n");
+    CHECK_FALSE(kept(std::string("done_seed-1/") + f));
+  }
+  CHECK(std::system((script + "'" + dir + "/nothing' '" + dest + "' 2>/dev/null").c_str()) != 0);  // not a sweep folder
+}
