@@ -6,8 +6,9 @@
 # Paths of this machine are replaced in the copies: the data root ($TRANSNORMER_DATA, else ./datasets)
 # by "<data root>", and the binary's path in recorded command lines by "transnormer".
 # With --resume-state, a run that has not finished (no summary.json) also keeps its
-# checkpoint.safetensors, train_state.safetensors and run.json (about 10 MB for an LRA point), so
-# that a sweep restored from DEST on a machine that lost its runs/ resumes it where it stopped.
+# checkpoint.safetensors, checkpoint_best.safetensors, train_state.safetensors and run.json (about
+# 14 MB for an LRA point), so that a sweep restored from DEST on a machine that lost its runs/
+# resumes it where it stopped.
 # A run that has finished never keeps them: a copy kept while it was unfinished is removed.
 #   bash scripts/keep_run_records.sh runs/ablations/t1_design docs/results/t1_design/runs
 #   bash scripts/keep_run_records.sh --resume-state runs/small/lra docs/results/lra/runs
@@ -40,14 +41,14 @@ if [ "$resume_state" = 1 ]; then  # unfinished runs: the files a resume reads
       run=$(dirname "$f")
       [ -f "$src/$run/summary.json" ] && continue
       mkdir -p "$dest/$run"
-      for g in checkpoint.safetensors train_state.safetensors run.json; do
+      for g in checkpoint.safetensors checkpoint_best.safetensors train_state.safetensors run.json; do
         [ -f "$src/$run/$g" ] && cp -p "$src/$run/$g" "$dest/$run/$g"
       done
     done
 fi
 (cd "$src" && find . -name summary.json -print0) |  # finished runs: no resume state in DEST
   while IFS= read -r -d '' f; do
-    rm -f "$dest/$(dirname "$f")/checkpoint.safetensors" "$dest/$(dirname "$f")/train_state.safetensors"
+    rm -f "$dest/$(dirname "$f")"/{checkpoint,checkpoint_best,train_state}.safetensors
   done
 root=${TRANSNORMER_DATA:-datasets}
 roots=()  # absolute spellings only: a relative "datasets" would match inside other paths

@@ -47,7 +47,7 @@ TEST_CASE("scripts/keep_run_records.sh keeps a sweep's records, and with --resum
   write_text(src + "/sweep.json", "{\"points\": []}\n");
   for (const char* run : {"done_seed-1", "stopped_seed-1"}) {
     for (const char* f : {"config.yaml", "metrics.jsonl", "run.json", "checkpoint.safetensors",
-                          "train_state.safetensors"})
+                          "checkpoint_best.safetensors", "train_state.safetensors"})
       write_text(src + "/" + run + "/" + f, std::string(f) + "\n");
     write_text(src + "/" + run + "/train.log", "read " + root + "/lra/imdb\n");
   }
@@ -65,7 +65,8 @@ TEST_CASE("scripts/keep_run_records.sh keeps a sweep's records, and with --resum
   CHECK_FALSE(kept("done_seed-1/train_state.safetensors"));      // a finished run's old copy: removed
 
   REQUIRE(std::system((script + "--resume-state '" + src + "' '" + dest + "' 2>/dev/null").c_str()) == 0);
-  for (const char* f : {"checkpoint.safetensors", "train_state.safetensors", "run.json"}) {
+  for (const char* f : {"checkpoint.safetensors", "checkpoint_best.safetensors", "train_state.safetensors",
+                        "run.json"}) {
     INFO(f);
     CHECK(slurp(dest + "/stopped_seed-1/" + f) == std::string(f) + "\n");
     CHECK_FALSE(kept(std::string("done_seed-1/") + f));
