@@ -39,10 +39,11 @@ if [ "$resume_state" = 1 ]; then  # unfinished runs: the files a resume reads
   (cd "$src" && find . -name train_state.safetensors -print0) |
     while IFS= read -r -d '' f; do
       run=$(dirname "$f")
-      [ -f "$src/$run/summary.json" ] && continue
+      if [ -f "$src/$run/summary.json" ]; then continue; fi
       mkdir -p "$dest/$run"
       for g in checkpoint.safetensors checkpoint_best.safetensors train_state.safetensors run.json; do
-        [ -f "$src/$run/$g" ] && cp -p "$src/$run/$g" "$dest/$run/$g"
+        # an if, not `[ ] && cp`: a missing last file must not fail the loop under pipefail
+        if [ -f "$src/$run/$g" ]; then cp -p "$src/$run/$g" "$dest/$run/$g"; fi
       done
     done
 fi
