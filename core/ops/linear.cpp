@@ -6,34 +6,9 @@
 #include "core/autograd/grad_accum.h"
 #include "core/dnnl/matmul.h"
 #include "core/error.h"
+#include "core/ops/operand.h"
 
 namespace tn {
-
-namespace {
-/// One operand of the products below: the f32 tensor (read when the product runs), or, on a bf16
-/// tape, its bf16 copy, converted once and shared by every product that reads it.
-struct Operand {
-  const Tensor* f32 = nullptr;
-  std::shared_ptr<const Bf16Buffer> bf16;
-};
-
-/// The operand of t: its bf16 copy from `convert` on a bf16 tape, else t itself.
-template <class Convert>
-Operand operand(bool bf16, const Tensor& t, Convert&& convert) {
-  return bf16 ? Operand{nullptr, convert()} : Operand{&t, nullptr};
-}
-
-/// C (+)= op(A)·op(B) (+ bias) for s, in the operands' precision (both bf16 or both f32).
-void product(MatmulShape s, const Operand& a, const Operand& b, float* c,
-             const float* bias = nullptr) {
-  if (a.bf16) {
-    s.bf16 = true;
-    matmul_bf16(s, a.bf16->data(), b.bf16->data(), c, bias);
-  } else {
-    matmul(s, a.f32->data(), b.f32->data(), c, bias);
-  }
-}
-}  // namespace
 
 Var linear(Tape& tape, const Var& x, const Var& weight, const Var& bias) {
   const Tensor& w = weight->value;
@@ -50,8 +25,8 @@ Var linear(Tape& tape, const Var& x, const Var& weight, const Var& bias) {
   // bf16 products: x through the tape's cache (shared with the other products reading it and
   // with this op's weight gradient), W converted once for the forward and dx.
   const bool bf16 = tape.bf16();
-  const Operand xa = operand(bf16, x->value, [&] { return tape.bf16_of(x); });
-  const Operand wa = operand(bf16, w, [&] { return Bf16Buffer::copy_of(w.data(), w.numel()); });
+  const Operand xa = operand(bf16, x->value.data(), [&] { return tape.bf16_of(x); });
+  const Operand wa = operand(bf16, w.data(), [&] { return Bf16Buffer::copy_of(w.data(), w.numel()); });
   product({.m = rows, .n = out, .k = in, .trans_b = true, .bias = bias != nullptr}, xa, wa,
           y.data(), bias_ptr);
   Var result = make_var(std::move(y));
@@ -62,7 +37,7 @@ Var linear(Tape& tape, const Var& x, const Var& weight, const Var& bias) {
     const Tensor& dy = result->grad;
     // In bf16, dy is converted once: A of dx = dy W, and (read transposed) of dW += dyᵀ x.
     const Operand dya =
-        operand(bf16, dy, [&] { return Bf16Buffer::copy_of(dy.data(), rows * out); });
+        operand(bf16, dy.data(), [&] { return Bf16Buffer::copy_of(dy.data(), rows * out); });
     if (x->requires_grad) {  // dx (+)= dy W
       bool acc;
       float* dx = grad_destination(x, acc);

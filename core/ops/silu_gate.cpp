@@ -1,10 +1,9 @@
 #include "core/ops/silu_gate.h"
 
+#include <algorithm>
 #include <cmath>
-#include <memory>
 
-#include "core/autograd/grad_accum.h"
-#include "core/error.h"
+#include "core/dnnl/bf16.h"
 #include "core/math/fast_exp.h"
 #include "core/math/isa_clones.h"
 #include "core/parallel.h"
@@ -31,55 +30,72 @@ TN_ISA_CLONES void forward_span(const float* __restrict a, const float* __restri
   for (int64_t i = begin; i < end; ++i) y[i] = a[i] * sigmoid(a[i]).s * b[i];
 }
 
-TN_ISA_CLONES void backward_span(const float* __restrict a, const float* __restrict b,
-                                 const float* __restrict dy, float* __restrict da,
-                                 float* __restrict db, int64_t begin, int64_t end) {
+TN_ISA_CLONES void forward_span_bf16(const float* __restrict a, const float* __restrict b,
+                                     uint16_t* __restrict y, int64_t begin, int64_t end) {
 #pragma omp simd
-  for (int64_t i = begin; i < end; ++i) {
-    const Sigmoid sg = sigmoid(a[i]);
-    const float silu = a[i] * sg.s;
-    da[i] = dy[i] * b[i] * (sg.s + silu * sg.one_minus_s);  // silu' = σ + a·σ(1 − σ)
-    db[i] = dy[i] * silu;
+  for (int64_t i = begin; i < end; ++i) y[i] = to_bf16_bits(a[i] * sigmoid(a[i]).s * b[i]);
+}
+
+constexpr int64_t kColumnBlock = 64;
+
+/// silu_gate_backward_rows on columns [j0, j0 + width) of every row, rows in order: da and db of a
+/// row go to a block on the stack, then out to their destinations, and into the column sums.
+TN_ISA_CLONES void backward_block(const float* __restrict a, const float* __restrict b,
+                                  const float* __restrict dy, int64_t rows, int64_t cols,
+                                  int64_t j0, int64_t width, const SiluGateGrads& g) {
+  float da[kColumnBlock], db[kColumnBlock];
+  float sum_a[kColumnBlock] = {}, sum_b[kColumnBlock] = {};
+  for (int64_t i = 0; i < rows; ++i) {
+    const int64_t o = i * cols + j0;
+#pragma omp simd
+    for (int64_t j = 0; j < width; ++j) {
+      const float av = a[o + j], bv = b[o + j], dv = dy[o + j];
+      const Sigmoid sg = sigmoid(av);
+      const float silu = av * sg.s;
+      da[j] = dv * bv * (sg.s + silu * sg.one_minus_s);  // silu' = σ + a·σ(1 − σ)
+      db[j] = dv * silu;
+    }
+    if (g.da) std::copy(da, da + width, g.da + o);
+    if (g.db) std::copy(db, db + width, g.db + o);
+    if (g.da16)
+#pragma omp simd
+      for (int64_t j = 0; j < width; ++j) g.da16[o + j] = to_bf16_bits(da[j]);
+    if (g.db16)
+#pragma omp simd
+      for (int64_t j = 0; j < width; ++j) g.db16[o + j] = to_bf16_bits(db[j]);
+#pragma omp simd
+    for (int64_t j = 0; j < width; ++j) {
+      sum_a[j] += da[j];
+      sum_b[j] += db[j];
+    }
   }
+  if (g.bias_a)
+    for (int64_t j = 0; j < width; ++j) g.bias_a[j0 + j] += sum_a[j];
+  if (g.bias_b)
+    for (int64_t j = 0; j < width; ++j) g.bias_b[j0 + j] += sum_b[j];
 }
 
 }  // namespace
 
+void silu_gate_forward_bf16(const float* a, const float* b, uint16_t* y, int64_t n) {
+  parallel_spans(n, kParallelMinElements,
+                 [&](int64_t s, int64_t e) { forward_span_bf16(a, b, y, s, e); });
+}
+
+void silu_gate_backward_rows(const float* a, const float* b, const float* dy, int64_t rows,
+                             int64_t cols, const SiluGateGrads& grads) {
+  const int64_t blocks = (cols + kColumnBlock - 1) / kColumnBlock;
+  const int64_t min_blocks = rows * cols > kParallelMinElements ? 0 : blocks;
+  parallel_spans(blocks, min_blocks, [&](int64_t begin, int64_t end) {
+    for (int64_t blk = begin; blk < end; ++blk) {
+      const int64_t j0 = blk * kColumnBlock;
+      backward_block(a, b, dy, rows, cols, j0, std::min(kColumnBlock, cols - j0), grads);
+    }
+  });
+}
+
 void silu_gate_forward(const float* a, const float* b, float* y, int64_t n) {
   parallel_spans(n, kParallelMinElements, [&](int64_t s, int64_t e) { forward_span(a, b, y, s, e); });
-}
-
-void silu_gate_backward(const float* a, const float* b, const float* dy, float* da, float* db,
-                        int64_t n) {
-  parallel_spans(n, kParallelMinElements,
-                 [&](int64_t s, int64_t e) { backward_span(a, b, dy, da, db, s, e); });
-}
-
-Var silu_gate(Tape& tape, const Var& a, const Var& b) {
-  if (a->value.shape() != b->value.shape())
-    throw ShapeError("[silu_gate] shapes differ: " + shape_str(a->value.shape()) + " vs " +
-                     shape_str(b->value.shape()));
-  const int64_t n = a->value.numel();
-  Tensor y = Tensor::empty(a->value.shape());
-  silu_gate_forward(a->value.data(), b->value.data(), y.data(), n);
-  Var result = make_var(std::move(y));
-  if (!tape.needs_grad({&a, &b})) return result;
-  result->requires_grad = true;
-  tape.record([a, b, result, n]() {
-    if (!result->has_grad() || (!a->requires_grad && !b->requires_grad)) return;
-    // Both gradients come out of one pass; an input that needs none gets a scratch buffer.
-    Tensor unused;
-    auto sink_or_scratch = [&](const Var& v) -> std::unique_ptr<GradSink> {
-      return v->requires_grad ? std::make_unique<GradSink>(v) : nullptr;
-    };
-    std::unique_ptr<GradSink> da = sink_or_scratch(a), db = sink_or_scratch(b);
-    if (!da || !db) unused = Tensor::empty(a->value.shape());
-    silu_gate_backward(a->value.data(), b->value.data(), result->grad.data(),
-                       da ? da->data() : unused.data(), db ? db->data() : unused.data(), n);
-    if (da) da->commit();
-    if (db) db->commit();
-  });
-  return result;
 }
 
 }  // namespace tn

@@ -3,7 +3,7 @@
 #include "core/ops/elementwise.h"
 #include "core/ops/activation_linear.h"
 #include "core/ops/eltwise.h"
-#include "core/ops/silu_gate.h"
+#include "core/ops/swiglu.h"
 
 namespace tn {
 
@@ -25,11 +25,8 @@ GLU::GLU(int64_t d_model, int64_t d_ff, Activation activation, ParamStore& store
       w3_(make_linear(d_ff, d_model, store, prefix + ".w3", rng)) {}
 
 Var GLU::forward(ForwardContext& ctx, const Var& x) {
-  if (activation_ == Activation::SiLU) {  // SwiGLU: the gated product fused (core/ops/silu_gate.h)
-    const Var a = w1_.forward(ctx, x);  // w1 before w2, as below (arguments have no fixed order)
-    const Var b = w2_.forward(ctx, x);
-    return w3_.forward(ctx, silu_gate(ctx.tape, a, b));
-  }
+  if (activation_ == Activation::SiLU)  // SwiGLU: one op (core/ops/swiglu.h)
+    return swiglu(ctx.tape, x, {w1_.weight, w1_.bias, w2_.weight, w2_.bias, w3_.weight, w3_.bias});
   Var gate = activate(ctx, w1_.forward(ctx, x), activation_);
   return w3_.forward(ctx, mul(ctx.tape, gate, w2_.forward(ctx, x)));
 }

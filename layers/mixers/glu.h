@@ -1,6 +1,6 @@
 #pragma once
 // Channel mixers (docs/model.md §9): GLU(x) = w3( act(w1 x) ⊙ (w2 x) ) with act = SiLU by default,
-// whose gated product is one fused op (core/ops/silu_gate.h);
+// the SiLU one a single op (core/ops/swiglu.h);
 // FFN(x) = fc2( act(fc1 x) ) with exact GELU by default. All Linear layers have biases and
 // PyTorch-default init.
 #include "layers/attention/projections.h"

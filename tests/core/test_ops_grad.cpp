@@ -2,9 +2,13 @@
 // below allows the rounding noise of the differences, not a formula that is 1 % wrong.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
+#include "core/autograd/grad_accum.h"
 #include "core/autograd/grad_check.h"
+#include "core/dnnl/bf16.h"
 #include "core/error.h"
 #include "core/ops/cross_entropy.h"
 #include "core/ops/elementwise.h"
@@ -19,6 +23,7 @@
 #include "core/ops/mse_loss.h"
 #include "core/ops/rms_norm.h"
 #include "core/ops/silu_gate.h"
+#include "core/ops/swiglu.h"
 #include "core/rng.h"
 
 using namespace tn;
@@ -120,55 +125,103 @@ TEST_CASE("eltwise values: 1+elu, elu, silu, gelu(erf) by hand") {
   CHECK(y.data()[0] == doctest::Approx(-0.5 * (1 + std::erf(-1 / std::sqrt(2.0)))));
 }
 
-TEST_CASE("silu_gate: grad, values by hand, and the unfused silu then mul") {
+TEST_CASE("swiglu: grad with and without biases, and x feeding it twice") {
   Rng rng(12);
-  Var a = param({5, 11}, rng, 3.0), b = param({5, 11}, rng);
-  Tensor r = randn({5, 11}, rng);
-  auto res = grad_check([&](Tape& t) { return weighted_loss(t, silu_gate(t, a, b), r); }, {a, b}, kFd);
+  Var x = param({2, 3, 6}, rng), w1 = param({10, 6}, rng, 0.5), b1 = param({10}, rng),
+      w2 = param({10, 6}, rng, 0.5), b2 = param({10}, rng), w3 = param({6, 10}, rng),
+      b3 = param({6}, rng);
+  Tensor r = randn({2, 3, 6}, rng);
+  const SwiGluWeights w{w1, b1, w2, b2, w3, b3};
+  auto res = grad_check([&](Tape& t) { return weighted_loss(t, swiglu(t, x, w), r); },
+                        {x, w1, b1, w2, b2, w3, b3}, kFd);
   INFO(res.worst);
   CHECK(res.max_rel_error < kTol);
-  // One variable in both places: silu(a)·a, its gradient the sum of both paths.
-  auto same = grad_check([&](Tape& t) { return weighted_loss(t, silu_gate(t, a, a), r); }, {a}, kFd);
-  INFO(same.worst);
-  CHECK(same.max_rel_error < kTol);
+  // No biases; x both the input and the residual (its gradient accumulates through both).
+  const SwiGluWeights nb{w1, nullptr, w2, nullptr, w3, nullptr};
+  auto res2 = grad_check(
+      [&](Tape& t) { return weighted_loss(t, add(t, x, swiglu(t, x, nb)), r); }, {x, w1, w2, w3}, kFd);
+  INFO(res2.worst);
+  CHECK(res2.max_rel_error < kTol);
+  Tape tape;
+  CHECK_THROWS_AS(swiglu(tape, x, {w1, b1, w2, b2, w1, b3}), ShapeError);  // w3 [10, 6]
+}
 
+TEST_CASE("silu_gate kernels: values by hand, bf16 outputs and fused column sums bit for bit") {
   // By hand: silu(x) = x / (1 + e^-x); silu'(x) = σ(x)(1 + x(1 − σ(x))). Large |x| stays finite.
   const float av[] = {-100.0f, -2.0f, 0.0f, 0.5f, 3.0f, 100.0f}, bv[] = {1, 2, 3, -1, 0.5f, 1};
-  float y[6], da[6], db[6];
+  float y[6], da[6], db[6], bias_a[6] = {}, bias_b[6] = {};
   const float dy[] = {1, 1, 1, 1, 1, 1};
   silu_gate_forward(av, bv, y, 6);
-  silu_gate_backward(av, bv, dy, da, db, 6);
+  // One row of 6 columns: the column sums are the values themselves.
+  silu_gate_backward_rows(av, bv, dy, 1, 6, {.da = da, .db = db, .bias_a = bias_a, .bias_b = bias_b});
   for (int i = 0; i < 6; ++i) {
     const double x = av[i], s = 1.0 / (1.0 + std::exp(-x));
     CHECK(y[i] == doctest::Approx(x * s * bv[i]).epsilon(1e-6));
     CHECK(db[i] == doctest::Approx(x * s).epsilon(1e-6));
     CHECK(da[i] == doctest::Approx(bv[i] * s * (1 + x * (1 - s))).epsilon(1e-6).scale(1e-30));
+    CHECK(bias_a[i] == da[i]);
+    CHECK(bias_b[i] == db[i]);
   }
+  // [300, 257]: parallel spans and a last column block of 1; the bf16 outputs are the f32 ones
+  // rounded, and the fused sums equal add_column_sums of the f32 outputs, added to what was there.
+  Rng rng(13);
+  const int64_t rows = 300, cols = 257, n = rows * cols;
+  const Tensor a = randn({rows, cols}, rng, 4.0), b = randn({rows, cols}, rng),
+               g = randn({rows, cols}, rng);
+  Tensor y32 = Tensor::empty({rows, cols}), da32 = Tensor::empty({rows, cols}),
+         db32 = Tensor::empty({rows, cols});
+  std::vector<uint16_t> y16(n), da16(n), db16(n);
+  std::vector<float> sa(cols, 0.5f), sb(cols, -0.25f), want_a = sa, want_b = sb;
+  silu_gate_forward(a.data(), b.data(), y32.data(), n);
+  silu_gate_forward_bf16(a.data(), b.data(), y16.data(), n);
+  silu_gate_backward_rows(a.data(), b.data(), g.data(), rows, cols, {.da = da32.data(), .db = db32.data()});
+  silu_gate_backward_rows(a.data(), b.data(), g.data(), rows, cols,
+                          {.da16 = da16.data(), .db16 = db16.data(), .bias_a = sa.data(), .bias_b = sb.data()});
+  add_column_sums(da32.data(), rows, cols, want_a.data());
+  add_column_sums(db32.data(), rows, cols, want_b.data());
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < n; ++i)
+    wrong += y16[i] != to_bf16_bits(y32.data()[i]) || da16[i] != to_bf16_bits(da32.data()[i]) ||
+             db16[i] != to_bf16_bits(db32.data()[i]);
+  CHECK(wrong == 0);
+  CHECK(sa == want_a);
+  CHECK(sb == want_b);
+}
 
-  // Against oneDNN's swish and the mul op, values and gradients, on enough entries for parallel
-  // spans: one backward each through the same weighted loss.
-  Rng big_rng(13);
-  const Tensor x0 = randn({300, 257}, big_rng, 4.0), g0 = randn({300, 257}, big_rng),
-               w = randn({300, 257}, big_rng);
+TEST_CASE("swiglu: the values and gradients of linear, silu, mul and linear") {
+  // Against the unfused ops (oneDNN's swish for silu) on enough entries for parallel spans: one
+  // backward each through the same weighted loss.
+  Rng rng(14);
+  const Tensor x0 = randn({3, 100, 24}, rng);
+  std::vector<Var> p = {param({257, 24}, rng, 0.5), param({257}, rng), param({257, 24}, rng, 0.5),
+                        param({257}, rng), param({24, 257}, rng, 0.2), param({24}, rng)};
+  const Tensor r = randn({3, 100, 24}, rng);
   auto run = [&](bool fused) {
-    Var x = make_var(x0.clone(), true), g = make_var(g0.clone(), true);
+    Var x = make_var(x0.clone(), true);
+    for (Var& v : p) v->grad = Tensor();
     Tape tape;
-    Var y = fused ? silu_gate(tape, x, g) : mul(tape, eltwise(tape, x, Eltwise::Silu), g);
-    tape.backward(weighted_loss(tape, y, w).var);
-    return std::vector<Tensor>{y->value, x->grad, g->grad};
+    Var y = fused ? swiglu(tape, x, {p[0], p[1], p[2], p[3], p[4], p[5]})
+                  : linear(tape,
+                           mul(tape, eltwise(tape, linear(tape, x, p[0], p[1]), Eltwise::Silu),
+                               linear(tape, x, p[2], p[3])),
+                           p[4], p[5]);
+    tape.backward(weighted_loss(tape, y, r).var);
+    std::vector<Tensor> out = {y->value.clone(), x->grad};
+    for (Var& v : p) out.push_back(v->grad);
+    return out;
   };
   const std::vector<Tensor> fused = run(true), unfused = run(false);
   // Relative to each output's largest entry: silu' crosses zero near a = −1.28, where σ and
   // a·σ(1 − σ) cancel and either rounding is large against the entry itself.
-  for (size_t k = 0; k < 3; ++k) {
+  for (size_t k = 0; k < fused.size(); ++k) {
     double worst = 0, scale = 0;
-    for (int64_t i = 0; i < x0.numel(); ++i) {
+    for (int64_t i = 0; i < fused[k].numel(); ++i) {
       const double want = unfused[k].data()[i];
       worst = std::max(worst, std::abs(fused[k].data()[i] - want));
       scale = std::max(scale, std::abs(want));
     }
-    INFO("output " << k << " (y, dx, dg): " << worst << " of " << scale);
-    CHECK(worst < 1e-6 * scale);
+    INFO("output " << k << " (y, dx, dw1, db1, dw2, db2, dw3, db3): " << worst << " of " << scale);
+    CHECK(worst < 1e-5 * scale);
   }
 }
 
