@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the fuzz targets of the fuzz build (build-fuzz, made by scripts/sanitize.sh) for SECONDS
-# each (default 20), as many at a time as there are cores, each from a copy of its seed corpus
+# each (default 8), as many at a time as there are cores, each from a copy of its seed corpus
 # (tests/fuzz/corpus/<target>) plus its kept regressions, so what it discovers stays out of the
 # repo. A crash, leak, sanitizer report, refusal by exception other than ConfigError/DataError,
 # allocation over 2 GB or input slower than 10 s fails the run; libFuzzer leaves the input in
@@ -10,7 +10,7 @@
 #   bash scripts/fuzz.sh [SECONDS] [TARGET...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds="${1:-20}"
+seconds="${1:-8}"
 shift || true
 build=build-fuzz
 targets=("$@")

@@ -5,7 +5,7 @@
 # library tests, the binary and the fuzz targets, then:
 #   1. the unit tests (ctest -L unit, without the slow QEMU runs), any sanitizer report fatal;
 #   2. a short training run of the quickstart model under LeakSanitizer (a report fails it);
-#   3. scripts/fuzz.sh: every fuzz target for FUZZ_SECONDS (default 20) seconds.
+#   3. scripts/fuzz.sh: every fuzz target for FUZZ_SECONDS (default 8) seconds.
 #   bash scripts/sanitize.sh            (after scripts/setup.sh; TRANSNORMER_DATA as for ctest)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,4 +28,4 @@ trap 'rm -rf "$out"' EXIT
 "$build/transnormer" train configs/quickstart.yaml --set train.max_steps=8 --set train.eval_every=4 \
   --set train.log_every=4 --set data.split_valid_from_train=0.02 --set data.test=null --threads 2 --out "$out/run"
 echo "sanitize: a training run clean under ASan, LSan and UBSan" >&2
-bash scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
+bash scripts/fuzz.sh "${FUZZ_SECONDS:-8}"
