@@ -13,7 +13,7 @@ bash scripts/install_packages.sh clang libomp-dev
 build=build-fuzz
 start=$SECONDS
 cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DTN_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug \
-  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=8 >/dev/null
+  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 >/dev/null
 cmake --build "$build" -j"$(nproc)" --target test_core test_data test_layers test_experiments test_fuzz \
   transnormer fuzz_targets
 echo "sanitize: built in $((SECONDS - start)) s" >&2

@@ -10,10 +10,13 @@
 
 namespace tn {
 
-/// f32 → bf16 bits, rounding to nearest even (the rounding of oneDNN's reorder and of
-/// AVX512_BF16's vcvtneps2bf16). NaN stays a (quiet) NaN.
+/// f32 → bf16 bits, rounding to nearest even, subnormals flushed to a zero of their sign: what
+/// oneDNN's reorder and AVX512_BF16's vcvtneps2bf16 give (it treats subnormal inputs as zero), so
+/// that every bf16 operand has the same bits whichever of them converts it, on every CPU. NaN
+/// stays a (quiet) NaN.
 inline uint16_t to_bf16_bits(float f) {
   const uint32_t u = std::bit_cast<uint32_t>(f);
+  if ((u & 0x7f800000u) == 0) return static_cast<uint16_t>((u >> 16) & 0x8000u);
   if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);
   return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }

@@ -36,15 +36,15 @@ TN_ISA_CLONES void forward_span_bf16(const float* __restrict a, const float* __r
   for (int64_t i = begin; i < end; ++i) y[i] = to_bf16_bits(a[i] * sigmoid(a[i]).s * b[i]);
 }
 
-constexpr int64_t kColumnBlock = 64;
+constexpr int64_t kGateColumnBlock = 64;
 
 /// silu_gate_backward_rows on columns [j0, j0 + width) of every row, rows in order: da and db of a
 /// row go to a block on the stack, then out to their destinations, and into the column sums.
 TN_ISA_CLONES void backward_block(const float* __restrict a, const float* __restrict b,
                                   const float* __restrict dy, int64_t rows, int64_t cols,
                                   int64_t j0, int64_t width, const SiluGateGrads& g) {
-  float da[kColumnBlock], db[kColumnBlock];
-  float sum_a[kColumnBlock] = {}, sum_b[kColumnBlock] = {};
+  float da[kGateColumnBlock], db[kGateColumnBlock];
+  float sum_a[kGateColumnBlock] = {}, sum_b[kGateColumnBlock] = {};
   for (int64_t i = 0; i < rows; ++i) {
     const int64_t o = i * cols + j0;
 #pragma omp simd
@@ -84,12 +84,12 @@ void silu_gate_forward_bf16(const float* a, const float* b, uint16_t* y, int64_t
 
 void silu_gate_backward_rows(const float* a, const float* b, const float* dy, int64_t rows,
                              int64_t cols, const SiluGateGrads& grads) {
-  const int64_t blocks = (cols + kColumnBlock - 1) / kColumnBlock;
+  const int64_t blocks = (cols + kGateColumnBlock - 1) / kGateColumnBlock;
   const int64_t min_blocks = rows * cols > kParallelMinElements ? 0 : blocks;
   parallel_spans(blocks, min_blocks, [&](int64_t begin, int64_t end) {
     for (int64_t blk = begin; blk < end; ++blk) {
-      const int64_t j0 = blk * kColumnBlock;
-      backward_block(a, b, dy, rows, cols, j0, std::min(kColumnBlock, cols - j0), grads);
+      const int64_t j0 = blk * kGateColumnBlock;
+      backward_block(a, b, dy, rows, cols, j0, std::min(kGateColumnBlock, cols - j0), grads);
     }
   });
 }

@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "core/autograd/grad_accum.h"
 #include "core/error.h"
@@ -26,8 +27,8 @@ float* bias_grad(const Var& bias) {
   return bias && bias->requires_grad ? bias->grad_buf().data() : nullptr;
 }
 
-/// dx (+)= db W2 + da W1 (in that order: the order of two separate linears' backwards), dW1 and
-/// dW2 (+)= da/dbᵀ x.
+/// dx (+)= db W2 + da W1 (in that order: the order of two separate linears' backwards), then dW2
+/// (+)= dbᵀ x and dW1 (+)= daᵀ x.
 void branch_products(const Saved& s, const Operand& da, const Operand& db) {
   if (s.x->requires_grad) {
     bool acc;
@@ -70,6 +71,7 @@ void backward(const Saved& s) {
       g.db = db32.data();
     }
     silu_gate_backward_rows(s.a.data(), s.b.data(), dh.data(), s.rows, s.d_ff, g);
+    dh = Tensor();  // back to the pool before the four branch products
     branch_products(s, Operand{g.da, da16}, Operand{g.db, db16});
   }
   if (w.w3->requires_grad) {  // dW3 (+)= dyᵀ h
@@ -81,6 +83,8 @@ void backward(const Saved& s) {
 }
 
 void check_shapes(const Var& x, const SwiGluWeights& w) {
+  for (auto [v, name] : {std::pair{&w.w1, "w1"}, std::pair{&w.w2, "w2"}, std::pair{&w.w3, "w3"}})
+    if (!*v) throw ShapeError(std::string("[swiglu] ") + name + " is missing (only biases may be null)");
   const int64_t d = x->value.dim(-1), d_ff = w.w1->value.dim(0);
   auto expect = [](const Var& v, const Shape& shape, const char* name) {
     if (v && v->value.shape() != shape)

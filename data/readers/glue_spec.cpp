@@ -42,13 +42,8 @@ const GlueTask* resolve_task(const JsonSection& s) {
 }
 
 /// A file key: absent = the default, null = not read, else a non-empty string.
-std::string file_key(const JsonSection& s, const std::string& key, const std::string& fallback) {
-  const nlohmann::json* v = s.find(key);
-  if (!v) return fallback;
-  if (v->is_null()) return "";
-  const std::string value = s.string(key, fallback);
-  if (value.empty()) s.fail(key, "is empty", "give a file name inside data.dir, or null for none");
-  return value;
+std::string glue_file_key(const JsonSection& s, const std::string& key, const std::string& fallback) {
+  return optional_file_key(s, key, fallback, "give a file name inside data.dir, or null for none");
 }
 
 /// A list of file names: absent = the default; null or [] = none.
@@ -140,11 +135,11 @@ std::shared_ptr<const DataSpec> resolve_glue_spec(const JsonSection& s) {
   const GlueTask& task = *d->task;
   d->dir = s.string("dir", "glue/" + std::string(task.name));
   if (d->dir.empty()) s.fail("dir", "is empty", "give the task's folder, e.g. glue/" + std::string(task.name));
-  d->train = file_key(s, "train", std::string(task.train_file));
-  d->valid = file_key(s, "valid", std::string(task.dev_files.front()));
+  d->train = glue_file_key(s, "train", std::string(task.train_file));
+  d->valid = glue_file_key(s, "valid", std::string(task.dev_files.front()));
   std::vector<std::string> dev_rest(task.dev_files.begin() + 1, task.dev_files.end());
   d->extra_valid = file_list(s, "extra_valid", dev_rest);
-  d->test = file_key(s, "test", std::string(task.test_files.front().test_file));
+  d->test = glue_file_key(s, "test", std::string(task.test_files.front().test_file));
   std::vector<std::string> test_rest;
   for (size_t k = 1; k < task.test_files.size(); ++k) test_rest.emplace_back(task.test_files[k].test_file);
   d->extra_test = file_list(s, "extra_test", test_rest);

@@ -8,15 +8,19 @@ nlohmann::ordered_json nullable_file(const std::string& path) {
   return path.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(path);
 }
 
-namespace {
-/// A file key: absent → the default; null → not read; else a non-empty string.
-std::string file_key(const JsonSection& s, const std::string& key, const std::string& fallback) {
+std::string optional_file_key(const JsonSection& s, const std::string& key,
+                              const std::string& fallback, const std::string& fix) {
   const nlohmann::json* v = s.find(key);
   if (!v) return fallback;
   if (v->is_null()) return "";
   const std::string value = s.string(key, fallback);
-  if (value.empty()) s.fail(key, "is empty", "give a file name, or null to leave the split out");
+  if (value.empty()) s.fail(key, "is empty", fix);
   return value;
+}
+
+namespace {
+std::string file_key(const JsonSection& s, const std::string& key, const std::string& fallback) {
+  return optional_file_key(s, key, fallback, "give a file name, or null to leave the split out");
 }
 }  // namespace
 

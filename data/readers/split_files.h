@@ -24,6 +24,11 @@ struct SplitFiles {
 /// A file key as a resolved data section writes it: the path, or null for a split not read ("").
 nlohmann::ordered_json nullable_file(const std::string& path);
 
+/// A file key of `s`: absent → `fallback`; null → "" (not read); else a non-empty string. Throws
+/// ConfigIssue at the key, with `fix`, for an empty string.
+std::string optional_file_key(const JsonSection& s, const std::string& key,
+                              const std::string& fallback, const std::string& fix);
+
 /// Reads dir, train, valid and test of `s` over `defaults` (the caller checks the section's other
 /// keys). train is required to be non-null. Throws ConfigIssue at the key with the fix.
 SplitFiles resolve_split_files(const JsonSection& s, const SplitFiles& defaults);

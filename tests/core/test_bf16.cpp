@@ -2,8 +2,10 @@
 // copies, and the linear op and LM head in bf16 against f32 computations on rounded operands.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -59,11 +61,21 @@ TEST_CASE("to_bf16_bits: round to nearest even, by hand, and bit-identical to on
   CHECK(std::isnan(from_bf16_bits(to_bf16_bits(NAN))));
   CHECK(std::isinf(from_bf16_bits(to_bf16_bits(INFINITY))));
   CHECK(from_bf16_bits(0x3F80) == 1.0f);
+  // Subnormals (below 2^-126) go to a zero of their sign, as vcvtneps2bf16 (which treats them as
+  // zero) and oneDNN's reorders give them; the smallest normal is kept.
+  CHECK(to_bf16_bits(1e-39f) == 0x0000);
+  CHECK(to_bf16_bits(-3e-39f) == 0x8000);
+  CHECK(to_bf16_bits(std::numeric_limits<float>::denorm_min()) == 0x0000);
+  CHECK(to_bf16_bits(std::nextafter(std::numeric_limits<float>::min(), 0.f)) == 0x0000);
+  CHECK(to_bf16_bits(std::numeric_limits<float>::min()) == 0x0080);
+  CHECK(to_bf16_bits(-0.0f) == 0x8000);
 
   std::mt19937 gen(11);
   std::vector<float> v = randn(1000, gen, 100.f);
   v[0] = NAN;
   v[1] = -INFINITY;
+  const float subnormals[] = {1e-39f, -3e-39f, 5e-41f, -1.1e-38f, 1.2e-38f, -1.2e-38f};
+  std::copy(std::begin(subnormals), std::end(subnormals), v.begin() + 2);
   // oneDNN's own reorder, whichever implementation this CPU gets (JIT with AVX-512, its generic
   // `simple:any` without), not to_bf16_flat, which may be our loop.
   std::vector<uint16_t> ours = bits(v), onednn(v.size());

@@ -225,6 +225,52 @@ TEST_CASE("swiglu: the values and gradients of linear, silu, mul and linear") {
   }
 }
 
+TEST_CASE("swiglu: frozen inputs get no gradient and change none of the others, f32 and bf16") {
+  // Each case freezes some of x, the weights and the biases; the trainable ones must get the bits
+  // of the run where everything trains (their products and sums do not depend on the others), the
+  // frozen ones no gradient at all.
+  Rng rng(15);
+  const Tensor x0 = randn({2, 40, 16}, rng), r = randn({2, 40, 16}, rng);
+  std::vector<Tensor> p0 = {randn({70, 16}, rng), randn({70}, rng), randn({70, 16}, rng),
+                            randn({70}, rng), randn({16, 70}, rng), randn({16}, rng)};
+  auto run = [&](bool bf16, const std::vector<bool>& trains) {  // trains: x, w1, b1, ..., b3
+    Var x = make_var(x0.clone(), trains[0]);
+    std::vector<Var> p;
+    for (size_t i = 0; i < p0.size(); ++i) p.push_back(make_var(p0[i].clone(), trains[i + 1]));
+    Tape tape;
+    tape.set_bf16(bf16);
+    tape.backward(weighted_loss(tape, swiglu(tape, x, {p[0], p[1], p[2], p[3], p[4], p[5]}), r).var);
+    std::vector<Var> all = {x};
+    all.insert(all.end(), p.begin(), p.end());
+    return all;
+  };
+  const std::vector<std::vector<bool>> cases = {
+      {false, true, true, true, true, true, true},    // x without a gradient
+      {true, false, true, false, true, true, true},   // W1 and W2 frozen
+      {true, true, false, true, false, true, false},  // the biases frozen
+      {false, false, true, true, true, false, true},  // only b1, W2, b2 and b3 train
+      {false, false, false, false, false, true, true}};  // only the W3 linear trains
+  for (bool bf16 : {false, true}) {
+    const std::vector<Var> full = run(bf16, std::vector<bool>(7, true));
+    for (const auto& trains : cases) {
+      const std::vector<Var> got = run(bf16, trains);
+      for (size_t i = 0; i < got.size(); ++i) {
+        CAPTURE(bf16);
+        CAPTURE(i);  // 0 x, 1 w1, 2 b1, 3 w2, 4 b2, 5 w3, 6 b3
+        REQUIRE(got[i]->has_grad() == bool(trains[i]));
+        if (!trains[i]) continue;
+        const Tensor &g = got[i]->grad, &want = full[i]->grad;
+        CHECK(std::equal(g.data(), g.data() + g.numel(), want.data()));
+      }
+    }
+  }
+  Tape tape;
+  Var x = make_var(x0.clone(), true);
+  CHECK_THROWS_AS(swiglu(tape, x, {nullptr, nullptr, make_var(p0[2].clone(), true), nullptr,
+                                   make_var(p0[4].clone(), true), nullptr}),
+                  ShapeError);
+}
+
 TEST_CASE("grad: srmsnorm and rmsnorm") {
   Rng rng(3);
   Var x = param({5, 8}, rng), w = param({8}, rng);
