@@ -84,7 +84,8 @@ void backward(const Saved& s) {
 
 void check_shapes(const Var& x, const SwiGluWeights& w) {
   for (auto [v, name] : {std::pair{&w.w1, "w1"}, std::pair{&w.w2, "w2"}, std::pair{&w.w3, "w3"}})
-    if (!*v) throw ShapeError(std::string("[swiglu] ") + name + " is missing (only biases may be null)");
+    if (!*v)
+      throw ShapeError(std::string("[swiglu] ") + name + " is missing (only biases may be null)");
   const int64_t d = x->value.dim(-1), d_ff = w.w1->value.dim(0);
   auto expect = [](const Var& v, const Shape& shape, const char* name) {
     if (v && v->value.shape() != shape)

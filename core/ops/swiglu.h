@@ -13,12 +13,13 @@ struct SwiGluWeights {
 
 /// x: [..., d] → [..., d], the same numbers as the linear, gate and linear ops it replaced (the
 /// same products and gate kernel, in the same order: bit for bit in f32 and, subnormals flushed as
-/// oneDNN's reorder flushes them, in bf16; docs/performance.md). It keeps x W1ᵀ + b1 and x W2ᵀ + b2 (f32, [rows, d_ff]) and the
-/// gated product for the backward. On a bf16 tape the gated product is written in bf16 only (the
+/// oneDNN's reorder flushes them, in bf16; docs/performance.md). It keeps x W1ᵀ + b1 and
+/// x W2ᵀ + b2 (f32, [rows, d_ff]) and the gated product for the backward. On a bf16 tape the gated product is written in bf16 only (the
 /// f32 one is never read: its one reader is the W3 product), and the backward writes the
 /// gradients of the two branches in bf16 only, with the bias gradients summed in the same pass
 /// (silu_gate_backward_rows): about 1 GB of memory traffic less per ALM step than converting
-/// them (docs/performance.md). Throws ShapeError when a weight is missing or the shapes do not chain.
+/// them (docs/performance.md). Throws ShapeError when a weight is missing or the shapes do not
+/// chain.
 Var swiglu(Tape& tape, const Var& x, const SwiGluWeights& w);
 
 }  // namespace tn
