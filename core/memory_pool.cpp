@@ -31,6 +31,11 @@ constexpr std::size_t kMinCacheCap = std::size_t{512} << 20;
 // has risen past them (it follows the largest block freed, up to 32 MiB), and batches of varying
 // length then fragment the heap: ListOps batches sorted by length grew a 3 GB step to 12 GB.
 constexpr std::size_t kMapBytes = std::size_t{1} << 20;
+// Mapped buffers from this size up ask for transparent huge pages (madvise; the kernel's default
+// mode is often "madvise"): a buffer of n bytes then faults in n / 2 MiB times instead of n / 4 KiB.
+// Softmax attention's probabilities (GBs, new whenever a batch is longer than the last) made a
+// ListOps softmax run take 46,000 page faults a second, a fifth of its time (docs/performance.md).
+constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
 
 /// The bytes held by a buffer of `capacity` floats (at least one float, whole 64-byte lines).
 std::size_t buffer_bytes(int64_t capacity) {
@@ -44,6 +49,8 @@ float* allocate_buffer(std::size_t bytes) {
   if (bytes >= kMapBytes) {
     ptr = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (ptr == MAP_FAILED) ptr = nullptr;
+    // A hint: where the kernel has no huge pages (or THP is off) the buffer keeps small pages.
+    if (ptr && bytes >= kHugePageBytes) madvise(ptr, bytes, MADV_HUGEPAGE);
   } else {
     ptr = std::aligned_alloc(kAlign, bytes);
   }

@@ -2,8 +2,11 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <string>
 #include <vector>
 
 #include "core/memory_pool.h"
@@ -106,4 +109,38 @@ TEST_CASE("memory pool: released buffers go back to the system, even below glibc
 #endif
 #endif
   CHECK(resident_bytes() < before + allowance);
+}
+
+namespace {
+/// The VmFlags of the mapping holding addr in /proc/self/smaps ("" when none holds it).
+std::string vm_flags_of(const void* addr) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto a = reinterpret_cast<uintptr_t>(addr);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2) {  // a mapping's first line
+      inside = a >= lo && a < hi;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line;
+    }
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("memory pool: buffers of 2 MiB and more ask for transparent huge pages") {
+  if (!std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled")) {
+    MESSAGE("this kernel has no transparent huge pages: nothing to check");
+    return;
+  }
+  pool_release_cached();  // fresh mappings, not cached ones
+  const Tensor big = Tensor::zeros({int64_t{2} << 20});     // 8 MiB
+  const Tensor mapped = Tensor::zeros({int64_t{3} << 17});  // 1.5 MiB: mapped, small pages
+  const std::string big_flags = vm_flags_of(big.data());
+  const std::string small_flags = vm_flags_of(mapped.data());
+  REQUIRE(!big_flags.empty());
+  REQUIRE(!small_flags.empty());
+  CHECK(big_flags.find(" hg") != std::string::npos);
+  CHECK(small_flags.find(" hg") == std::string::npos);
 }
