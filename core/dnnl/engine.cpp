@@ -1,6 +1,11 @@
 #include "core/dnnl/engine.h"
 
+#include <sched.h>
+
+#include <thread>
+
 #include <omp.h>
+#include <spdlog/spdlog.h>
 
 namespace tn {
 
@@ -20,8 +25,24 @@ dnnl::stream& cpu_stream() {
   return stream;
 }
 
+int available_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+  const unsigned n = std::thread::hardware_concurrency();
+  return n > 0 ? static_cast<int>(n) : 1;
+}
+
 void set_num_threads(int threads) {
-  if (threads > 0) omp_set_num_threads(threads);
+  if (threads <= 0) return;
+  const int cpus = available_cpus();
+  if (threads > cpus) {
+    spdlog::warn("{} threads asked for, but this process may run on {} CPU(s): using {} (threads "
+                 "beyond the cores only wait for each other)",
+                 threads, cpus, cpus);
+    threads = cpus;
+  }
+  omp_set_num_threads(threads);
 }
 
 int num_threads() { return omp_get_max_threads(); }

@@ -11,8 +11,12 @@ namespace tn {
 dnnl::engine& cpu_engine();
 dnnl::stream& cpu_stream();
 
-/// Sets the OpenMP thread count used by oneDNN and by our own kernels (0: leave the default).
+/// Sets the OpenMP thread count used by oneDNN and by our own kernels (0: leave the default). A
+/// count above available_cpus() is lowered to it, with a warning: threads beyond the cores only
+/// wait for each other in every barrier (1,024 threads on 2 cores never finished a step).
 void set_num_threads(int threads);
+/// The CPUs this process may run on (its affinity mask: a Slurm or MPI binding counts), at least 1.
+int available_cpus();
 /// The thread count in force.
 int num_threads();
 
