@@ -29,10 +29,12 @@ constexpr const char* kIndexFile = "sweep.json";
 constexpr const char* kLogFile = "train.log";
 
 /// What identifies a point's experiment: its resolved spec without train.threads (which
-/// --threads-per-job sets, and which a resume may change).
+/// --threads-per-job sets, and which a resume may change) and without `paper:` (values the
+/// report shows beside the point's, which may be corrected after it ran).
 ordered_json spec_identity(const ExperimentSpec& spec) {
   ordered_json j = spec_to_json(spec);
   j["train"].erase("threads");
+  j.erase("paper");  // the paper's values for the report: not part of what a point runs
   return j;
 }
 
@@ -420,7 +422,16 @@ SweepIndex reconcile_index(const SweepSpec& sweep, const std::string& out_dir) {
         r->spec = identity;
         if (r->state == PointState::Done) r->state = PointState::Pending;  // its run resumes from its checkpoint
       }
-      if (first_difference(identity, r->spec, "", difference))
+      // A raised train.max_steps is allowed (above): the refusal names the key that is not.
+      ordered_json against = identity;
+      const ordered_json ran_steps =
+          r->spec.is_object() && r->spec.contains("train") && r->spec["train"].contains("max_steps")
+              ? r->spec["train"]["max_steps"]
+              : ordered_json();
+      if (ran_steps.is_number_integer() && against["train"]["max_steps"].is_number_integer() &&
+          against["train"]["max_steps"].get<int64_t>() > ran_steps.get<int64_t>())
+        against["train"]["max_steps"] = ran_steps;
+      if (first_difference(against, r->spec, "", difference))
         throw ConfigError(sweep.path + ": point `" + p.name + "` (" + (fs::path(out_dir) / p.dir).string() +
                           ") differs from the one that ran: " + difference +
                           "; restore the sweep file, or give the changed sweep another --out (or name)");

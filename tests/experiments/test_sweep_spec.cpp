@@ -252,6 +252,21 @@ TEST_CASE("sweep index: a changed point is refused by name, added points are acc
     CHECK(what.find("point `d_model=32`") != std::string::npos);
     CHECK(what.find("train.max_steps is 7 in the sweep file but 10") != std::string::npos);
   }
+  // The paper's values are not part of a point: correcting them is accepted.
+  const SweepSpec paper = load_sweep(dir.write(
+      "s.yaml", "base: base.yaml\nset: {paper.test.accuracy: 0.38}\ngrid: {model.d_model: [32, 64]}\n"));
+  CHECK(reconcile_index(paper, out).points.size() == 2);  // not refused
+  // A raised train.max_steps is allowed: with another key changed too, the refusal names that key.
+  const SweepSpec raised = load_sweep(dir.write(
+      "s.yaml", "base: base.yaml\nset: {train.max_steps: 20, train.seed: 9}\ngrid: {model.d_model: [32, 64]}\n"));
+  try {
+    reconcile_index(raised, out);
+    FAIL("a changed point was accepted");
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    CHECK(what.find("train.seed is 9 in the sweep file") != std::string::npos);
+    CHECK(what.find("max_steps") == std::string::npos);
+  }
   std::ofstream(out + "/sweep.json") << "{not json";
   CHECK_THROWS_AS(reconcile_index(two, out), DataError);
 }
