@@ -25,7 +25,7 @@ struct PredictArgs {
 Action add_predict_verb(CLI::App& app) {
   auto args = std::make_shared<PredictArgs>();
   CLI::App* sub = app.add_subcommand("predict", "Write a run's predictions on a split as submission files (GLUE)");
-  sub->add_option("target", args->target, "run directory (or its config.yaml)")->required();
+  sub->add_option("target", args->target, "run directory, its config.yaml, or the spec it was trained from (then runs/<name>)")->required();
   sub->add_option("--split", args->split,
                   "test (every test file: MNLI's matched and mismatched), valid, or a split's name");
   sub->add_option("--out", args->out, "folder for the files (default RUN_DIR/submission)");

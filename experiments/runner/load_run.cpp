@@ -10,8 +10,13 @@ namespace tn {
 
 LoadedRun load_run(const std::string& target, const std::string& data_root, bool best) {
   std::filesystem::path run_dir = target;
-  if (std::filesystem::is_regular_file(run_dir))  // a config: its default run directory
-    run_dir = std::filesystem::path("runs") / load_spec(target).name;
+  if (std::filesystem::is_regular_file(run_dir)) {
+    const std::filesystem::path parent = run_dir.parent_path().empty() ? "." : run_dir.parent_path();
+    if (run_dir.filename() == "config.yaml" && std::filesystem::exists(parent / "checkpoint.safetensors"))
+      run_dir = parent;  // a run's own config.yaml: that run
+    else  // the spec it was trained from: its default run directory
+      run_dir = std::filesystem::path("runs") / load_spec(target).name;
+  }
   const std::string config = (run_dir / "config.yaml").string();
   const std::string ckpt_path = (run_dir / "checkpoint.safetensors").string();
   if (!std::filesystem::exists(config) || !std::filesystem::exists(ckpt_path))

@@ -17,7 +17,8 @@ struct LoadedRun {
   std::unique_ptr<Task> task;
 };
 
-/// Loads `target` (a run directory, or a config file meaning its default runs/<name>): config.yaml,
+/// Loads `target` (a run directory, the config.yaml inside one, or a spec file meaning its default
+/// runs/<name>): config.yaml,
 /// checkpoint.safetensors, and the task from the data under `data_root`. Throws DataError when the
 /// directory lacks those files or the checkpoint's vocabulary differs from the task's (other
 /// data), and whatever load_spec, load_checkpoint and make_task throw.

@@ -39,7 +39,8 @@ void check_resumable(const RunDir& run, const ExperimentSpec& spec) {
   auto missing = [&](const std::string& what) {
     return ConfigError(run.path() + ": nothing to resume: " + what +
                        " is missing (a run writes its checkpoint and train state at each "
-                       "evaluation); train without --resume to start a new run");
+                       "evaluation, so it stopped before its first); start it again with "
+                       "`transnormer train --overwrite` (deletes that run's files) or give another --out");
   };
   for (const char* name : {"config.yaml", "checkpoint.safetensors"})
     if (!std::filesystem::exists(run.file(name))) throw missing(name);

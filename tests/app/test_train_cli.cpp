@@ -57,6 +57,11 @@ TEST_CASE("cli: train writes the run directory, the loss falls, eval reproduces 
   const json ev = json::parse(e.out);
   CHECK(ev["loss"].get<double>() == summary["test"]["loss"].get<double>());
   CHECK(ev["tokens"] == summary["test"]["tokens"]);
+  // The run's own config.yaml names that run (not runs/<name> of the spec inside it).
+  CliResult by_config = run_cli("eval " + dir + "/run/config.yaml", dir);
+  INFO(by_config.err);
+  REQUIRE(by_config.code == 0);
+  CHECK(json::parse(by_config.out)["loss"].get<double>() == ev["loss"].get<double>());
 
   CliResult c = run_cli("eval --checkpoint " + dir + "/run/checkpoint.safetensors --data " + dir +
                             "/small.test.tokens --seq-len 32 --batch 3",
