@@ -5,9 +5,11 @@
 #include <spdlog/spdlog.h>
 
 #include <csignal>
+#include <filesystem>
 #include <iostream>
 #include <new>
 #include <string>
+#include <system_error>
 
 #include "app/command_line.h"
 #include "app/verbs.h"
@@ -91,6 +93,17 @@ int run_command(int argc, char** argv) {
   } catch (const tn::TrainingDiverged& e) {
     spdlog::error("{}", e.what());
     return 1;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path the user gave that cannot hold outputs (a file, a dangling link, a read-only place)
+    // is bad input; anything else (a full disk, an I/O error) a runtime failure.
+    const std::errc c = static_cast<std::errc>(e.code().value());
+    const bool bad_path = c == std::errc::not_a_directory || c == std::errc::file_exists ||
+                          c == std::errc::permission_denied || c == std::errc::read_only_file_system ||
+                          c == std::errc::is_a_directory;
+    spdlog::error("{}: {}{}", e.path1().string(), e.code().message(),
+                  bad_path ? "; give a path that is (or can become) a folder you may write, e.g. another --out"
+                           : "");
+    return bad_path ? 2 : 1;
   } catch (const std::bad_alloc&) {
     const tn::MemoryLimit limit = tn::memory_limit();
     spdlog::error("out of memory: this job needs more than the {:.1f} GiB this process may use ({}); lower the "

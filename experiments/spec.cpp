@@ -424,7 +424,13 @@ std::vector<std::string> schedule_warnings(const TrainSpec& train) {
     out.push_back(fmt::format("train.schedule.total_steps ({}) is beyond train.max_steps ({}): the decay is cut "
                               "short at lr {:.3g}; set total_steps to {} or leave it out (it follows max_steps)",
                               s.total_steps, steps, schedule.lr(train.max_steps), steps));
-  if (decays && s.total_steps < train.max_steps)
+  if (s.kind == ScheduleKind::Cosine && s.total_steps > 0 && s.total_steps < train.max_steps)
+    out.push_back(fmt::format("train.schedule.total_steps ({}) is below train.max_steps ({}): this cosine is not "
+                              "clamped at its end (as the official LRA code computes it), so over the last {} steps "
+                              "the lr rises again from 0 (lr {:.3g} at step {}); set total_steps to {} or leave it out",
+                              s.total_steps, steps, train.max_steps - s.total_steps, schedule.lr(train.max_steps),
+                              steps, steps));
+  else if (decays && s.total_steps < train.max_steps)
     out.push_back(fmt::format("train.schedule.total_steps ({}) is below train.max_steps ({}): the last {} steps "
                               "run at the final lr {:.3g}; set total_steps to {} or leave it out",
                               s.total_steps, steps, train.max_steps - s.total_steps, schedule.lr(train.max_steps), steps));
