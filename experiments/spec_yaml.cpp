@@ -116,7 +116,23 @@ json plain_scalar(const std::string& text) {
   return text;
 }
 
-json yaml_to_json(const YAML::Node& node, const std::string& path, KeyLocations& where) {
+/// Bounds on what aliases may expand to: a spec nests a few levels and holds a few hundred values.
+constexpr int kMaxSpecDepth = 64;
+constexpr int64_t kMaxSpecValues = 100000;
+
+/// yaml_to_json with the expansion counted: `depth` levels above node, `values` converted so far.
+json to_json_within(const YAML::Node& node, const std::string& path, KeyLocations& where, int depth,
+                    int64_t& values) {
+  const std::string shown = path.size() > 60 ? path.substr(0, 60) + "…" : path;
+  const std::string at = where.file() + ":" + std::to_string(node.Mark().line + 1) + ": " +
+                         (path.empty() ? "(top level)" : shown);
+  if (depth > kMaxSpecDepth)
+    throw ConfigError(at + ": nests more than " + std::to_string(kMaxSpecDepth) +
+                      " levels: an alias (*name) refers to a mapping or list that contains it; "
+                      "aliases must not be recursive");
+  if (++values > kMaxSpecValues)
+    throw ConfigError(at + ": the aliases (*name) expand this spec to more than " + std::to_string(kMaxSpecValues) +
+                      " values (a spec holds a few hundred): check the anchors (&name) and aliases");
   switch (node.Type()) {
     case YAML::NodeType::Undefined:
     case YAML::NodeType::Null: return nullptr;
@@ -130,7 +146,7 @@ json yaml_to_json(const YAML::Node& node, const std::string& path, KeyLocations&
       for (size_t i = 0; i < node.size(); ++i) {
         const std::string child = path + "[" + std::to_string(i) + "]";
         if (node[i].Mark().line >= 0) where.set_line(child, node[i].Mark().line);
-        out.push_back(yaml_to_json(node[i], child, where));
+        out.push_back(to_json_within(node[i], child, where, depth + 1, values));
       }
       return out;
     }
@@ -150,12 +166,17 @@ json yaml_to_json(const YAML::Node& node, const std::string& path, KeyLocations&
         first_line[key] = line;
         where.set_line(child, line);
         where.add_key(path, key);
-        out[key] = yaml_to_json(it->second, child, where);
+        out[key] = to_json_within(it->second, child, where, depth + 1, values);
       }
       return out;
     }
   }
   return nullptr;
+}
+
+json yaml_to_json(const YAML::Node& node, const std::string& path, KeyLocations& where) {
+  int64_t values = 0;
+  return to_json_within(node, path, where, 0, values);
 }
 
 /// Where flow collections ([ ] and { } outside quotes and comments) first nest deeper than

@@ -210,3 +210,26 @@ TEST_CASE("bad input: brackets nested 200,000 deep are named as such, with the l
   CHECK(r.code == 2);
   CHECK(r.err.find(dir + "/deep.yaml:3: lists or mappings nest more than 256 levels deep") != std::string::npos);
 }
+
+TEST_CASE("bad input: a recursive alias and an alias bomb are refused with the line, not a crash") {
+  const std::string dir = scratch_dir("bad_alias");
+  write_text(dir + "/recursive.yaml", "name: r\nmodel: &a\n  d_model: *a\n");
+  const CliResult r = run_cli("train " + dir + "/recursive.yaml --dry-run", dir);
+  INFO(r.err);
+  CHECK(r.code == 2);
+  CHECK(r.err.find(dir + "/recursive.yaml:2: model.d_model.d_model") != std::string::npos);
+  CHECK(r.err.find("aliases must not be recursive") != std::string::npos);
+  // Ten values, then each level ten aliases of the one before: 10^7 values once expanded.
+  std::string bomb = "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i <= 6; ++i) {
+    const std::string prev = "*l" + std::to_string(i - 1);
+    bomb += "l" + std::to_string(i) + ": &l" + std::to_string(i) + " [" + prev;
+    for (int j = 1; j < 10; ++j) bomb += ", " + prev;
+    bomb += "]\n";
+  }
+  write_text(dir + "/bomb.yaml", bomb);
+  const CliResult b = run_cli("train " + dir + "/bomb.yaml --dry-run", dir);
+  INFO(b.err);
+  CHECK(b.code == 2);
+  CHECK(b.err.find("expand this spec to more than 100000 values") != std::string::npos);
+}
