@@ -123,15 +123,16 @@ constexpr int64_t kMaxSpecValues = 100000;
 /// yaml_to_json with the expansion counted: `depth` levels above node, `values` converted so far.
 json to_json_within(const YAML::Node& node, const std::string& path, KeyLocations& where, int depth,
                     int64_t& values) {
-  const std::string shown = path.size() > 60 ? path.substr(0, 60) + "…" : path;
-  const std::string at = where.file() + ":" + std::to_string(node.Mark().line + 1) + ": " +
-                         (path.empty() ? "(top level)" : shown);
+  const auto at = [&] {  // file:line: path (shortened), only when refusing
+    const std::string shown = path.size() > 60 ? path.substr(0, 60) + "…" : path;
+    return where.file() + ":" + std::to_string(node.Mark().line + 1) + ": " + (path.empty() ? "(top level)" : shown);
+  };
   if (depth > kMaxSpecDepth)
-    throw ConfigError(at + ": nests more than " + std::to_string(kMaxSpecDepth) +
+    throw ConfigError(at() + ": nests more than " + std::to_string(kMaxSpecDepth) +
                       " levels: an alias (*name) refers to a mapping or list that contains it; "
                       "aliases must not be recursive");
   if (++values > kMaxSpecValues)
-    throw ConfigError(at + ": the aliases (*name) expand this spec to more than " + std::to_string(kMaxSpecValues) +
+    throw ConfigError(at() + ": the aliases (*name) expand this spec to more than " + std::to_string(kMaxSpecValues) +
                       " values (a spec holds a few hundred): check the anchors (&name) and aliases");
   switch (node.Type()) {
     case YAML::NodeType::Undefined:

@@ -53,16 +53,29 @@ ordered_json current_identity(const ordered_json& recorded) {
   }
 }
 
+/// Whether identity's train.max_steps is above the one of `ran`, the spec a point ran with (both
+/// integers): a raise that train --resume allows.
+bool max_steps_above(const ordered_json& identity, const ordered_json& ran) {
+  const auto steps = [](const ordered_json& j) {
+    return j.is_object() && j.contains("train") && j["train"].contains("max_steps") ? j["train"]["max_steps"]
+                                                                                     : ordered_json();
+  };
+  const ordered_json was = steps(ran), now = steps(identity);
+  return was.is_number_integer() && now.is_number_integer() && now.get<int64_t>() > was.get<int64_t>();
+}
+
+/// identity with the train.max_steps the point ran with, when identity only raises it: what the
+/// point must otherwise equal.
+ordered_json with_ran_max_steps(const ordered_json& identity, const ordered_json& ran) {
+  ordered_json out = identity;
+  if (max_steps_above(identity, ran)) out["train"]["max_steps"] = ran["train"]["max_steps"];
+  return out;
+}
+
 /// Whether `identity` is the point that ran with only train.max_steps raised: the run then
 /// continues (train --resume allows a higher max_steps) instead of being refused as changed.
 bool raised_max_steps(const ordered_json& identity, const PointRecord& ran) {
-  if (!ran.spec.is_object() || !ran.spec.contains("train") || !identity.contains("train")) return false;
-  const ordered_json& was = ran.spec["train"]["max_steps"];
-  const ordered_json& now = identity["train"]["max_steps"];
-  if (!was.is_number_integer() || !now.is_number_integer() || now.get<int64_t>() <= was.get<int64_t>()) return false;
-  ordered_json same = ran.spec;
-  same["train"]["max_steps"] = now;
-  return same == identity;
+  return max_steps_above(identity, ran.spec) && with_ran_max_steps(identity, ran.spec) == ran.spec;
 }
 
 /// The first key path where `a` and `b` differ, with both values as JSON text.
@@ -423,15 +436,7 @@ SweepIndex reconcile_index(const SweepSpec& sweep, const std::string& out_dir) {
         if (r->state == PointState::Done) r->state = PointState::Pending;  // its run resumes from its checkpoint
       }
       // A raised train.max_steps is allowed (above): the refusal names the key that is not.
-      ordered_json against = identity;
-      const ordered_json ran_steps =
-          r->spec.is_object() && r->spec.contains("train") && r->spec["train"].contains("max_steps")
-              ? r->spec["train"]["max_steps"]
-              : ordered_json();
-      if (ran_steps.is_number_integer() && against["train"]["max_steps"].is_number_integer() &&
-          against["train"]["max_steps"].get<int64_t>() > ran_steps.get<int64_t>())
-        against["train"]["max_steps"] = ran_steps;
-      if (first_difference(against, r->spec, "", difference))
+      if (first_difference(with_ran_max_steps(identity, r->spec), r->spec, "", difference))
         throw ConfigError(sweep.path + ": point `" + p.name + "` (" + (fs::path(out_dir) / p.dir).string() +
                           ") differs from the one that ran: " + difference +
                           "; restore the sweep file, or give the changed sweep another --out (or name)");

@@ -40,6 +40,16 @@ std::string refusal(const SweepDir& dir, const std::string& text) {
   return "";
 }
 
+/// The ConfigError message of reconciling `sweep` with the index in `out` (a changed point).
+std::string index_refusal(const SweepSpec& sweep, const std::string& out) {
+  try {
+    reconcile_index(sweep, out);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  FAIL("a changed point was accepted");
+  return "";
+}
 }  // namespace
 
 TEST_CASE("sweep: points x grid x zip x seeds, in that nesting, each a resolved spec") {
@@ -244,14 +254,9 @@ TEST_CASE("sweep index: a changed point is refused by name, added points are acc
   // The same folders with another set: refused, naming the point and the key.
   const SweepSpec changed =
       load_sweep(dir.write("s.yaml", "base: base.yaml\nset: {train.max_steps: 7}\ngrid: {model.d_model: [32, 64]}\n"));
-  try {
-    reconcile_index(changed, out);
-    FAIL("a changed point was accepted");
-  } catch (const ConfigError& e) {
-    const std::string what = e.what();
-    CHECK(what.find("point `d_model=32`") != std::string::npos);
-    CHECK(what.find("train.max_steps is 7 in the sweep file but 10") != std::string::npos);
-  }
+  const std::string what = index_refusal(changed, out);
+  CHECK(what.find("point `d_model=32`") != std::string::npos);
+  CHECK(what.find("train.max_steps is 7 in the sweep file but 10") != std::string::npos);
   // The paper's values are not part of a point: correcting them is accepted.
   const SweepSpec paper = load_sweep(dir.write(
       "s.yaml", "base: base.yaml\nset: {paper.test.accuracy: 0.38}\ngrid: {model.d_model: [32, 64]}\n"));
@@ -259,14 +264,9 @@ TEST_CASE("sweep index: a changed point is refused by name, added points are acc
   // A raised train.max_steps is allowed: with another key changed too, the refusal names that key.
   const SweepSpec raised = load_sweep(dir.write(
       "s.yaml", "base: base.yaml\nset: {train.max_steps: 20, train.seed: 9}\ngrid: {model.d_model: [32, 64]}\n"));
-  try {
-    reconcile_index(raised, out);
-    FAIL("a changed point was accepted");
-  } catch (const ConfigError& e) {
-    const std::string what = e.what();
-    CHECK(what.find("train.seed is 9 in the sweep file") != std::string::npos);
-    CHECK(what.find("max_steps") == std::string::npos);
-  }
+  const std::string named = index_refusal(raised, out);
+  CHECK(named.find("train.seed is 9 in the sweep file") != std::string::npos);
+  CHECK(named.find("max_steps") == std::string::npos);
   std::ofstream(out + "/sweep.json") << "{not json";
   CHECK_THROWS_AS(reconcile_index(two, out), DataError);
 }
