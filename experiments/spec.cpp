@@ -213,6 +213,7 @@ ExperimentSpec resolve_spec(const json& root, const std::string& path) {
   const json& model = *top.get("model");
   spec.model = resolve_model_json(model, ModelJsonOptions{true, false, "model"});
   spec.vocab_size_given = model.is_object() && model.contains("vocab_size") && !model["vocab_size"].is_null();
+  spec.num_classes_given = model.is_object() && model.contains("num_classes") && !model["num_classes"].is_null();
   spec.data = resolve_data_spec(top.section("data"));
   spec.train = resolve_train(top.section("train"));
   spec.paper = resolve_paper(top.section("paper"));

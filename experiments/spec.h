@@ -90,6 +90,7 @@ struct ExperimentSpec {
   std::shared_ptr<const TaskOptions> task_options;  // the task's own options; null when it takes none
   ModelConfig model;
   bool vocab_size_given = false;  // vocab_size may be left out: filled from the data's vocabulary later (model.vocab_size 0)
+  bool num_classes_given = false;  // the spec sets model.num_classes: it must then match the data's classes
   std::shared_ptr<const DataSpec> data;  // the reader's typed section; never null in a resolved spec
   TrainSpec train;
   /// `paper:` the published values this run is compared with ({"test.ppl": 31.01}); nested

@@ -33,19 +33,21 @@ double matthews_corrcoef(const std::vector<int32_t>& predictions, const std::vec
   check_metric_sizes("matthews_corrcoef", predictions, labels);
   int32_t n_classes = 0;
   for (size_t i = 0; i < labels.size(); ++i) {
-    if (predictions[i] < 0 || labels[i] < 0) throw ShapeError("[matthews_corrcoef] negative class id");
+    if ((predictions[i] < 0 && predictions[i] != kNoPrediction) || labels[i] < 0)
+      throw ShapeError("[matthews_corrcoef] negative class id");
     n_classes = std::max({n_classes, predictions[i] + 1, labels[i] + 1});
   }
-  std::vector<double> t(static_cast<size_t>(n_classes), 0.0), p(static_cast<size_t>(n_classes), 0.0);
+  // kNoPrediction is class n_classes: predicted, never true.
+  std::vector<double> t(static_cast<size_t>(n_classes) + 1, 0.0), p(static_cast<size_t>(n_classes) + 1, 0.0);
   double c = 0;
   for (size_t i = 0; i < labels.size(); ++i) {
     t[static_cast<size_t>(labels[i])] += 1;
-    p[static_cast<size_t>(predictions[i])] += 1;
+    p[static_cast<size_t>(predictions[i] == kNoPrediction ? n_classes : predictions[i])] += 1;
     c += predictions[i] == labels[i];
   }
   const auto s = static_cast<double>(labels.size());
   double tp = 0, pp = 0, tt = 0;
-  for (int32_t k = 0; k < n_classes; ++k) {
+  for (int32_t k = 0; k <= n_classes; ++k) {
     tp += t[k] * p[k];
     pp += p[k] * p[k];
     tt += t[k] * t[k];

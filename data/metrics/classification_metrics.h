@@ -10,6 +10,10 @@
 
 namespace tn {
 
+/// A prediction that is no class (its logits were not finite): wrong under every metric; Matthews
+/// correlation counts it as a class of its own.
+inline constexpr int32_t kNoPrediction = -1;
+
 /// Fraction of positions where predictions[i] == labels[i]. 0 for empty input.
 /// Throws ShapeError when the sizes differ.
 double accuracy(const std::vector<int32_t>& predictions, const std::vector<int32_t>& labels);
@@ -21,8 +25,8 @@ double binary_f1(const std::vector<int32_t>& predictions, const std::vector<int3
 /// Matthews correlation, multiclass form (Gorodkin 2004, as sklearn's matthews_corrcoef):
 /// (c*s - sum_k t_k p_k) / sqrt((s^2 - sum_k p_k^2)(s^2 - sum_k t_k^2)), with s samples, c correct,
 /// t_k / p_k the true / predicted counts of class k; equal to the binary formula for 2 classes.
-/// 0 when the denominator is 0. Classes are any non-negative ids. Throws ShapeError when the sizes
-/// differ or a class is negative.
+/// 0 when the denominator is 0. Classes are any non-negative ids (and kNoPrediction among the
+/// predictions). Throws ShapeError when the sizes differ or another id is negative.
 double matthews_corrcoef(const std::vector<int32_t>& predictions, const std::vector<int32_t>& labels);
 
 /// The named classification metrics ("accuracy", "f1", "mcc") in the order given, as

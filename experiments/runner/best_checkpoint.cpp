@@ -1,5 +1,7 @@
 #include "experiments/runner/best_checkpoint.h"
 
+#include <cmath>
+
 #include <spdlog/fmt/fmt.h>
 
 #include "core/error.h"
@@ -19,7 +21,8 @@ bool BestCheckpoint::observe(const Metrics& valid, int64_t step) {
     throw ConfigError("train.checkpoint.best_metric: " + metric_ + " is not a metric of this task's validation; it has " +
                       have);
   }
-  const bool better = step_ == 0 || (maximize_ ? *v > value_ : *v < value_);
+  // A non-finite value (an evaluation that overflowed) is never the best, nor the first.
+  const bool better = std::isfinite(*v) && (step_ == 0 || (maximize_ ? *v > value_ : *v < value_));
   if (better) {
     value_ = *v;
     step_ = step;

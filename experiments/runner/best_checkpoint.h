@@ -19,7 +19,7 @@ class BestCheckpoint {
   explicit BestCheckpoint(const TrainSpec& train);
   bool enabled() const { return !metric_.empty(); }
   /// After the validation of `step` (`valid` holds its metrics): whether it beats every earlier one
-  /// (strictly; the first always does). Counts the validations without improvement. Throws
+  /// (strictly; the first finite one always does, a non-finite one never). Counts the validations without improvement. Throws
   /// ConfigError naming train.checkpoint.best_metric when `valid` lacks the metric, with those it has.
   bool observe(const Metrics& valid, int64_t step);
   /// Whether train.patience validations in a row brought no improvement.

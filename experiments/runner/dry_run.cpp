@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "experiments/runner/memory_check.h"
+#include "experiments/runner/model_from_data.h"
 #include "experiments/runner/run_dir.h"
 #include "experiments/tasks/registry.h"
 
@@ -26,8 +27,7 @@ std::string run_dir_line(const RunOptions& options) {
 std::string dry_run(ExperimentSpec spec, const RunOptions& options) {
   const std::string dir = run_dir_line(options);
   const std::unique_ptr<Task> task = make_task(spec, options.data_root);
-  task->configure_model(spec.model, spec.vocab_size_given, spec.path);
-  spec.vocab_size_given = true;
+  configure_model_from_data(*task, spec);
   const MemoryEstimate memory = estimate_training_memory(spec.model, task->positions_per_batch());
   check_fits_in_memory(memory, spec.path);
 

@@ -19,6 +19,7 @@
 #include "experiments/analysis/grad_stats.h"
 #include "experiments/runner/best_checkpoint.h"
 #include "experiments/runner/memory_check.h"
+#include "experiments/runner/model_from_data.h"
 #include "experiments/runner/resume.h"
 #include "experiments/runner/run_dir.h"
 #include "experiments/runner/run_history.h"
@@ -56,6 +57,8 @@ class Run {
   /// Writes the checkpoint and train state of `step` (refusing non-finite weights).
   void save(int64_t step);
   TrainingDiverged diverged(const std::string& what, int64_t step) const;
+  /// Warns that the validation loss of `step` is not finite (evaluation only; training goes on).
+  void warn_non_finite_validation(int64_t step) const;
   /// After the validation `v` of `step`: tracks the best (writing checkpoint_best), then saves.
   /// Returns whether train.patience ends the run here.
   bool checkpoint_after_validation(const Metrics& v, int64_t step);
@@ -106,8 +109,7 @@ Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<
   comm_.barrier();
   for (const std::string& warning : schedule_warnings(train)) spdlog::warn("{}", warning);
   set_num_threads(train.threads);  // before any oneDNN primitive is made
-  task_->configure_model(spec_.model, spec_.vocab_size_given, spec_.path);
-  spec_.vocab_size_given = true;
+  configure_model_from_data(*task_, spec_);
   check_fits_in_memory(estimate_training_memory(spec_.model, task_->positions_per_batch()), spec_.path);
   model_ = std::make_unique<TransNormerModel>(spec_.model, train.seed);
   spdlog::info("model: {} layers, d_model {}, {} heads, {} parameters, {} threads, kernels {}",
@@ -185,6 +187,18 @@ Metrics Run::evaluate(const std::string& split, int64_t step) {
   return m;
 }
 
+void Run::warn_non_finite_validation(int64_t step) const {
+  // Training is finite (a non-finite training loss, gradient or weight stops the run), so this is
+  // evaluation alone: with BatchNorm, the running statistics normalise every batch alike, and in
+  // deep stacks of attention without a denominator (cubic in its input's scale) a batch that
+  // departs from them grows layer by layer past float range (docs/model.md, "BatchNorm").
+  spdlog::warn("step {}: the validation loss is not finite while training is; training goes on. "
+               "Evaluation normalises with BatchNorm's running statistics, and a deep model can "
+               "overflow there; the metrics are recorded (null in JSON), and the best checkpoint "
+               "never takes a non-finite value",
+               step);
+}
+
 TrainingDiverged Run::diverged(const std::string& what, int64_t step) const {
   const std::string kept =
       saved_step_ > 0
@@ -247,7 +261,7 @@ void Run::train_steps() {
     bool last = step == train.max_steps;
     if (task_->has_split(Task::kValid) && ((train.eval_every > 0 && step % train.eval_every == 0) || last)) {
       Metrics v = evaluate(Task::kValid, step);
-      if (!std::isfinite(v.at("loss"))) throw diverged("the validation loss", step);
+      if (!std::isfinite(v.at("loss"))) warn_non_finite_validation(step);
       last = checkpoint_after_validation(v, step) || last;
       if (last) final_[Task::kValid] = v;
     }

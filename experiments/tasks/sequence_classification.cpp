@@ -186,7 +186,12 @@ SequenceClassificationTask::Outputs SequenceClassificationTask::run_split(TransN
 
 namespace {
 
-int32_t argmax(const float* row, int64_t n) { return static_cast<int32_t>(std::max_element(row, row + n) - row); }
+/// The class of the largest logit; kNoPrediction when a logit is not finite (an evaluation that
+/// overflowed: such an example counts as wrong, not as class 0).
+int32_t argmax(const float* row, int64_t n) {
+  if (!std::all_of(row, row + n, [](float x) { return std::isfinite(x); })) return kNoPrediction;
+  return static_cast<int32_t>(std::max_element(row, row + n) - row);
+}
 
 /// Softmax probability of class k of a logit row.
 double probability(const float* row, int64_t n, int32_t k) {
@@ -217,13 +222,17 @@ Metrics SequenceClassificationTask::evaluate(TransNormerModel& model, const std:
     std::vector<int32_t> predicted(n);
     for (size_t i = 0; i < n; ++i) predicted[i] = argmax(out.logits.data() + i * out.width, out.width);
     for (const auto& [name, value] : classification_metrics(target_.metrics, predicted, s->labels)) m.set(name, value);
+    int64_t none = 0;
     for (size_t i = 0; i < n; ++i) {
       const float* row = out.logits.data() + i * out.width;
+      const bool has = predicted[i] != kNoPrediction;
+      none += !has;
       records.push_back({{"id", s->ids[i]},
                          {"label", target_.label_names[s->labels[i]]},
-                         {"prediction", target_.label_names[predicted[i]]},
-                         {"score", probability(row, out.width, predicted[i])}});
+                         {"prediction", has ? nlohmann::json(target_.label_names[predicted[i]]) : nlohmann::json()},
+                         {"score", has ? nlohmann::json(probability(row, out.width, predicted[i])) : nlohmann::json()}});
     }
+    if (none > 0) m.set_count("non_finite", none);
   }
   m.set_count("examples", static_cast<int64_t>(n));
   return m;
@@ -255,10 +264,12 @@ std::vector<std::string> SequenceClassificationTask::write_submission(TransNorme
     std::string text = "index\tprediction\n";
     for (size_t i = 0; i < s->size(); ++i) {
       const float* row = out.logits.data() + i * out.width;
+      const int32_t k = target_.regression ? 0 : argmax(row, out.width);
+      if (k == kNoPrediction || (target_.regression && !std::isfinite(row[0])))
+        throw std::runtime_error("the model's output for " + s->name + " example " + s->ids[i] +
+                                 " is not finite; no submission written");
       text += s->ids[i] + "\t" +
-              (target_.regression ? dataset_.prediction_text(-1, row[0])
-                                  : dataset_.prediction_text(argmax(row, out.width), 0.0)) +
-              "\n";
+              (target_.regression ? dataset_.prediction_text(-1, row[0]) : dataset_.prediction_text(k, 0.0)) + "\n";
     }
     const std::string path = (std::filesystem::path(dir) / name).string();
     write_file_atomic(path, text);

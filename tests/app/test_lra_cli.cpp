@@ -176,6 +176,16 @@ TEST_CASE("cli: bad LRA input exits 2 with the file and line, and leaves no run 
   write_text(dir + "/ops/basic_train.tsv", good);
   write_text(dir + "/ops/basic_test.tsv", "Source\tTarget\n( ( ( [SM 2 ) 9 ) ] )\t1\n");
   refused("vocabulary", "basic_test.tsv:2: symbol `[SM` is not in the vocabulary");
+  // model.num_classes set, but not to ListOps' 10 classes: refused, not replaced.
+  write_text(dir + "/ops/basic_test.tsv", good);
+  std::string rows = "Source\tTarget\n";
+  for (int i = 0; i < 8; ++i) rows += "( ( ( [MAX 2 ) 9 ) ] )\t9\n";
+  write_text(dir + "/ops/basic_train.tsv", rows);
+  std::string three = listops_spec(dir, "shuffled");
+  three.replace(three.find("num_classes: 10"), 15, "num_classes: 3");
+  write_text(dir + "/listops.yaml", three);
+  refused("num_classes", "model.num_classes=3, but the data has 10 classes; set 10 or remove the key");
+  write_text(dir + "/ops/basic_train.tsv", good);
   // AAN: a row with 4 columns, a label outside {0, 1}.
   std::filesystem::create_directories(dir + "/aan");
   write_aan(dir + "/aan/new_aan_pairs.eval.tsv", 4);

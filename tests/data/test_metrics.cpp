@@ -2,6 +2,7 @@
 // with 0 for the undefined cases), and the metric sets by name.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -74,9 +75,20 @@ TEST_CASE("glue metrics: average ranks, multiclass mcc, the undefined cases and 
   CHECK(pearson({1.0}, {2.0}) == 0.0);
   CHECK(pearson({0.1, 0.1, 0.1}, {1, 2, 3}) == 0.0);  // constant, whatever rounding the mean has
   CHECK_THROWS_AS(accuracy({1, 0}, {1}), ShapeError);
-  CHECK_THROWS_AS(matthews_corrcoef({-1}, {0}), ShapeError);
+  CHECK_THROWS_AS(matthews_corrcoef({-2}, {0}), ShapeError);
+  CHECK_THROWS_AS(matthews_corrcoef({0}, {kNoPrediction}), ShapeError);  // a label is a class
   CHECK_THROWS_AS(classification_metrics({"auc"}, {1}, {1}), ShapeError);
   CHECK_THROWS_AS(regression_metrics({"mse"}, {1.0}, {1.0}), ShapeError);
+}
+
+TEST_CASE("classification metrics: an example with no prediction (non-finite logits) is wrong") {
+  const std::vector<int32_t> labels = {0, 1, 1, 0};
+  const std::vector<int32_t> predictions = {0, 1, kNoPrediction, kNoPrediction};
+  CHECK(accuracy(predictions, labels) == 0.5);
+  CHECK(binary_f1(predictions, labels) == doctest::Approx(2.0 / 3.0));  // tp 1, fp 0, fn 1
+  // By hand, "none" as a third class: s 4, c 2, true counts (2, 2, 0), predicted (1, 1, 2):
+  // (2·4 − (2 + 2 + 0)) / √((16 − 6)(16 − 8)) = 4 / √80.
+  CHECK(matthews_corrcoef(predictions, labels) == doctest::Approx(4.0 / std::sqrt(80.0)).epsilon(1e-12));
 }
 
 TEST_CASE("glue metrics: every task's metric names are computable") {

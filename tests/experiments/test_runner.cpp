@@ -41,6 +41,9 @@ class CopyTask final : public Task {
   /// With a test split as well (the same batch as valid), and every evaluation's split appended
   /// to *evaluated.
   explicit CopyTask(std::vector<std::string>* evaluated) : evaluated_(evaluated) {}
+  /// Reports a NaN validation loss at the validations numbered in `nan_evals` (from 0), as an
+  /// evaluation that overflowed would, while training stays finite.
+  explicit CopyTask(std::vector<int64_t> nan_evals) : nan_evals_(std::move(nan_evals)) {}
 
   void configure_model(ModelConfig& model, bool, const std::string&) const override { model.vocab_size = kVocab; }
   int64_t positions_per_batch() const override { return kBatch * kSeq; }
@@ -75,7 +78,8 @@ class CopyTask final : public Task {
       right += std::max_element(row, row + kVocab) - row == b.data.targets[static_cast<size_t>(r)];
     }
     Metrics m;
-    m.set("loss", loss.sum / static_cast<double>(loss.count));
+    const bool nan = std::find(nan_evals_.begin(), nan_evals_.end(), evaluations_++) != nan_evals_.end();
+    m.set("loss", nan ? std::nan("") : loss.sum / static_cast<double>(loss.count));
     m.set("accuracy", static_cast<double>(right) / static_cast<double>(kBatch * kSeq));
     return m;
   }
@@ -98,6 +102,8 @@ class CopyTask final : public Task {
   int64_t position_ = 0;
   NextTokenObjective objective_;
   std::vector<std::string>* evaluated_ = nullptr;
+  std::vector<int64_t> nan_evals_;
+  mutable int64_t evaluations_ = 0;
 };
 
 ExperimentSpec copy_spec(const std::string& dir, int64_t max_steps) {
@@ -175,6 +181,31 @@ TEST_CASE("runner: a stop asked for during an evaluation stops before the next o
   CHECK(resumed.final.at("valid") == whole.final.at("valid"));
   CHECK(resumed.final.at("test") == whole.final.at("test"));
   CHECK(resumed.evals == whole.evals);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("runner: a non-finite validation loss is recorded and training goes on, it is never the best") {
+  const std::string dir = temp_dir("nan_valid");
+  ExperimentSpec spec = copy_spec(dir, 60);
+  spec.train.checkpoint.best_metric = "valid.loss";
+  spec.train.checkpoint.maximize = false;
+  // Validations at steps 20, 40, 60; the first and the last overflow.
+  const RunSummary s = run_training(spec, run_options(dir + "/run", false), std::make_unique<CopyTask>(std::vector<int64_t>{0, 2}));
+  REQUIRE(s.evals.size() == 3);
+  CHECK(std::isnan(s.evals[0].metrics.at("loss")));
+  CHECK(std::isfinite(s.evals[1].metrics.at("loss")));
+  CHECK(std::isnan(s.final.at("valid").at("loss")));
+  CHECK(s.train.tokens == 60 * CopyTask::kBatch * CopyTask::kSeq);  // all 60 steps trained
+  REQUIRE(s.best.is_object());
+  CHECK(s.best.at("step") == 40);  // neither NaN was taken, not even the first
+  CHECK(std::filesystem::exists(dir + "/run/checkpoint_best.safetensors"));
+  CHECK_FALSE(std::filesystem::exists(dir + "/run/diverged.json"));
+  // summary.json writes NaN as null and reads it back as NaN.
+  std::ifstream in(dir + "/run/summary.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  const nlohmann::json json = nlohmann::json::parse(text.str());
+  CHECK(RunSummary::from_json(json).evals.size() == 3);
   std::filesystem::remove_all(dir);
 }
 
