@@ -52,10 +52,10 @@ void add_review(ImdbReviews& out, const ReviewKey& key, std::string text, const 
   (key.split ? out.test : out.train).push_back(std::move(e));
 }
 
-void read_archive(const std::string& path, ImdbReviews& out) {
+void read_archive(const std::string& path, bool with_test, ImdbReviews& out) {
   ReviewKey key;
   read_tar_members(
-      path, [&](const std::string& name) { return review_key(name, key); },
+      path, [&](const std::string& name) { return review_key(name, key) && (with_test || !key.split); },
       [&](const std::string& name, std::string text) {
         review_key(name, key);
         add_review(out, key, std::move(text), path + ":" + name);
@@ -64,9 +64,10 @@ void read_archive(const std::string& path, ImdbReviews& out) {
   out.sources.push_back(path);
 }
 
-void read_folder(const fs::path& root, ImdbReviews& out) {
+void read_folder(const fs::path& root, bool with_test, ImdbReviews& out) {
   for (const char* split : {"train", "test"})
     for (const char* label : {"pos", "neg"}) {
+      if (!with_test && std::string(split) == "test") continue;
       const fs::path dir = root / split / label;
       if (!fs::is_directory(dir)) continue;
       for (const fs::directory_entry& f : fs::directory_iterator(dir)) {
@@ -92,25 +93,26 @@ bool is_archive(const fs::path& p) {
 }
 }  // namespace
 
-ImdbReviews read_imdb(const std::string& path) {
+ImdbReviews read_imdb(const std::string& path, bool with_test) {
   ImdbReviews out;
   std::error_code ec;
   const fs::path p(path);
   if (!fs::exists(p, ec)) throw DataError(path + ": no such file or folder (" + std::string(kHint) + ")");
   if (!fs::is_directory(p, ec)) {
-    read_archive(path, out);
+    read_archive(path, with_test, out);
   } else if (fs::is_directory(p / "aclImdb", ec)) {
-    read_folder(p / "aclImdb", out);
+    read_folder(p / "aclImdb", with_test, out);
   } else if (fs::is_directory(p / "train", ec) || fs::is_directory(p / "test", ec)) {
-    read_folder(p, out);
+    read_folder(p, with_test, out);
   } else {
     std::vector<fs::path> archives;
     for (const fs::directory_entry& f : fs::directory_iterator(p))
       if (f.is_regular_file() && is_archive(f.path())) archives.push_back(f.path());
     std::sort(archives.begin(), archives.end());
-    for (const fs::path& a : archives) read_archive(a.string(), out);
+    for (const fs::path& a : archives) read_archive(a.string(), with_test, out);
   }
   for (auto* split : {&out.train, &out.test}) {
+    if (split == &out.test && !with_test) continue;
     std::sort(split->begin(), split->end(), [](const SentenceExample& a, const SentenceExample& b) {
       return std::tie(a.label, a.line, a.id) < std::tie(b.label, b.line, b.id);
     });

@@ -23,7 +23,7 @@ struct ImdbReviews {
 /// test/), else holding archives (*.tar, *.tar.gz, *.tgz, *.tar.xz, *.tar.bz2), each read.
 /// Throws DataError naming the path (missing; a truncated or corrupt archive, with libarchive's
 /// message; a review that is not UTF-8, naming archive:entry; no pos/neg review of a split), each
-/// with the fix.
-ImdbReviews read_imdb(const std::string& path);
+/// with the fix. with_test false: the test reviews are skipped (test stays empty) and need not exist.
+ImdbReviews read_imdb(const std::string& path, bool with_test = true);
 
 }  // namespace tn

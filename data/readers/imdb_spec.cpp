@@ -56,7 +56,7 @@ SentenceTarget ImdbSpec::target() const {
 
 std::vector<SentenceSplit> ImdbSpec::read_sentences(const std::string& data_root) const {
   const std::string where = data_path(data_root, path);
-  ImdbReviews reviews = read_imdb(where);
+  ImdbReviews reviews = read_imdb(where, valid == Valid::Test || test);  // the test reviews only when used
   std::vector<SentenceSplit> out;
   std::vector<SentenceExample> train = std::move(reviews.train), held;
   std::string train_file = where + " (train)";

@@ -203,6 +203,19 @@ TEST_CASE("imdb spec: holdout takes a fixed share of train, valid: test reuses t
   CHECK(s[1].rows.size() == 2);
   CHECK(s[1].rows[0].id == s[2].rows[0].id);
   CHECK(official->to_json()["tokenizer"].dump() == R"({"type":"char","min_freq":15})");
+  // test: false with a held-out validation: the test reviews are never read, so they need not exist
+  // (an archive of aclImdb/train alone trains).
+  REQUIRE(run("tar -czf " + tmp.file("train_only.tar.gz") + " -C " + src + " aclImdb/train") == 0);
+  CHECK(data_error([&] { read_imdb(tmp.file("train_only.tar.gz")); }).find("holds no aclImdb/test/") != std::string::npos);
+  CHECK(read_imdb(tmp.file("train_only.tar.gz"), false).test.empty());
+  auto no_test = resolve(json{{"reader", "imdb"}, {"path", tmp.file("train_only.tar.gz")}, {"valid_fraction", 0.34}, {"test", false}});
+  s = dynamic_cast<const SentenceSource*>(no_test.get())->read_sentences("/unused");
+  REQUIRE(s.size() == 2);
+  CHECK(s[0].rows.size() == 2);
+  CHECK(s[1].name == "valid");
+  auto test_needed = resolve(json{{"reader", "imdb"}, {"path", tmp.file("train_only.tar.gz")}, {"valid", "test"}, {"test", false}});
+  CHECK(data_error([&] { dynamic_cast<const SentenceSource*>(test_needed.get())->read_sentences("/unused"); })
+            .find("holds no aclImdb/test/") != std::string::npos);
   // A tokenizer mapping without `type` keeps the reader's own tokenizer (char), only min_freq changes.
   auto rare = resolve(json{{"reader", "imdb"}, {"tokenizer", {{"min_freq", 3}}}});
   CHECK(rare->to_json()["tokenizer"].dump() == R"({"type":"char","min_freq":3})");
