@@ -15,6 +15,74 @@ const char* const kHint =
 
 bool is_operator(std::string_view s) { return s == "[MIN" || s == "[MAX" || s == "[MED" || s == "[SM"; }
 bool is_digit(std::string_view s) { return s.size() == 1 && s[0] >= '0' && s[0] <= '9'; }
+/// The symbols and each parenthesis of `source`, in order.
+std::vector<std::string_view> layout_tokens(std::string_view source) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < source.size()) {
+    const char c = source[i];
+    if (c == '(' || c == ')') {
+      out.push_back(source.substr(i++, 1));
+    } else if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+      ++i;
+    } else {
+      const size_t start = i;
+      while (i < source.size() && std::string_view(" \t\r\n()").find(source[i]) == std::string_view::npos) ++i;
+      out.push_back(source.substr(start, i - start));
+    }
+  }
+  return out;
+}
+
+/// "" when the parentheses of a bracket-balanced expression are where the official generator puts
+/// them (lra.md §1: an operator with k arguments is the tree ((((op a1) a2) ... ak) ]), each pair
+/// written "( left right )"): k + 1 `(` before the operator, a `)` after each argument and one after
+/// its `]`. Otherwise names the first token out of place.
+std::string parentheses_problem(std::string_view source, const std::vector<std::string_view>& symbols) {
+  std::vector<int64_t> argc(symbols.size(), 0);  // arguments of the operator at each index
+  std::vector<size_t> open;
+  for (size_t i = 0; i < symbols.size(); ++i) {
+    if (is_operator(symbols[i])) {
+      if (!open.empty()) ++argc[open.back()];
+      open.push_back(i);
+    } else if (symbols[i] == "]") {
+      open.pop_back();
+    } else if (!open.empty()) {
+      ++argc[open.back()];
+    }
+  }
+  const std::vector<std::string_view> tokens = layout_tokens(source);
+  size_t at = 0;
+  std::string problem;
+  const auto expect = [&](std::string_view token) {
+    if (problem.empty() && (at >= tokens.size() || tokens[at] != token))
+      problem = "parentheses out of the official layout at token " + std::to_string(at + 1) + " (expected `" +
+                std::string(token) + "`, found `" + (at < tokens.size() ? std::string(tokens[at].substr(0, 20)) : "the end") +
+                "`; an operator with k arguments is written `( ( ... ( [OP a1 ) a2 ) ... ak ) ] )`)";
+    ++at;
+  };
+  size_t depth = 0;
+  for (size_t i = 0; i < symbols.size() && problem.empty(); ++i) {
+    const std::string_view s = symbols[i];
+    if (is_operator(s)) {
+      for (int64_t k = 0; k <= argc[i]; ++k) expect("(");
+      expect(s);
+      ++depth;
+      continue;
+    }
+    if (s == "]") {
+      expect("]");
+      expect(")");
+      --depth;
+    } else {
+      expect(s);
+    }
+    if (depth > 0) expect(")");  // the end of an argument
+  }
+  if (problem.empty() && at < tokens.size())
+    problem = "parentheses out of the official layout: `" + std::string(tokens[at].substr(0, 20)) + "` after the expression ends";
+  return problem;
+}
 }  // namespace
 
 const std::vector<std::string>& listops_labels() {
@@ -50,7 +118,7 @@ std::string listops_problem(std::string_view source) {
     }
   }
   if (!args.empty()) return std::to_string(args.size()) + " operator(s) without their closing `]`";
-  return "";
+  return parentheses_problem(source, symbols);
 }
 
 SentenceSplit read_listops_split(const std::string& path, const std::string& name, SentenceSplit::Role role) {

@@ -16,7 +16,7 @@ const std::vector<std::string>& listops_labels();
 /// What is wrong with a ListOps expression, or "" when it is well formed: every symbol one of
 /// `[MIN [MAX [MED [SM ] 0-9` (parentheses are dropped, as the official tokenizer does), brackets
 /// balanced (each operator closed by `]`, nothing after the outermost `]`), each operator with at
-/// least one argument, and parentheses balanced.
+/// least one argument, and parentheses balanced and where the official generator writes them.
 std::string listops_problem(std::string_view source);
 
 /// Reads one split file into a SentenceSplit named `name` with `role` (labels = the target value,

@@ -62,6 +62,11 @@ TEST_CASE("listops: a well-formed expression and each kind of malformed one") {
   CHECK(listops_problem("[MAX 2 ] ]").find("after the outermost") != std::string::npos);
   CHECK(listops_problem("[MAX ]").find("no argument") != std::string::npos);
   CHECK(listops_problem("[FIRST 2 ]").find("unknown symbol `[FIRST`") != std::string::npos);
+  // Balanced parentheses in the wrong places: the official layout is ( ( ( [MAX 2 ) 3 ) ] ).
+  CHECK(listops_problem("( ( ( [MAX 2 ) 3 ) ] )").empty());
+  CHECK(listops_problem("( [MAX 2 3 ) ]").find("out of the official layout at token 2 (expected `(`") != std::string::npos);
+  CHECK(listops_problem("( ( ( [MAX 2 3 ) ) ] )").find("at token 6 (expected `)`, found `3`") != std::string::npos);
+  CHECK(listops_problem("( ( ( [MAX 2 ) 3 ) ] ) ( )").find("after the expression ends") != std::string::npos);
 }
 
 TEST_CASE("listops: reads the official TSV layout") {
