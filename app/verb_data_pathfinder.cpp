@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "core/process/stop_signal.h"
 #include "data/generators/pathfinder_files.h"
 #include "data/generators/pathfinder_generator.h"
 
@@ -45,7 +46,16 @@ int run_generate_pathfinder(const PathfinderArgs& args) {
       args.set.count, p.window, p.window, args.set.batches(), args.set.batch_size, args.out, p.contour_length,
       p.num_distractor_snakes, p.distractor_length, p.continuity, args.set.seed);
   const PathfinderGenerator generator(p);
-  const PathfinderSetSummary s = write_pathfinder_set(args.out, generator, args.set, args.overwrite);
+  install_stop_handlers();  // SIGTERM/SIGINT: remove the unfinished set, keep any old one, exit 143/130
+  PathfinderSetOptions set = args.set;
+  set.stop_requested = stop_signal;
+  const PathfinderSetSummary s = write_pathfinder_set(args.out, generator, set, args.overwrite);
+  if (s.stopped_by) {
+    spdlog::warn("pathfinder: stopped by {} before the set was complete; what it wrote was removed and {} is as "
+                 "it was",
+                 signal_name(s.stopped_by), args.out);
+    return exit_code_for_signal(s.stopped_by);
+  }
   const auto n = static_cast<double>(s.images);
   spdlog::info(
       "pathfinder: {} images in {:.1f} s ({:.0f} images/s), {:.1f} % positive; per image {:.2f} target "

@@ -171,6 +171,11 @@ PathfinderSetSummary write_pathfinder_set(const std::string& dir, const Pathfind
     for (int64_t first = 0; first < size; first += kChunk) {
       write_chunk(generator, o, batch, first, std::min(kChunk, size - first), root / subpath, labels, summary);
       progress.maybe_log(batch * o.batch_size + std::min(first + kChunk, size));
+      if (const int signal = o.stop_requested ? o.stop_requested() : 0) {
+        fs::remove_all(root, stale);  // the unfinished set; the old one was never touched
+        summary.stopped_by = signal;
+        return summary;
+      }
     }
     std::string metadata;
     for (int64_t i = 0; i < size; ++i) {

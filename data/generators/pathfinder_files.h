@@ -7,6 +7,7 @@
 // e.g. `imgs/0 sample_0.png 0 1 1.0 14 4 2 0.5 1 1` (snakes2.accumulate_meta's fields; the readers
 // use fields 0, 1 and 3). `<i>` and `index` count from 0 within a batch, as snakes2 does.
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "data/generators/pathfinder_generator.h"
@@ -18,6 +19,9 @@ struct PathfinderSetOptions {
   int64_t count = 0;          // images in all
   int64_t batch_size = 1000;  // images per imgs/<batch> folder and metadata file (the last may hold fewer)
   uint64_t seed = 0;          // image i is generated from pathfinder_image_seed(seed, i)
+  /// Polled after every chunk of images: a nonzero signal number stops the writer, which removes
+  /// its unfinished set and leaves `dir` as it was (PathfinderSetSummary::stopped_by). Empty: never.
+  std::function<int()> stop_requested;
 
   /// Throws ConfigError naming the option when count is outside 1..100,000,000 or batch_size
   /// outside 1..10,000,000.
@@ -32,6 +36,7 @@ struct PathfinderSetSummary {
   int64_t pair_attempts = 0;  // target pairs sampled, over all images
   int64_t distractors = 0;    // distractor snakes placed, over all images
   double seconds = 0.0;       // generation and writing, wall clock
+  int stopped_by = 0;         // the signal that stopped the writer before the set was complete, else 0
 };
 
 /// One metadata line (with its '\n') for image `index` of batch folder `subpath` ("imgs/3"),
@@ -51,7 +56,9 @@ void check_pathfinder_output(const std::string& dir, bool overwrite);
 /// parallel (OpenMP; the bytes do not depend on the thread count); every file is written
 /// atomically, and a batch's metadata file only after all its images, so an interrupted run leaves
 /// only complete batches listed. Logs progress (spdlog info: images, images/s, ETA) every few
-/// seconds. Throws ConfigError as the checks do, IoError when a folder or file cannot be written.
+/// seconds. Stopped through options.stop_requested, it removes what it wrote and returns with
+/// stopped_by set (an older set untouched). Throws ConfigError as the checks do, IoError when a
+/// folder or file cannot be written.
 PathfinderSetSummary write_pathfinder_set(const std::string& dir, const PathfinderGenerator& generator,
                                           const PathfinderSetOptions& options, bool overwrite);
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <numeric>
 #include <queue>
@@ -273,6 +274,18 @@ TEST_CASE("pathfinder files: never replaces data without overwrite, and only a s
   write_pathfinder_set(out, generator, {.count = 1, .batch_size = 2, .seed = 2}, true);
   CHECK(!std::filesystem::exists(out + "/metadata/1.npy"));
   CHECK(!std::filesystem::exists(out + "/imgs/1"));
+
+  // Stopped (a SIGTERM, polled after each chunk of 256 images) part way through an --overwrite:
+  // what it wrote is removed, the old set is as it was.
+  const std::string kept = read_file(out + "/metadata/0.npy");
+  int polls = 0;
+  PathfinderSetOptions stopping{.count = 600, .batch_size = 1000, .seed = 3};
+  stopping.stop_requested = [&] { return ++polls == 2 ? SIGTERM : 0; };
+  const PathfinderSetSummary stopped = write_pathfinder_set(out, generator, stopping, true);
+  CHECK(stopped.stopped_by == SIGTERM);
+  CHECK(polls == 2);
+  CHECK(read_file(out + "/metadata/0.npy") == kept);
+  CHECK(!std::filesystem::exists(out + "/.pathfinder-staging"));
 
   // A folder with anything else in it is not a set: refused even with --overwrite.
   dir.write("set/notes.txt", "mine");
