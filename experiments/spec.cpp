@@ -218,11 +218,16 @@ ExperimentSpec resolve_spec(const json& root, const std::string& path) {
   spec.train = resolve_train(top.section("train"));
   spec.paper = resolve_paper(top.section("paper"));
   const int64_t seq_len = spec.data->tokens_per_sample();
-  if (spec.model.positional == Positional::Learned && seq_len > spec.model.max_positions)
-    throw ConfigIssue("data.seq_len",
-                      std::to_string(seq_len) + " exceeds model.max_positions=" +
-                          std::to_string(spec.model.max_positions) + " (learned positions have one row per position)",
-                      "lower data.seq_len or raise model.max_positions", {"model.max_positions"});
+  if (spec.model.positional == Positional::Learned && seq_len > spec.model.max_positions) {
+    const std::string key = spec.data->length_key().empty() ? "" : "data." + spec.data->length_key();
+    throw ConfigIssue(key.empty() ? "model.max_positions" : key,
+                      (key.empty() ? "the data's " + std::to_string(seq_len) + " positions exceed " : std::to_string(seq_len) + " exceeds ") +
+                          "model.max_positions=" + std::to_string(spec.model.max_positions) +
+                          " (learned positions have one row per position)",
+                      key.empty() ? "raise model.max_positions to " + std::to_string(seq_len)
+                                  : "lower " + key + " or raise model.max_positions",
+                      key.empty() ? std::vector<std::string>{} : std::vector<std::string>{"model.max_positions"});
+  }
   return spec;
 }
 

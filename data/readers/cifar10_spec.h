@@ -29,6 +29,7 @@ class Cifar10Spec final : public DataSpec, public ImageSource {
   nlohmann::ordered_json to_json() const override;
   bool equals(const DataSpec& other) const override;
   int64_t tokens_per_sample() const override { return 32 * 32; }
+  std::string length_key() const override { return ""; }
   std::string dataset_name() const override { return "CIFAR-10"; }
   int64_t width() const override { return 32; }
   int64_t height() const override { return 32; }

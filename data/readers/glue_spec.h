@@ -39,6 +39,7 @@ class GlueSpec final : public DataSpec, public SentenceSource {
   nlohmann::ordered_json to_json() const override;
   bool equals(const DataSpec& other) const override;
   int64_t tokens_per_sample() const override { return max_positions; }
+  std::string length_key() const override { return "max_positions"; }
 
   std::string dataset_name() const override { return std::string(task->name); }
   bool pairs() const override { return task->pairs(); }

@@ -32,6 +32,7 @@ class ImdbSpec final : public DataSpec, public SentenceSource {
   nlohmann::ordered_json to_json() const override;
   bool equals(const DataSpec& other) const override;
   int64_t tokens_per_sample() const override { return max_length; }
+  std::string length_key() const override { return "max_length"; }
   std::string dataset_name() const override { return "IMDB"; }
   bool pairs() const override { return false; }
   /// 2 classes neg, pos; accuracy.

@@ -26,6 +26,7 @@ class LraFilesSpec : public DataSpec, public SentenceSource {
   nlohmann::ordered_json to_json() const override;
   bool equals(const DataSpec& other) const override;
   int64_t tokens_per_sample() const override { return max_length; }
+  std::string length_key() const override { return "max_length"; }
   /// train, valid, test (those configured) through read_split.
   std::vector<SentenceSplit> read_sentences(const std::string& data_root) const override;
   TokenizerSpec text_tokenizer() const override { return tokenizer; }

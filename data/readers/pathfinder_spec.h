@@ -31,6 +31,7 @@ class PathfinderSpec final : public DataSpec, public ImageSource {
   nlohmann::ordered_json to_json() const override;
   bool equals(const DataSpec& other) const override;
   int64_t tokens_per_sample() const override { return image_size * image_size; }
+  std::string length_key() const override { return "image_size"; }
   /// "Pathfinder-32" (the image size).
   std::string dataset_name() const override { return "Pathfinder-" + std::to_string(image_size); }
   int64_t width() const override { return image_size; }

@@ -29,6 +29,9 @@ class DataSpec {
   virtual bool equals(const DataSpec& other) const = 0;
   /// Tokens per sample: the longest sequence the model is given (`data.seq_len`).
   virtual int64_t tokens_per_sample() const = 0;
+  /// The data key that sets tokens_per_sample ("seq_len", "max_length", ...), "" when the
+  /// format fixes it (CIFAR-10's 1,024 pixels): what an error about the length names.
+  virtual std::string length_key() const { return "seq_len"; }
 };
 
 /// Running text split into lines, as a language-model task reads it.

@@ -265,6 +265,10 @@ TEST_CASE("spec: each kind of bad input names the file, the line and a fix") {
                 10, {"train.schedule.warmup_steps: must be >= 1 for inverse_sqrt, got 0", "use e.g. 4000"});
     check_error(load_error(kModel + "  positional: learned\n  max_positions: 16\n" + kData + kTrain), 9,
                 {"data.seq_len: 32 exceeds model.max_positions=16"});
+    // Each reader names its own length key (ListOps: data.max_length).
+    check_error(load_error(kModel + "  positional: learned\n  max_positions: 16\n" +
+                           "data:\n  reader: listops\n  dir: ops\n  max_length: 32\n" + kTrain),
+                10, {"data.max_length: 32 exceeds model.max_positions=16", "lower data.max_length"});
   }
   SUBCASE("data.valid and split_valid_from_train together") {
     check_error(load_error(kModel + "data:\n  train: t.tokens\n  valid: v.tokens\n  split_valid_from_train: 0.1\n" +
