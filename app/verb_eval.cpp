@@ -16,6 +16,7 @@
 #include "experiments/spec.h"
 #include "experiments/tasks/language_modeling.h"
 #include "layers/checkpoint.h"
+#include "layers/model_config_json.h"
 
 namespace tn::app {
 namespace {
@@ -39,6 +40,11 @@ int eval_checkpoint(const EvalArgs& args) {
   if (args.data.empty() || args.seq_len < 1)
     throw ConfigError("eval --checkpoint needs --data FILE.tokens and --seq-len L (>= 1)");
   LoadedCheckpoint ckpt = load_checkpoint(args.checkpoint);
+  if (ckpt.model->config().head != HeadKind::LM)
+    throw ConfigError(args.checkpoint + ": a model with the " +
+                      model_config_to_json(ckpt.model->config())["head"].get<std::string>() +
+                      " head; eval --checkpoint scores language models on a .tokens file. Evaluate it through its "
+                      "run: `transnormer eval RUN_DIR [--best] [--split valid|test]`, or `transnormer predict RUN_DIR`");
   LmData data{vocab_of(ckpt, args.checkpoint)};
   const std::string file = find_data_file(resolve_data_root(args.data_root), args.data);
   data.test = data.vocab.encode(read_lines(file));

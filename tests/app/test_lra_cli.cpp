@@ -123,6 +123,13 @@ TEST_CASE("cli: LRA ListOps from the generator trains, resumes bit for bit, pred
   CliResult predict = run_cli("predict " + dir + "/run --split valid --out " + dir + "/pred", dir);
   INFO(predict.err);
   CHECK(predict.code == 0);
+  // A classifier's checkpoint given to eval --checkpoint (language models on .tokens): refused by name.
+  write_text(dir + "/some.tokens", "a b c\n");
+  CliResult lm_eval = run_cli("eval --checkpoint " + dir + "/run/checkpoint.safetensors --data " + dir +
+                                  "/some.tokens --seq-len 4", dir);
+  CHECK(lm_eval.code == 2);
+  CHECK(lm_eval.err.find("run/checkpoint.safetensors: a model with the classification head") != std::string::npos);
+  CHECK(lm_eval.err.find("transnormer eval RUN_DIR") != std::string::npos);
   CliResult stats = run_cli("data stats " + dir + "/listops.yaml --out " + dir + "/stats.json", dir);
   INFO(stats.err);
   REQUIRE(stats.code == 0);
