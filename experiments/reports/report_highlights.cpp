@@ -122,6 +122,22 @@ std::string reproduce_command(const ReportSource& source) {
   if (jobs && !slurm) out += " --jobs " + std::to_string(*jobs);
   if (threads) out += " --threads-per-job " + std::to_string(*threads);
   if (ranks) out += " --ranks-per-point " + std::to_string(*ranks);
+  // The data root the points were given (the sweep's --data-root or $TRANSNORMER_DATA), as their
+  // commands recorded it: the rerun reads the same data.
+  for (const PointRecord& p : source.sweep->points) {
+    const std::string flag = " --data-root ";
+    const size_t at = p.command.find(flag);
+    if (at == std::string::npos) continue;
+    const size_t start = at + flag.size();
+    std::string root = p.command.substr(start);
+    if (root.rfind("<data root>", 0) == 0) {
+      root = "<data root>";
+    } else {
+      root = root.substr(0, root.find(' '));
+    }
+    out += " --data-root " + root;
+    break;
+  }
   return out;
 }
 

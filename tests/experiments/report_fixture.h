@@ -91,6 +91,7 @@ inline void write_fake_sweep(const std::filesystem::path& folder, const std::vec
     list.push_back({{"name", "normalize=" + p.normalize + " seed=" + std::to_string(p.seed)},
                     {"dir", p.dir},
                     {"overrides", overrides},
+                    {"command", "transnormer train configs/quickstart.yaml --out " + p.dir + " --threads 1 --data-root /srv/datasets"},
                     {"state", p.state},
                     {"exit_code", p.state == "done" ? nlohmann::json(0) : p.state == "failed" ? nlohmann::json(1) : nlohmann::json()},
                     {"wall_s", p.state == "done" ? nlohmann::json(3.0) : nlohmann::json()},
