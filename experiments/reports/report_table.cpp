@@ -1,5 +1,7 @@
 #include "experiments/reports/report_table.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -201,7 +203,23 @@ std::string row_state(const ReportInputs& in, const ReportRow& row) {
   return out;
 }
 
+/// Warns when two done runs of one row share a seed: both are pooled, so its spread is not only
+/// across seeds (a run copied or rerun into a second folder).
+void warn_repeated_seeds(const ReportInputs& in, const ReportRow& row) {
+  std::map<uint64_t, std::string> first;
+  for (size_t r : row.runs) {
+    const RunRecord& run = in.runs[r];
+    if (!run.done() || !run.seed) continue;
+    const auto [it, fresh] = first.emplace(*run.seed, run.dir);
+    if (!fresh)
+      spdlog::warn("report: row \"{}\" pools two runs of seed {} ({} and {}); its mean and std count both: "
+                   "give the report one of them",
+                   row.label, *run.seed, it->second, run.dir);
+  }
+}
+
 void pool_row(const ReportInputs& in, ReportTable& t, ReportRow& row) {
+  warn_repeated_seeds(in, row);
   std::map<std::string, std::vector<double>> metric, analysis;
   std::vector<double> params, speed, wall;
   for (size_t r : row.runs) {

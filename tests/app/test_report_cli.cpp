@@ -29,6 +29,14 @@ TEST_CASE("report CLI: a sweep folder gives md, csv, json, html and plots, and b
   CHECK(run_cli("report '" + sweep.string() + "' '" + (sweep / "normalize-scaling_seed-1").string() + "' --out '" + out + "'", dir).code == 0);
   CHECK(fs::is_regular_file(out + "/report.html"));
 
+  // The same run twice (a copy in a second folder): pooled, with a warning naming both folders.
+  fs::copy(sweep / "normalize-scaling_seed-1", fs::path(dir) / "copy", fs::copy_options::recursive);
+  CliResult twice = run_cli("report '" + (sweep / "normalize-scaling_seed-1").string() + "' '" + dir + "/copy' --out '" +
+                                dir + "/twice'", dir);
+  CHECK(twice.code == 0);
+  CHECK(twice.err.find("pools two runs of seed 1") != std::string::npos);
+  CHECK(twice.err.find(dir + "/copy") != std::string::npos);
+
   CliResult missing = run_cli("report '" + dir + "/no_such_dir'", dir);
   CHECK(missing.code == 2);
   CHECK(missing.err.find("no_such_dir") != std::string::npos);
