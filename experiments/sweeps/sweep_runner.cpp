@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstring>
 #include <deque>
 #include <filesystem>
@@ -308,10 +309,12 @@ void SweepRun::finish(const PointEvent& event) {
 
 void SweepRun::log_progress(const std::string& event) const {
   int done = 0, failed = 0, running = 0, queued = 0;
-  for (const SweepPoint& p : sweep_.points) {
-    const PointState s = index_.find(p.dir)->state;
+  for (size_t i = 0; i < sweep_.points.size(); ++i) {
+    const PointState s = index_.find(sweep_.points[i].dir)->state;
+    // A failed point waiting for its retry (--retry-failed) counts as left, not as failed too.
+    const bool retrying = std::find(queue_.begin(), queue_.end(), i) != queue_.end();
     done += s == PointState::Done;
-    failed += s == PointState::Failed || s == PointState::Diverged;
+    failed += (s == PointState::Failed || s == PointState::Diverged) && !retrying;
     running += s == PointState::Running;
     queued += s == PointState::Queued;
   }

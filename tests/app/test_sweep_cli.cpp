@@ -78,6 +78,12 @@ TEST_CASE("cli sweep: points run as train children, a rerun skips done points, a
   CHECK(again.code == 1);
   CHECK(again.err.find("2 points, 0 to run") != std::string::npos);
   CHECK(slurp(out + "/lr-0.003/summary.json") == summary);
+  // --retry-failed runs the diverged point again; while it waits and runs it is not also "failed".
+  CliResult retry = run_cli("sweep " + dir + "/sweep.yaml --out " + out + " --retry-failed", dir);
+  INFO(retry.err);
+  CHECK(retry.code == 1);  // it diverges again
+  CHECK(retry.err.find("2 points, 1 to run") != std::string::npos);
+  CHECK(retry.err.find("1 done, 0 failed, 1 running, 0 left") != std::string::npos);
 
   // An index written by an older version, whose recorded specs lack a key added since (with its
   // default), holds the same points: they are read back through today's resolver, not refused.
