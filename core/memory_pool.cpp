@@ -10,6 +10,25 @@
 
 #include <sys/mman.h>
 
+// Under AddressSanitizer a cached buffer is poisoned while it waits in the pool, so a pointer kept
+// past its tensor's life is reported where it is used (use-after-poison), not only once a release
+// hands the buffer back to malloc, where the write would corrupt the heap.
+#if defined(__SANITIZE_ADDRESS__)
+#define TN_POOL_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TN_POOL_ASAN 1
+#endif
+#endif
+#ifdef TN_POOL_ASAN
+#include <sanitizer/asan_interface.h>
+#define TN_POOL_POISON(ptr, bytes) ASAN_POISON_MEMORY_REGION(ptr, bytes)
+#define TN_POOL_UNPOISON(ptr, bytes) ASAN_UNPOISON_MEMORY_REGION(ptr, bytes)
+#else
+#define TN_POOL_POISON(ptr, bytes) ((void)(ptr), (void)(bytes))
+#define TN_POOL_UNPOISON(ptr, bytes) ((void)(ptr), (void)(bytes))
+#endif
+
 namespace tn {
 namespace {
 
@@ -61,6 +80,7 @@ float* allocate_buffer(std::size_t bytes) {
 /// Returns a buffer of allocate_buffer(buffer_bytes(capacity)) to the system.
 void free_buffer(float* ptr, int64_t capacity) {
   const std::size_t bytes = buffer_bytes(capacity);
+  TN_POOL_UNPOISON(ptr, bytes);
   if (bytes >= kMapBytes) {
     munmap(ptr, bytes);
   } else {
@@ -99,6 +119,7 @@ Storage::Storage(int64_t n) : count(n), capacity(pool_size_class(n)) {
       ptr = it->second.back();
       it->second.pop_back();
       capacity = it->first;
+      TN_POOL_UNPOISON(ptr, buffer_bytes(capacity));
       const std::size_t taken = static_cast<std::size_t>(capacity) * sizeof(float);
       p.stats.cached_bytes -= taken;
       p.stats.live_bytes += taken;
@@ -125,6 +146,7 @@ Storage::Storage(int64_t n) : count(n), capacity(pool_size_class(n)) {
 Storage::~Storage() {
   Pool& p = pool();
   std::lock_guard<std::mutex> lock(p.mutex);
+  TN_POOL_POISON(ptr, buffer_bytes(capacity));
   p.free_lists[capacity].push_back(ptr);
   p.stats.cached_bytes += static_cast<std::size_t>(capacity) * sizeof(float);
   p.stats.live_bytes -= static_cast<std::size_t>(capacity) * sizeof(float);

@@ -12,6 +12,34 @@
 #include "core/error.h"
 
 namespace tn {
+namespace {
+
+/// The pid written in a lock file ("" when it holds none).
+std::string holder_pid(int fd) {
+  char buf[32] = {};
+  const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+  const std::string holder = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+  return holder.find_first_not_of("0123456789") == std::string::npos ? holder : "";
+}
+
+ConfigError in_use(const std::string& what, const std::string& dir, const std::string& pid) {
+  return ConfigError("the " + what + " " + dir + " is in use by another transnormer process" +
+                     (pid.empty() ? "" : " (pid " + pid + ")") +
+                     ": two writers would mix their files; wait for it to end, stop it, or choose another "
+                     "folder (--out)");
+}
+
+}  // namespace
+
+void DirLock::check_free(const std::string& dir, const std::string& what) {
+  const std::string path = (std::filesystem::path(dir) / kLockFile).string();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;  // never claimed (or unreadable: acquire says why)
+  const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  const std::string pid = holder_pid(fd);
+  ::close(fd);
+  if (held && pid != std::to_string(::getpid())) throw in_use(what, dir, pid);
+}
 
 DirLock DirLock::acquire(const std::string& dir, const std::string& what) {
   std::error_code ec;
@@ -22,18 +50,11 @@ DirLock DirLock::acquire(const std::string& dir, const std::string& what) {
   if (fd < 0) throw IoError("cannot claim the " + what + " " + dir + ": " + path + ": " + std::strerror(errno));
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
-    char buf[32] = {};
-    const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+    const std::string pid = holder_pid(fd);
     ::close(fd);
     if (err != EWOULDBLOCK)
       throw IoError("cannot claim the " + what + " " + dir + ": " + path + ": " + std::strerror(err));
-    const std::string holder = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
-    throw ConfigError("the " + what + " " + dir + " is in use by another transnormer process" +
-                      (holder.find_first_not_of("0123456789") == std::string::npos && !holder.empty()
-                           ? " (pid " + holder + ")"
-                           : "") +
-                      ": two writers would mix their files; wait for it to end, stop it, or choose another "
-                      "folder (--out)");
+    throw in_use(what, dir, pid);
   }
   const std::string pid = std::to_string(::getpid());
   if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {

@@ -15,6 +15,10 @@ class DirLock {
   /// folder", "sweep folder"). Throws ConfigError (exit 2) when another process holds it, naming
   /// the folder and that process's pid; IoError when the lock file cannot be made.
   static DirLock acquire(const std::string& dir, const std::string& what);
+  /// Throws the ConfigError of acquire when another process holds `dir` now, claiming nothing (so
+  /// a refusal names the writer at work before anything about the folder's files). Free, missing,
+  /// or held by this process: returns.
+  static void check_free(const std::string& dir, const std::string& what);
   ~DirLock();
   DirLock(DirLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
   DirLock& operator=(DirLock&& other) noexcept;

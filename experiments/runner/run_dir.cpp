@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "core/io/atomic_file.h"
+#include "core/io/dir_lock.h"
 #include "experiments/runner/train_state.h"
 
 namespace tn {
@@ -25,6 +26,7 @@ bool holds_run(const std::string& path) {
 }
 
 void check_run_dir(const std::string& path, bool resume, bool overwrite) {
+  DirLock::check_free(path, "run folder");  // a run at work there comes first: --resume would not help
   if (resume) {
     if (!std::filesystem::is_directory(path))
       throw ConfigError(path + ": nothing to resume: the directory does not exist; "

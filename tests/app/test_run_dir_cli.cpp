@@ -212,7 +212,8 @@ TEST_CASE("cli: a second train on a folder in use is refused (exit 2) and the fi
   for (int i = 0; i < 12000 && slurp(out + "/metrics.jsonl").empty(); ++i) ::usleep(5000);
   REQUIRE_FALSE(slurp(out + "/metrics.jsonl").empty());
 
-  for (const std::string flag : {"--overwrite", "--resume"}) {
+  // Plain, --overwrite or --resume: the writer at work is named first (not "already holds a run").
+  for (const std::string flag : {"", "--overwrite", "--resume"}) {
     CliResult second = run_cli("train " + spec + " --set train.max_steps=10 --threads 1 " + flag + " --out " + out, dir);
     INFO(second.err);
     CHECK(second.code == 2);
