@@ -95,7 +95,8 @@ BenchReport run_bench(const BenchRequest& req) {
 
   BenchReport report;
   if (!req.skip_model) {
-    check_fits_in_memory(estimate_training_memory(setup.model, setup.options.batch * setup.options.seq_len),
+    check_fits_in_memory(estimate_training_memory(setup.model, setup.options.batch * setup.options.seq_len,
+                                                  setup.options.seq_len),
                          req.config);
     report.model = BenchReport::ModelRun{bench_model(setup.model, setup.options), setup.options.batch,
                                          setup.options.seq_len, setup.model.vocab_size, setup.options.precision};

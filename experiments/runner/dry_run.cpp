@@ -28,7 +28,8 @@ std::string dry_run(ExperimentSpec spec, const RunOptions& options) {
   const std::string dir = run_dir_line(options);
   const std::unique_ptr<Task> task = make_task(spec, options.data_root);
   configure_model_from_data(*task, spec);
-  const MemoryEstimate memory = estimate_training_memory(spec.model, task->positions_per_batch());
+  const MemoryEstimate memory =
+      estimate_training_memory(spec.model, task->positions_per_batch(), task->longest_sequence());
   check_fits_in_memory(memory, spec.path);
 
   std::string out = spec_to_yaml(spec);

@@ -1,9 +1,11 @@
 #include "experiments/runner/memory_check.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "core/error.h"
 #include "core/system.h"
+#include "layers/attention/mixer_table.h"
 #include "layers/inputs/input_table.h"
 
 namespace tn {
@@ -27,7 +29,7 @@ double estimate_parameter_count(const ModelConfig& c) {
   return n;
 }
 
-MemoryEstimate estimate_training_memory(const ModelConfig& c, int64_t positions) {
+MemoryEstimate estimate_training_memory(const ModelConfig& c, int64_t positions, int64_t longest) {
   MemoryEstimate e;
   e.parameters = estimate_parameter_count(c);
   e.weight_bytes = 16.0 * e.parameters;
@@ -35,6 +37,10 @@ MemoryEstimate estimate_training_memory(const ModelConfig& c, int64_t positions)
   const double per_layer = 8.0 * d + 2.0 * static_cast<double>(c.channel_mixer.d_ff);
   e.activation_bytes = 4.0 * (p * per_layer * static_cast<double>(c.n_layers) +
                               512.0 * static_cast<double>(c.vocab_size));
+  if (longest > 0)
+    for (const MixerKind kind : c.layers)
+      if (const MixerEntry* entry = find_mixer(kind); entry && entry->saved_floats)
+        e.activation_bytes += 4.0 * entry->saved_floats(c, std::max<int64_t>(1, positions / longest), longest);
   return e;
 }
 

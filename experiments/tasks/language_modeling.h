@@ -38,6 +38,7 @@ class LanguageModelingTask final : public Task {
 
   void configure_model(ModelConfig& model, bool vocab_size_given, const std::string& spec_path) const override;
   int64_t positions_per_batch() const override;
+  int64_t longest_sequence() const override { return seq_len_; }
   std::unique_ptr<Batch> new_batch() const override;
   void next_batch(Batch& batch) override;
   nlohmann::json stream_state() const override;

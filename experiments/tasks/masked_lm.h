@@ -45,6 +45,7 @@ class MaskedLmTask final : public Task {
 
   void configure_model(ModelConfig& model, bool vocab_size_given, const std::string& spec_path) const override;
   int64_t positions_per_batch() const override { return batch_size_ * seq_len_; }
+  int64_t longest_sequence() const override { return seq_len_; }
   std::unique_ptr<Batch> new_batch() const override { return std::make_unique<MlmTaskBatch>(); }
   void next_batch(Batch& batch) override;
   nlohmann::json stream_state() const override;

@@ -104,6 +104,10 @@ void SequenceClassificationTask::configure_model(ModelConfig& model, bool vocab_
   model.num_classes = target_.num_classes;
 }
 
+int64_t SequenceClassificationTask::longest_sequence() const {
+  return *std::max_element(train().lengths.begin(), train().lengths.end());
+}
+
 int64_t SequenceClassificationTask::positions_per_batch() const {
   const int64_t longest = *std::max_element(train().lengths.begin(), train().lengths.end());
   return limits_.max_sentences * longest * (train().dual() ? 2 : 1);

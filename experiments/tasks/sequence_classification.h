@@ -68,6 +68,7 @@ class SequenceClassificationTask final : public Task {
 
   void configure_model(ModelConfig& model, bool vocab_size_given, const std::string& spec_path) const override;
   int64_t positions_per_batch() const override;
+  int64_t longest_sequence() const override;
   std::unique_ptr<Batch> new_batch() const override { return std::make_unique<SequenceBatch>(); }
   void next_batch(Batch& batch) override;
   nlohmann::json stream_state() const override;

@@ -68,6 +68,9 @@ class Task : public Objective {
   virtual void configure_model(ModelConfig& model, bool vocab_size_given, const std::string& spec_path) const = 0;
   /// Token positions in one training batch (batch_size × sequence length), for the memory check.
   virtual int64_t positions_per_batch() const = 0;
+  /// The longest sequence of a training batch, for the memory floor's per-sequence terms (softmax
+  /// attention's n²); 0 when unknown.
+  virtual int64_t longest_sequence() const { return 0; }
 
   /// A batch buffer for next_batch.
   virtual std::unique_ptr<Batch> new_batch() const = 0;

@@ -85,6 +85,10 @@ struct MixerEntry {
   double (*core_flops)(const ModelConfig& config, int64_t batch, int64_t seq_len, bool causal);
   /// Forward FLOPs of the projections (q/k/v/out, feature maps) over `batch` × `seq_len` tokens.
   double (*projection_flops)(const ModelConfig& config, int64_t batch, int64_t seq_len);
+  /// Floats one layer of this mixer keeps for its backward beyond the per-position activations of
+  /// the memory floor (experiments/runner/memory_check.h), over `batch` sequences of `seq_len`:
+  /// softmax attention's B·H·n² probabilities. Null: nothing beyond them.
+  double (*saved_floats)(const ModelConfig& config, int64_t batch, int64_t seq_len) = nullptr;
   /// At least one; every table-driven test runs each of them.
   std::vector<MixerVariant> test_variants;
   /// Why no variant has grad_probes (the module cannot be checked by plain finite differences and

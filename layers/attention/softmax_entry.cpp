@@ -23,6 +23,12 @@ double projection_flops(const ModelConfig& config, int64_t batch, int64_t seq_le
   return dense_projection_flops(config, batch, seq_len, 4.0);
 }
 
+/// The probabilities kept for the backward: B·H·n² (layers/attention/attention_ops.cpp).
+double saved_floats(const ModelConfig& config, int64_t batch, int64_t seq_len) {
+  const auto n = static_cast<double>(seq_len);
+  return static_cast<double>(batch) * static_cast<double>(config.n_heads) * n * n;
+}
+
 }  // namespace
 
 MixerEntry softmax_mixer_entry() {
@@ -35,6 +41,7 @@ MixerEntry softmax_mixer_entry() {
       .make = make,
       .core_flops = core_flops,
       .projection_flops = projection_flops,
+      .saved_floats = saved_floats,
       .test_variants =
           {
               {.name = "softmax", .setup = [](ModelConfig&) {}, .probe_size = 64},

@@ -43,6 +43,23 @@ TEST_CASE("memory check: estimated parameters within 2 % of the built models") {
   CHECK(e.activation_bytes == doctest::Approx(4.0 * (2048.0 * (8 * 128 + 2 * 341) * 4 + 512.0 * 17488)));
 }
 
+TEST_CASE("memory check: softmax attention adds its B·H·n² probabilities per softmax layer") {
+  ModelConfig c;
+  c.vocab_size = 100;
+  c.d_model = 32;
+  c.n_heads = 4;
+  c.n_layers = 3;
+  c.layers = {MixerKind::Softmax, MixerKind::NormAttention, MixerKind::Softmax};
+  c.channel_mixer.d_ff = 64;
+  const MemoryEstimate without = estimate_training_memory(c, 8 * 500);
+  const MemoryEstimate with = estimate_training_memory(c, 8 * 500, 500);
+  // Two softmax layers, 8 sequences of 500, 4 heads: 2 · 8 · 4 · 500² floats of 4 bytes.
+  CHECK(with.activation_bytes - without.activation_bytes == doctest::Approx(4.0 * 2 * 8 * 4 * 500.0 * 500.0));
+  CHECK(with.weight_bytes == without.weight_bytes);
+  c.layers = {MixerKind::NormAttention, MixerKind::NormAttention, MixerKind::Diag};  // linear in n: nothing more
+  CHECK(estimate_training_memory(c, 8 * 500, 500).activation_bytes == estimate_training_memory(c, 8 * 500).activation_bytes);
+}
+
 TEST_CASE("memory check: a model or batch beyond the machine is refused with the sizes") {
   REQUIRE(physical_memory_bytes() > 1e8);
   ModelConfig huge;
