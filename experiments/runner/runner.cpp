@@ -57,6 +57,9 @@ class Run {
   /// Writes the checkpoint and train state of `step` (refusing non-finite weights).
   void save(int64_t step);
   TrainingDiverged diverged(const std::string& what, int64_t step) const;
+  /// Whether the model has a BatchNorm (running statistics): only then can evaluation overflow
+  /// while training is finite; without one a non-finite validation loss means divergence.
+  bool has_batchnorm() const;
   /// Warns that the validation loss of `step` is not finite (evaluation only; training goes on).
   void warn_non_finite_validation(int64_t step) const;
   /// After the validation `v` of `step`: tracks the best (writing checkpoint_best), then saves.
@@ -188,6 +191,12 @@ Metrics Run::evaluate(const std::string& split, int64_t step) {
   return m;
 }
 
+bool Run::has_batchnorm() const {
+  for (const auto& [name, var] : model_->params().entries())
+    if (name.ends_with(".running_mean")) return true;
+  return false;
+}
+
 void Run::warn_non_finite_validation(int64_t step) const {
   // Training is finite (a non-finite training loss, gradient or weight stops the run), so this is
   // evaluation alone: with BatchNorm, the running statistics normalise every batch alike, and in
@@ -262,7 +271,10 @@ void Run::train_steps() {
     bool last = step == train.max_steps;
     if (task_->has_split(Task::kValid) && ((train.eval_every > 0 && step % train.eval_every == 0) || last)) {
       Metrics v = evaluate(Task::kValid, step);
-      if (!std::isfinite(v.at("loss"))) warn_non_finite_validation(step);
+      if (!std::isfinite(v.at("loss"))) {
+        if (!has_batchnorm()) throw diverged("the validation loss", step);
+        warn_non_finite_validation(step);
+      }
       last = checkpoint_after_validation(v, step) || last;
       if (last) final_[Task::kValid] = v;
     }

@@ -184,9 +184,13 @@ TEST_CASE("runner: a stop asked for during an evaluation stops before the next o
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("runner: a non-finite validation loss is recorded and training goes on, it is never the best") {
+TEST_CASE("runner: with BatchNorm a non-finite validation loss is recorded and training goes on, never the best") {
   const std::string dir = temp_dir("nan_valid");
   ExperimentSpec spec = copy_spec(dir, 60);
+  // Without BatchNorm, evaluation computes what training does: a NaN validation loss is divergence.
+  CHECK_THROWS_AS(run_training(spec, run_options(dir + "/plain", false), std::make_unique<CopyTask>(std::vector<int64_t>{0})),
+                  TrainingDiverged);
+  spec.model.norm = NormKind::BatchNorm;  // running statistics: evaluation may overflow alone
   spec.train.checkpoint.best_metric = "valid.loss";
   spec.train.checkpoint.maximize = false;
   // Validations at steps 20, 40, 60; the first and the last overflow.
