@@ -48,8 +48,14 @@ BenchSetup resolve_setup(const BenchRequest& req) {
   if (req.batch > 0) s.options.batch = req.batch;
   if (req.seq_len > 0) s.options.seq_len = req.seq_len;
   if (req.vocab > 0) s.model.vocab_size = req.vocab;
-  if (s.model.vocab_size == 0 && spec && !req.skip_model)
-    make_task(*spec, resolve_data_root(req.data_root))->configure_model(s.model, false, spec->path);
+  if (s.model.vocab_size == 0 && spec && !req.skip_model) {
+    try {  // the data only sizes the vocabulary here
+      make_task(*spec, resolve_data_root(req.data_root))->configure_model(s.model, false, spec->path);
+    } catch (const DataError& e) {
+      throw DataError(std::string(e.what()) + ". bench reads the data only for the vocabulary size: give it with "
+                      "--vocab N to bench without the data");
+    }
+  }
   s.options.steps = req.steps;
   s.options.warmup = req.warmup;
   if (req.precision) s.options.precision = *req.precision;

@@ -117,6 +117,12 @@ TEST_CASE("bad input: bench validates a whole spec like train, and model-only fi
   r = run_cli("bench " + dir + "/model.yaml --probe-reps 0", dir);
   CHECK(r.code == 2);
   CHECK(r.err.find("1 to 1000") != std::string::npos);  // a readable range, not DBL_MAX
+  // A spec whose data is missing: bench needs it only for the vocabulary size, and says so.
+  write_text(dir + "/nodata.yaml", replaced(kGood, "wikitext-103/wiki.valid.tokens", "absent/wiki.train.tokens"));
+  r = run_cli("bench " + dir + "/nodata.yaml --probe-size 0 --steps 1", dir);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("absent/wiki.train.tokens") != std::string::npos);
+  CHECK(r.err.find("--vocab N") != std::string::npos);
 }
 
 TEST_CASE("bad input: a model or batch that cannot fit is refused before training, with the sizes") {
