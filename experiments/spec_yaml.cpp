@@ -383,9 +383,12 @@ YamlDocument compose(const std::string& path, std::vector<std::string>& chain,
     throw ConfigError(at + ": base: is " + describe_json(doc.root["base"]) +
                       ", not a file name; give the spec this one builds on, e.g. base: ../quickstart.yaml");
   const std::filesystem::path base = std::filesystem::path(path).parent_path() / doc.root["base"].get<std::string>();
-  if (!std::filesystem::is_regular_file(base))
-    throw ConfigError(at + ": base: " + base.string() + " is not a file; give its path relative to " + path);
-  const std::string id = std::filesystem::weakly_canonical(base).string();
+  std::error_code ec;  // a name the system refuses (too long, a loop of links) is no file either
+  if (!std::filesystem::is_regular_file(base, ec))
+    throw ConfigError(at + ": base: " + base.string().substr(0, 200) + " is not a file" +
+                      (ec ? " (" + ec.message() + ")" : "") + "; give its path relative to " + path);
+  std::string id = std::filesystem::weakly_canonical(base, ec).string();
+  if (ec) id = base.lexically_normal().string();
   if (std::find(chain.begin(), chain.end(), id) != chain.end() || chain.size() > 32)
     throw ConfigError(at + ": base: " + base.string() + " comes back to a spec already on the way (a cycle of base:)");
   chain.push_back(id);
