@@ -109,8 +109,7 @@ int64_t SequenceClassificationTask::longest_sequence() const {
 }
 
 int64_t SequenceClassificationTask::positions_per_batch() const {
-  const int64_t longest = *std::max_element(train().lengths.begin(), train().lengths.end());
-  return limits_.max_sentences * longest * (train().dual() ? 2 : 1);
+  return limits_.max_sentences * longest_sequence() * (train().dual() ? 2 : 1);
 }
 
 void SequenceClassificationTask::next_batch(Batch& batch) {
