@@ -136,6 +136,43 @@ void fill_from_configs(const ReportInputs& in, const ReportTable& t, ReportRow& 
   }
 }
 
+/// A row's value of a config key: the first of its runs whose config.yaml has it ("" if none).
+std::string config_value(const ReportInputs& in, const ReportRow& row, const std::string& key) {
+  for (size_t r : row.runs) {
+    const auto& flat = in.runs[r].flat_config;
+    const auto it = std::find_if(flat.begin(), flat.end(), [&](const auto& kv) { return kv.first == key; });
+    if (it != flat.end()) return leaf_text(it->second);
+  }
+  return "";
+}
+
+/// Sweep points that share their overrides but not their base spec (points: [{name, base}])
+/// differ in keys no override names: adds each config key in which two such rows differ, so
+/// that --by, the tables and the plots can use it (model.token_mixer of t1, t2 and softmax).
+void add_base_keys(const ReportInputs& in, ReportTable& t) {
+  std::vector<std::string> candidates;
+  for (const ReportRow& row : t.rows)
+    for (size_t r : row.runs)
+      for (const auto& [key, value] : in.runs[r].flat_config)
+        if (!kNotCompared.count(key) && !contains(t.keys, key)) add_unique(candidates, key);
+  std::vector<std::vector<std::string>> overrides;  // each row's values of the override keys
+  for (const ReportRow& row : t.rows) overrides.push_back(row.values);
+  for (const std::string& key : candidates) {
+    std::map<std::vector<std::string>, std::string> seen;  // override values -> the key's value
+    bool differs = false;
+    for (size_t i = 0; i < t.rows.size(); ++i) {
+      const std::string v = config_value(in, t.rows[i], key);
+      if (v.empty()) continue;
+      const auto [it, fresh] = seen.emplace(overrides[i], v);
+      differs = differs || it->second != v;
+    }
+    if (!differs) continue;
+    t.keys.push_back(key);
+    for (ReportRow& row : t.rows) row.values.push_back(config_value(in, row, key));
+  }
+  t.short_keys = short_names(t.keys);
+}
+
 /// "split.metric" names in report order: valid, test, then other splits alphabetically; within
 /// a split in the order first seen.
 std::vector<std::string> ordered_metrics(std::vector<std::string> names) {
@@ -365,6 +402,7 @@ ReportTable build_table(const ReportInputs& in, const TableOptions& options) {
     }
     t.rows[it->second].runs.push_back(r);
   }
+  if (sweeps_only) add_base_keys(in, t);
   if (!options.by.empty()) t.by = resolve_by(t, options.by);
   t.label_keys = label_keys(t, !sweeps_only);
   for (ReportRow& row : t.rows) {

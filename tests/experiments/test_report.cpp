@@ -235,6 +235,43 @@ TEST_CASE("report: a key that only relabels another keeps its column but leaves 
   CHECK(j["rows"][0]["keys"]["model.channel_mixer.d_ff"] == "85");
 }
 
+TEST_CASE("report: named sweep points that differ only in their base spec differ in its keys") {
+  // points: [{name: softmax, base: ...}, {name: t1, base: ...}] with seeds as the only axis: no
+  // override names model.token_mixer, yet the rows differ in it and --by orders by it.
+  TempDir tmp("report_bases");
+  const fs::path sweep = tmp.path / "sweep";
+  json points = json::array();
+  for (const char* name : {"softmax", "t1"})
+    for (uint64_t seed : {1, 2}) {
+      const std::string dir = std::string(name) + "_seed-" + std::to_string(seed);
+      FakeRun r;
+      r.yaml_model = std::string("{d_model: 32, token_mixer: ") + (name[0] == 't' ? "linear" : "softmax") + "}";
+      r.seed = seed;
+      r.valid_ppl = name[0] == 't' ? 10.0 : 20.0;
+      write_fake_run(sweep / dir, r);
+      points.push_back({{"name", std::string(name) + " seed=" + std::to_string(seed)},
+                        {"dir", dir},
+                        {"overrides", {{"train.seed", seed}}},
+                        {"command", "transnormer train x.yaml --out " + dir},
+                        {"state", "done"},
+                        {"exit_code", 0},
+                        {"wall_s", 3.0},
+                        {"error", ""}});
+    }
+  write_fake_file(sweep / "sweep.json", json{{"name", "bases"}, {"sweep_file", "s.yaml"}, {"base", ""},
+                                             {"set", json::object()}, {"axes", {"train.seed"}}, {"points", points}}.dump());
+  const std::string out = (tmp.path / "out").string();
+  write_report({{sweep.string()}, out, {"valid.ppl"}, "token_mixer"});
+  const json j = json::parse(read_file(out + "/report.json"));
+  CHECK(j["keys"] == json{"model.token_mixer"});  // d_model and the seeds do not split rows
+  REQUIRE(j["rows"].size() == 2);
+  CHECK(j["rows"][0]["label"] == "t1");  // "linear" before "softmax": the sweep's order reversed
+  CHECK(j["rows"][0]["keys"]["model.token_mixer"] == "linear");
+  CHECK(j["rows"][0]["metrics"]["valid.ppl"]["n"] == 2);
+  CHECK(j["rows"][1]["label"] == "softmax");
+  CHECK(fs::exists(out + "/plots/final_valid_ppl.svg"));
+}
+
 TEST_CASE("report: unknown metrics and axes are refused, naming what there is") {
   TempDir tmp("report_refuse");
   const fs::path sweep = tmp.path / "sweep";
