@@ -89,9 +89,9 @@ void log_to_run_folder(const std::string& dir, bool resume,
 int run(TrainArgs& a) {
   if (!a.resume) a.config = find_config(a.config);
   resolve_run_folder(a);
-  std::vector<std::string> overrides = a.overrides;
-  if (a.threads > 0) overrides.push_back("train.threads=" + std::to_string(a.threads));
-  ExperimentSpec spec = load_spec(a.config, overrides);
+  ExperimentSpec spec = load_spec(a.config, a.overrides);
+  // Set after the spec is checked, so that no message names a `--set train.threads` never typed.
+  if (a.threads > 0) spec.train.threads = a.threads;
   RunOptions options;
   options.out_dir = a.out.empty() ? (fs::path("runs") / spec.name).string() : a.out;
   options.data_root = resolve_data_root(a.data_root);

@@ -74,10 +74,15 @@ class SweepFile {
     if (eq == std::string::npos || eq == 0)
       throw ConfigError(origin + ": expected key.path=value" + (list ? "s, e.g. --grid model.d_model=64,128" : ""));
     const std::string key = assignment.substr(0, eq);
-    for (const char* s : {"set", "grid", "zip"})
-      if (doc_.root.contains(s) && doc_.root[s].is_object() && doc_.root[s].contains(key))
-        throw ConfigError(origin + ": " + key + " is already in the sweep file's " + s + " (" + at(std::string(s) + "." + key) +
+    for (const char* s : {"set", "grid", "zip"}) {
+      if (!doc_.root.contains(s) || !doc_.root[s].is_object() || !doc_.root[s].contains(key)) continue;
+      if (const auto given = from_command_line_.find(key); given != from_command_line_.end())
+        throw ConfigError(origin + ": " + key + " is already given by " + given->second +
+                          "; give each key once (all its values in one --grid key=v1,v2,...)");
+      throw ConfigError(origin + ": " + key + " is already in the sweep file's " + s + " (" + at(std::string(s) + "." + key) +
                           "); change it there, or leave out " + option);
+    }
+    from_command_line_[key] = option + " " + assignment;
     const json value = parse_yaml_value(list ? "[" + assignment.substr(eq + 1) + "]" : assignment.substr(eq + 1), origin);
     if (!doc_.root.contains(section) || !doc_.root[section].is_object()) doc_.root[section] = json::object();
     doc_.root[section][key] = value;
@@ -92,6 +97,7 @@ class SweepFile {
  private:
   std::string path_;
   YamlDocument doc_;
+  std::map<std::string, std::string> from_command_line_;  // key -> the --set/--grid that gave it
 };
 
 /// The overrides of a mapping of key paths (`set:`, points[i].set), each located in the file.
@@ -173,6 +179,10 @@ std::optional<Axis> read_seeds(const SweepFile& f) {
     const std::string where = "seeds[" + std::to_string(i) + "]";
     if (!seeds[i].is_number_integer() || seeds[i].get<int64_t>() < 0)
       f.fail(where, "is " + describe_json(seeds[i]) + ", not a non-negative integer", "use seeds such as 1, 2, 3");
+    for (size_t j = 0; j < i; ++j)
+      if (seeds[j] == seeds[i])
+        f.fail(where, "repeats seed " + seeds[i].dump() + " (seeds[" + std::to_string(j) + "])",
+               "list each seed once: a repeated seed would train the same run twice");
     axis.values.push_back(seeds[i]);
     axis.origins.push_back(f.at(where));
   }

@@ -324,8 +324,10 @@ std::unique_ptr<SequenceClassificationTask> make_classification_task(const Exper
   const auto train_examples = static_cast<int64_t>(data.splits.front().size());
   if (spec.train.batch_size > train_examples)
     throw ConfigError(spec.path + ": train.batch_size: " + std::to_string(spec.train.batch_size) +
-                      " is larger than the " + std::to_string(train_examples) +
-                      " training examples; lower train.batch_size (or train on more data)");
+                      " is larger than the " + std::to_string(train_examples) + " training examples (" +
+                      data.splits.front().file +
+                      "); lower train.batch_size, or train on more data (data.max_examples, a smaller held-out "
+                      "validation fraction)");
   const auto* options = dynamic_cast<const ClassificationOptions*>(spec.task_options.get());
   std::unique_ptr<SequenceClassificationTask> task;
   try {

@@ -47,6 +47,15 @@ TEST_CASE("bad input: wrong type and out-of-range values") {
   CHECK(d.err.find("divisible") != std::string::npos);
 }
 
+TEST_CASE("bad input: train --threads is not reported as a --set the user never typed") {
+  const std::string dir = scratch_dir("bad_threads");
+  write_text(dir + "/t.yaml", replaced(kGood, "train:\n  batch_size: 2\n  max_steps: 2\n", "train: 5\n"));
+  CliResult r = run_cli("train " + dir + "/t.yaml --threads 1 --out " + dir + "/run", dir);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("t.yaml:10: train: expected a mapping") != std::string::npos);
+  CHECK(r.err.find("--set") == std::string::npos);
+}
+
 TEST_CASE("bad input: a missing data file is named") {
   CliResult r = train_with("nodata", replaced(kGood, "wiki.valid.tokens", "wiki.nothere.tokens"));
   CHECK(r.code == 2);

@@ -202,8 +202,13 @@ TEST_CASE("cli: bad LRA input exits 2 with the file and line, and leaves no run 
   refused("aan columns", "new_aan_pairs.train.tsv:1: expected 5 tab-separated columns");
   write_text(dir + "/aan/new_aan_pairs.train.tsv", "3\tA\tB\tx\ty\n");
   refused("aan label", "new_aan_pairs.train.tsv:1: label \"3\" is not 0 or 1");
-  // IMDB: a truncated archive.
+  // IMDB: most training reviews held out, fewer left than a batch: the message names the split.
   write_imdb(dir);
+  std::string held = text_spec(dir);
+  held.replace(held.find("valid_fraction: 0.25"), 20, "valid_fraction: 0.9");
+  write_text(dir + "/listops.yaml", held);
+  refused("held out", "is larger than the 2 training examples (" + dir + "/aclImdb_v1.tar.gz (train, less 22 held out))");
+  // IMDB: a truncated archive.
   const std::string bytes = slurp(dir + "/aclImdb_v1.tar.gz");
   write_text(dir + "/aclImdb_v1.tar.gz", bytes.substr(0, bytes.size() / 3));
   write_text(dir + "/listops.yaml", text_spec(dir));

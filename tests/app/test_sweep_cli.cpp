@@ -201,6 +201,15 @@ TEST_CASE("cli sweep: --grid and --set sweep around an experiment spec or add to
   CHECK(twice.code == 2);
   CHECK(twice.err.find("--set train.max_steps=7") != std::string::npos);
   CHECK(twice.err.find("already in the sweep file's set (" + dir + "/sweep.yaml:2)") != std::string::npos);
+  // The same key in two --grid options (or --set and --grid) names the first, not a sweep file.
+  CliResult two = run_cli("sweep " + dir + "/tiny.yaml --grid model.d_model=16,32 --grid model.d_model=48 --dry-run", dir);
+  CHECK(two.code == 2);
+  CHECK(two.err.find("model.d_model is already given by --grid model.d_model=16,32") != std::string::npos);
+  // A seed listed twice would train one run twice: refused at its line.
+  write_text(dir + "/seeds.yaml", "base: tiny.yaml\nseeds: [1, 2, 1]\n");
+  CliResult seeds = run_cli("sweep " + dir + "/seeds.yaml --dry-run", dir);
+  CHECK(seeds.code == 2);
+  CHECK(seeds.err.find("seeds.yaml:2: seeds[2]: repeats seed 1 (seeds[0])") != std::string::npos);
   CliResult typo = run_cli("sweep " + dir + "/tiny.yaml --grid model.d_modle=16,32 --dry-run", dir);
   CHECK(typo.code == 2);
   CHECK(typo.err.find("did you mean `d_model`") != std::string::npos);
