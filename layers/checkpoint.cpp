@@ -51,7 +51,10 @@ void load_weights(TransNormerModel& model, const SafetensorsFile& file, const st
   if (!problems.empty())
     throw DataError(where + ": tensors do not match the model of its config:" + problems +
                     "\n  (was the file written for another model or edited by hand?)");
-  for (const auto& [name, var] : entries) var->value.copy_from(file.tensors.at(name));
+  for (const auto& [name, var] : entries) {
+    var->value.copy_from(file.tensors.at(name));
+    var->values_changed();
+  }
 }
 
 namespace {

@@ -48,7 +48,10 @@ InitFromReport init_from_weights(TransNormerModel& model, const SafetensorsFile&
   }
   for (const auto& [name, tensor] : file.tensors)
     if (!entries.count(name)) report.ignored.push_back(name);  // the model's own are loaded or replaced
-  for (const std::string& name : report.loaded) entries.at(name)->value.copy_from(file.tensors.at(name));
+  for (const std::string& name : report.loaded) {
+    entries.at(name)->value.copy_from(file.tensors.at(name));
+    entries.at(name)->values_changed();
+  }
   return report;
 }
 

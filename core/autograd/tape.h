@@ -20,12 +20,22 @@ struct Variable {
   Tensor grad;
   bool requires_grad = false;
 
+  /// precision bf16: a parameter's values rounded to bf16, made by its first bf16 product in
+  /// training (weight_operand, core/ops/operand.h) and then rewritten by every optimizer step in
+  /// the same pass that updates the values, so no step converts the weights again. Used only
+  /// while bf16_current; whatever else writes `value` (a checkpoint load, a broadcast) must call
+  /// values_changed().
+  std::shared_ptr<Bf16Buffer> bf16_copy;
+  bool bf16_current = false;
+
   /// The gradient buffer, zero-filled on first access; same shape as value.
   Tensor& grad_buf() {
     if (!grad.defined()) grad = Tensor::zeros(value.shape());
     return grad;
   }
   bool has_grad() const { return grad.defined(); }
+  /// Marks bf16_copy out of date after `value` was written outside the optimizer.
+  void values_changed() { bf16_current = false; }
 };
 
 using Var = std::shared_ptr<Variable>;

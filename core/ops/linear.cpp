@@ -23,10 +23,10 @@ Var linear(Tape& tape, const Var& x, const Var& weight, const Var& bias) {
   const float* bias_ptr = bias ? bias->value.data() : nullptr;
   const bool record = tape.needs_grad({&x, &weight, &bias});
   // bf16 products: x through the tape's cache (shared with the other products reading it and
-  // with this op's weight gradient), W converted once for the forward and dx.
+  // with this op's weight gradient), W as the copy the optimizer keeps (for the forward and dx).
   const bool bf16 = tape.bf16();
   const Operand xa = operand(bf16, x->value.data(), [&] { return tape.bf16_of(x); });
-  const Operand wa = operand(bf16, w.data(), [&] { return Bf16Buffer::copy_of(w.data(), w.numel()); });
+  const Operand wa = weight_operand(tape, weight);
   product({.m = rows, .n = out, .k = in, .trans_b = true, .bias = bias != nullptr}, xa, wa,
           y.data(), bias_ptr);
   Var result = make_var(std::move(y));

@@ -8,6 +8,7 @@
 #include "core/autograd/grad_accum.h"
 #include "core/dnnl/matmul.h"
 #include "core/error.h"
+#include "core/ops/operand.h"
 #include "core/ops/softmax_xent_rows.h"
 #include "core/parallel.h"
 
@@ -45,7 +46,7 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
   const bool bf16 = tape.bf16();
   std::shared_ptr<const Bf16Buffer> w16, h16;
   if (bf16) {
-    w16 = Bf16Buffer::copy_of(weight->value.data(), vocab * d);
+    w16 = weight_operand(tape, weight).bf16;
     h16 = tape.bf16_of(hidden);
   }
   const int64_t chunk = std::min(chunk_rows, rows);

@@ -4,6 +4,7 @@
 // core/ops/swiglu.cpp).
 #include <memory>
 
+#include "core/autograd/tape.h"
 #include "core/dnnl/matmul.h"
 
 namespace tn {
@@ -19,6 +20,12 @@ template <class Convert>
 Operand operand(bool bf16, const float* data, Convert&& convert) {
   return bf16 ? Operand{nullptr, convert()} : Operand{data, nullptr};
 }
+
+/// The operand of a parameter W: its f32 values, or on a bf16 tape its bf16 rounding. On a
+/// recording tape with W trained, that is W's bf16_copy (made here when missing or out of date,
+/// then kept current by the optimizer: core/optim/adamw.cpp), so the weights are not converted
+/// again at every forward; otherwise a fresh copy (evaluation, frozen weights).
+Operand weight_operand(const Tape& tape, const Var& w);
 
 /// C (+)= op(A)·op(B) (+ bias) for s, in the operands' precision (both bf16 or both f32).
 inline void product(MatmulShape s, const Operand& a, const Operand& b, float* c,

@@ -113,14 +113,10 @@ Var swiglu(Tape& tape, const Var& x, const SwiGluWeights& w) {
   s.d = x->value.dim(-1);
   s.d_ff = w.w1->value.dim(0);
   s.rows = x->value.numel() / s.d;
-  auto weight = [&](const Var& v) {
-    const Tensor& t = v->value;
-    return operand(s.bf16, t.data(), [&] { return Bf16Buffer::copy_of(t.data(), t.numel()); });
-  };
   s.xa = operand(s.bf16, x->value.data(), [&] { return tape.bf16_of(x); });
-  s.w1 = weight(w.w1);
-  s.w2 = weight(w.w2);
-  s.w3 = weight(w.w3);
+  s.w1 = weight_operand(tape, w.w1);
+  s.w2 = weight_operand(tape, w.w2);
+  s.w3 = weight_operand(tape, w.w3);
   s.a = Tensor::empty({s.rows, s.d_ff});
   s.b = Tensor::empty({s.rows, s.d_ff});
   product({.m = s.rows, .n = s.d_ff, .k = s.d, .trans_b = true, .bias = w.b1 != nullptr}, s.xa,

@@ -1,6 +1,7 @@
 #include "core/optim/adamw.h"
 
 #include <cmath>
+#include <memory>
 
 #include "core/math/isa_clones.h"
 #include "core/parallel.h"
@@ -26,6 +27,21 @@ TN_ISA_CLONES void adamw_span(const AdamWConsts& c, int64_t begin, int64_t end, 
     m[i] = c.b1 * m[i] + (1.0f - c.b1) * g[i];
     v[i] = c.b2 * v[i] + (1.0f - c.b2) * g[i] * g[i];
     p[i] -= c.step_size * m[i] / (std::sqrt(v[i]) * c.inv_sqrt_bc2 + c.eps);
+  }
+}
+
+/// adamw_span, and b = the updated values rounded to bf16 (to_bf16_bits: the bits of oneDNN's
+/// reorder) in the same pass: the parameter's bf16 copy for the next step's products.
+TN_ISA_CLONES void adamw_bf16_span(const AdamWConsts& c, int64_t begin, int64_t end, float* __restrict p,
+                                   float* __restrict m, float* __restrict v, const float* __restrict g,
+                                   uint16_t* __restrict b) {
+#pragma omp simd
+  for (int64_t i = begin; i < end; ++i) {
+    p[i] *= c.decay;
+    m[i] = c.b1 * m[i] + (1.0f - c.b1) * g[i];
+    v[i] = c.b2 * v[i] + (1.0f - c.b2) * g[i] * g[i];
+    p[i] -= c.step_size * m[i] / (std::sqrt(v[i]) * c.inv_sqrt_bc2 + c.eps);
+    b[i] = to_bf16_bits(p[i]);
   }
 }
 
@@ -74,7 +90,16 @@ void AdamW::step(double lr) {
     const float* g = var->grad.data();
     float* m = exp_avg_[k].data();
     float* v = exp_avg_sq_[k].data();
-    parallel_spans(n, 16384, [&](int64_t begin, int64_t end) { adamw_span(c, begin, end, p, m, v, g); });
+    if (!var->bf16_copy) {
+      parallel_spans(n, 16384, [&](int64_t begin, int64_t end) { adamw_span(c, begin, end, p, m, v, g); });
+      continue;
+    }
+    // A parameter with a bf16 copy (precision bf16) gets it rewritten in the same pass; a copy
+    // that someone still holds is left to them and replaced.
+    if (var->bf16_copy.use_count() > 1 || var->bf16_copy->size() != n) var->bf16_copy = std::make_shared<Bf16Buffer>(n);
+    uint16_t* b = var->bf16_copy->data();
+    parallel_spans(n, 16384, [&](int64_t begin, int64_t end) { adamw_bf16_span(c, begin, end, p, m, v, g, b); });
+    var->bf16_current = true;
   }
 }
 

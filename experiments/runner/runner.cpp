@@ -162,8 +162,10 @@ Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<
 void Run::join_ranks() {
   if (comm_.size() == 1) return;
   task_->shard(comm_.rank(), comm_.size());
-  for (const auto& [name, var] : model_->params().entries())
+  for (const auto& [name, var] : model_->params().entries()) {
     comm_.broadcast(var->value.data(), var->value.numel(), 0);
+    var->values_changed();
+  }
   spdlog::info("data-parallel: rank {} of {}; each rank takes its part of every batch of {}", comm_.rank(),
                comm_.size(), spec_.train.batch_size);
 }

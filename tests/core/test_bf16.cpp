@@ -18,6 +18,7 @@
 #include "core/ops/linear.h"
 #include "core/ops/lm_head_loss.h"
 #include "core/ops/swiglu.h"
+#include "core/optim/adamw.h"
 #include "core/rng.h"
 
 using namespace tn;
@@ -295,4 +296,73 @@ TEST_CASE("swiglu in bf16: within bf16 rounding of f32, and the unfused ops on a
     if (i != 7) CHECK(vs_f32 > 1e-6);  // the products really ran in bf16 (db3 sums dy alone)
     CHECK(vs_unfused < 1e-5);  // seen: 0 to 1.4e-7
   }
+}
+
+TEST_CASE("bf16 weight copies: kept by AdamW's pass, the same bits as converting at every forward") {
+  // Two copies of one linear layer train 3 AdamW steps on a bf16 tape: A keeps the weight's bf16
+  // copy from step to step (the optimizer rewrites it), B marks it out of date before every
+  // forward, so its products convert W again. Losses and weights must agree bit for bit.
+  Rng rng(5);
+  auto values = [&](int64_t n) {
+    std::vector<float> v(n);
+    for (float& f : v) f = static_cast<float>(rng.normal());
+    return v;
+  };
+  const std::vector<float> w0 = values(12 * 20), b0 = values(12), x0 = values(6 * 20), r0 = values(6 * 12);
+  struct Layer {
+    Var w, b;
+    std::unique_ptr<AdamW> opt;
+  };
+  auto make_layer = [&] {
+    Layer l{make_var(Tensor::from({12, 20}, w0), true), make_var(Tensor::from({12}, b0), true), nullptr};
+    l.opt = std::make_unique<AdamW>(std::vector<std::pair<std::string, Var>>{{"w", l.w}, {"b", l.b}},
+                                    AdamWOptions{0.9, 0.99, 1e-8, 0.01});
+    return l;
+  };
+  Layer a = make_layer(), b = make_layer();
+  const Var x = make_var(Tensor::from({6, 20}, x0));
+  const Tensor r = Tensor::from({6, 12}, r0);
+  auto step = [&](Layer& l, bool reconvert) {
+    if (reconvert) l.w->values_changed();
+    Tape tape;
+    tape.set_bf16(true);
+    Var loss = weighted_sum(tape, linear(tape, x, l.w, l.b), r);
+    tape.backward(loss);
+    l.opt->step(1e-2);
+    l.w->grad = Tensor();
+    l.b->grad = Tensor();
+    return loss->value.data()[0];
+  };
+  for (int i = 0; i < 3; ++i) {
+    const std::shared_ptr<Bf16Buffer> held = a.w->bf16_copy;  // someone still reading last step's copy
+    const std::vector<uint16_t> before = held ? std::vector<uint16_t>(held->data(), held->data() + held->size())
+                                              : std::vector<uint16_t>();
+    CHECK(step(a, false) == step(b, true));
+    CHECK(a.w->value.to_vector() == b.w->value.to_vector());
+    if (held) {  // a held copy is replaced, not rewritten under its holder
+      CHECK(a.w->bf16_copy.get() != held.get());
+      CHECK(std::equal(before.begin(), before.end(), held->data()));
+    }
+  }
+  // After the last step the copy holds the new weights' bf16 bits; the bias never had one.
+  REQUIRE(a.w->bf16_copy);
+  CHECK(a.w->bf16_current);
+  for (int64_t i = 0; i < a.w->value.numel(); ++i) CHECK(a.w->bf16_copy->data()[i] == to_bf16_bits(a.w->value.data()[i]));
+  CHECK(!a.b->bf16_copy);
+  // A write outside the optimizer (as a checkpoint load does) with values_changed(): the next
+  // training forward converts the new values; an evaluation tape never uses the kept copy.
+  a.w->value.fill(0.5f);
+  Tape eval;
+  eval.set_bf16(true);
+  eval.set_enabled(false);
+  Var y = linear(eval, x, a.w, Var());
+  double expected = 0;  // row 0 of x (rounded to bf16) times W = 0.5 everywhere
+  for (int j = 0; j < 20; ++j) expected += 0.5 * from_bf16_bits(to_bf16_bits(x0[j]));
+  CHECK(y->value.data()[0] == doctest::Approx(expected).epsilon(1e-5));
+  a.w->values_changed();
+  Tape train;
+  train.set_bf16(true);
+  linear(train, x, a.w, a.b);
+  CHECK(a.w->bf16_current);
+  CHECK(a.w->bf16_copy->data()[7] == to_bf16_bits(0.5f));
 }
