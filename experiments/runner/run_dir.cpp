@@ -2,6 +2,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
+
+#include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "core/io/atomic_file.h"
@@ -44,17 +47,39 @@ void claim_run_dir(const std::string& path, bool resume, bool overwrite) {
   if (!resume && overwrite && holds_run(path)) clear_run(path);
 }
 
+namespace {
+/// The splits a run evaluated (the "split" of metrics.jsonl's evaluation lines): those whose
+/// predictions/<split>.jsonl it wrote. Lines that do not parse are passed over.
+std::set<std::string> evaluated_splits(const std::filesystem::path& metrics) {
+  std::set<std::string> out = {"valid", "test"};
+  std::ifstream in(metrics);
+  for (std::string line; std::getline(in, line);) {
+    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_object() && j.contains("split") && j["split"].is_string()) out.insert(j["split"].get<std::string>());
+  }
+  return out;
+}
+}  // namespace
+
 void clear_run(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
+  const std::set<std::string> splits = evaluated_splits(fs::path(path) / "metrics.jsonl");
   for (const char* name : kRunFiles) {
     fs::remove(fs::path(path) / name, ec);
     if (ec) throw IoError((fs::path(path) / name).string() + ": cannot delete (" + ec.message() + ")");
   }
+  // predictions/: only the files a run writes there (<split>.jsonl); the folder goes only when
+  // that leaves it empty, so a user's own files in it stay.
   const fs::path predictions = fs::path(path) / "predictions";
-  if (fs::is_symlink(predictions)) fs::remove(predictions, ec);
-  else if (fs::is_directory(predictions)) fs::remove_all(predictions, ec);
-  if (ec) throw IoError(predictions.string() + ": cannot delete (" + ec.message() + ")");
+  if (fs::is_symlink(predictions) || !fs::is_directory(predictions)) return;
+  for (const std::string& split : splits) {
+    const fs::path file = predictions / (split + ".jsonl");
+    if (file.filename() != split + ".jsonl") continue;  // a split name with a path in it: not ours
+    fs::remove(file, ec);
+    if (ec) throw IoError(file.string() + ": cannot delete (" + ec.message() + ")");
+  }
+  if (fs::is_empty(predictions, ec)) fs::remove(predictions, ec);
 }
 
 RunDir::RunDir(std::string path) : path_(std::move(path)) {

@@ -47,7 +47,10 @@ TEST_CASE("cli: a folder holding a run is refused without --resume or --overwrit
 
   CHECK(run_cli(train + " --resume --overwrite", dir).code == 2);  // one or the other
 
-  // --overwrite starts again: a new history of one session, the other seed's numbers.
+  // --overwrite starts again: a new history of one session, the other seed's numbers; a user's
+  // own file in predictions/ stays (only the run's <split>.jsonl go).
+  write_text(dir + "/run/predictions/mine.txt", "keep me too");
+  write_text(dir + "/run/predictions/test.jsonl", "{}\n");
   const CliResult over = run_cli(train + " --set train.seed=9 --overwrite", dir);
   INFO(over.err);
   REQUIRE(over.code == 0);
@@ -55,6 +58,8 @@ TEST_CASE("cli: a folder holding a run is refused without --resume or --overwrit
   CHECK(history["sessions"].size() == 1);
   CHECK(slurp(dir + "/run/config.yaml").find("seed: 9") != std::string::npos);
   CHECK(slurp(dir + "/run/summary.json") != before.at("summary.json"));
+  CHECK(slurp(dir + "/run/predictions/mine.txt") == "keep me too");
+  CHECK(!std::filesystem::exists(dir + "/run/predictions/test.jsonl"));  // the old run's, deleted
 
   // A folder with other files but no run is fine, and they stay.
   write_text(dir + "/mine/notes.txt", "keep me");
