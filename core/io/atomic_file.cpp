@@ -117,8 +117,12 @@ void write_named(const std::string& dest, std::string_view bytes) {
 }  // namespace
 
 void write_file_atomic(const std::string& path, std::string_view bytes) {
-  const std::string dest = destination(path);
   struct stat st {};
+  // A device, FIFO or socket reached through links, /proc's among them (/dev/stdout into a pipe
+  // ends at "pipe:[N]", which is no path): written through the path the kernel resolves.
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+    return write_in_place(path, bytes);
+  const std::string dest = destination(path);
   if (::stat(dest.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) throw IoError("cannot write " + path + ": it is a directory");
     if (!S_ISREG(st.st_mode)) return write_in_place(dest, bytes);

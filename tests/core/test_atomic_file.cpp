@@ -142,6 +142,22 @@ TEST_CASE("write_file_atomic: a FIFO is written into, not replaced by a file") {
   CHECK(std::distance(std::filesystem::directory_iterator(dir.path), {}) == 1);  // no temporary
 }
 
+TEST_CASE("write_file_atomic: /proc/self/fd/N of an anonymous pipe (what /dev/stdout is in a pipeline) is written into") {
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  std::string received;
+  std::thread reader([&] {
+    char buf[64];
+    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) received.append(buf, static_cast<size_t>(n));
+  });
+  // The link's target reads "pipe:[inode]", which is no path: it must be opened through the link.
+  CHECK_NOTHROW(write_file_atomic("/proc/self/fd/" + std::to_string(fds[1]), "into the pipe"));
+  ::close(fds[1]);
+  reader.join();
+  ::close(fds[0]);
+  CHECK(received == "into the pipe");
+}
+
 TEST_CASE("write_file_atomic: a process killed while writing leaves the old file or the new, and no temporary") {
   TempDir dir("atomic_kill");
   const std::string path = dir.file("big.bin");
