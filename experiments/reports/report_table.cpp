@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -265,8 +266,18 @@ void pool_row(const ReportInputs& in, ReportTable& t, ReportRow& row) {
       if (!row.paper.count(name)) row.paper[name] = value;
     if (!run.done()) continue;
     ++row.done;
-    for (const std::string& m : t.metrics)
-      if (auto v = run.final_metric(m)) metric[m].push_back(*v);
+    for (const std::string& m : t.metrics) {
+      const auto v = run.final_metric(m);
+      if (!v) continue;
+      // A non-finite value (null in summary.json: a NaN evaluation) cannot be averaged: left out
+      // of n, said once per run.
+      if (!std::isfinite(*v)) {
+        spdlog::warn("report: {}: {} is not a finite number (null in summary.json); left out of its row's mean",
+                     run.dir, m);
+        continue;
+      }
+      metric[m].push_back(*v);
+    }
     for (const std::string& m : t.metrics) {
       if (row.baseline.count(m)) continue;
       const size_t dot = m.find('.');

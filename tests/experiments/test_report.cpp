@@ -272,6 +272,20 @@ TEST_CASE("report: named sweep points that differ only in their base spec differ
   CHECK(fs::exists(out + "/plots/final_valid_ppl.svg"));
 }
 
+TEST_CASE("report: a null final metric (a NaN evaluation) is left out of the mean and of n") {
+  TempDir tmp("report_null_metric");
+  const fs::path sweep = tmp.path / "sweep";
+  write_standard_sweep(sweep);  // normalize=scaling: valid.ppl 10, 12, 14 over seeds 1..3
+  const fs::path summary = sweep / "normalize-scaling_seed-3" / "summary.json";
+  json s = json::parse(read_file(summary.string()));
+  s["valid"]["ppl"] = nullptr;
+  write_fake_file(summary, s.dump());
+  write_report({{sweep.string()}, "", {"valid.ppl"}, ""});
+  const json row = json::parse(read_file((sweep / "report.json").string()))["rows"][0];
+  CHECK(row["metrics"]["valid.ppl"]["n"] == 2);
+  CHECK(row["metrics"]["valid.ppl"]["mean"] == 11.0);
+}
+
 TEST_CASE("report: unknown metrics and axes are refused, naming what there is") {
   TempDir tmp("report_refuse");
   const fs::path sweep = tmp.path / "sweep";
