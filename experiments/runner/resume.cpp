@@ -37,6 +37,12 @@ Difference first_difference(const nlohmann::ordered_json& a, const nlohmann::ord
 
 void check_resumable(const RunDir& run, const ExperimentSpec& spec) {
   auto missing = [&](const std::string& what) {
+    // A finished run whose checkpoints were dropped (a kept record) has nothing to resume and
+    // results that --overwrite would delete: say so rather than advise it.
+    if (std::filesystem::exists(run.file("summary.json")))
+      return ConfigError(run.path() + ": nothing to resume: " + what +
+                         " is missing, and the run is finished (it has summary.json: its results are "
+                         "there); to train it again, give another --out");
     return ConfigError(run.path() + ": nothing to resume: " + what +
                        " is missing (a run writes its checkpoint and train state at each "
                        "evaluation, so it stopped before its first); start it again with "

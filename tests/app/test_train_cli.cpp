@@ -188,6 +188,12 @@ TEST_CASE("cli: --resume continues a run exactly: 15 + 15 steps equal 30 in one 
   CHECK(none.code == 2);
   CHECK(none.err.find("nothing to resume") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir + "/empty"));  // not created
+  // A finished run kept without its checkpoint (a results record): no advice to --overwrite it.
+  std::filesystem::remove(dir + "/whole/checkpoint.safetensors");
+  CliResult kept = run_cli("train " + dir + "/tiny.yaml --resume --out " + dir + "/whole", dir);
+  CHECK(kept.code == 2);
+  CHECK(kept.err.find("the run is finished") != std::string::npos);
+  CHECK(kept.err.find("--overwrite") == std::string::npos);
   write_text(dir + "/parts/metrics.jsonl", "42\n");
   CliResult garbage = run_cli("train " + dir + "/tiny.yaml --resume --set train.max_steps=31 --out " + dir + "/parts", dir);
   CHECK(garbage.code == 2);
