@@ -6,6 +6,7 @@
 
 #include "experiments/runner/memory_check.h"
 #include "experiments/runner/model_from_data.h"
+#include "experiments/runner/resume.h"
 #include "experiments/runner/run_dir.h"
 #include "experiments/tasks/registry.h"
 
@@ -28,6 +29,9 @@ std::string dry_run(ExperimentSpec spec, const RunOptions& options) {
   const std::string dir = run_dir_line(options);
   const std::unique_ptr<Task> task = make_task(spec, options.data_root);
   configure_model_from_data(*task, spec);
+  // The folder exists (check_run_dir): the run's own resume checks, with the spec as the run
+  // would have it, nothing written.
+  if (options.resume) check_resumable(RunDir(options.out_dir), spec);
   const MemoryEstimate memory =
       estimate_training_memory(spec.model, task->positions_per_batch(), task->longest_sequence());
   check_fits_in_memory(memory, spec.path);

@@ -182,6 +182,9 @@ TEST_CASE("cli: --resume continues a run exactly: 15 + 15 steps equal 30 in one 
   CHECK(slurp(dir + "/parts/config.yaml").find("max_steps: 30") != std::string::npos);  // untouched
   CliResult other = run_cli("train " + dir + "/tiny.yaml --resume --set model.d_model=64 --set train.max_steps=60 --out " + dir + "/parts", dir);
   CHECK(other.code == 2);
+  // --dry-run checks the spec against the run's config.yaml as the run does.
+  CHECK(run_cli("train " + dir + "/tiny.yaml --resume --dry-run --set model.d_model=64 --set train.max_steps=60 --out " + dir + "/parts", dir).code == 2);
+  CHECK(run_cli("train " + dir + "/tiny.yaml --resume --dry-run --set train.max_steps=40 --out " + dir + "/parts", dir).code == 0);
   CHECK(other.err.find("config.yaml:") != std::string::npos);
   CHECK(other.err.find("d_model") != std::string::npos);
   CliResult none = run_cli("train " + dir + "/tiny.yaml --resume --out " + dir + "/empty", dir);
