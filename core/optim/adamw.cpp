@@ -16,17 +16,24 @@ struct AdamWConsts {
   float decay, b1, b2, step_size, inv_sqrt_bc2, eps;
 };
 
-/// Entries [begin, end) of one parameter's update: decoupled decay, the two moments, the step.
-/// Compiled per instruction set (core/math/isa_clones.h): the default build's baseline code runs
+/// Entry i of one parameter's update: decoupled decay, the two moments, the step.
+/// Always inlined, so each instruction-set clone of the spans below vectorises it at its width.
+[[gnu::always_inline]] inline void adamw_entry(const AdamWConsts& c, int64_t i, float* __restrict p,
+                                               float* __restrict m, float* __restrict v,
+                                               const float* __restrict g) {
+  p[i] *= c.decay;
+  m[i] = c.b1 * m[i] + (1.0f - c.b1) * g[i];
+  v[i] = c.b2 * v[i] + (1.0f - c.b2) * g[i] * g[i];
+  p[i] -= c.step_size * m[i] / (std::sqrt(v[i]) * c.inv_sqrt_bc2 + c.eps);
+}
+
+/// Entries [begin, end) of one parameter's update (adamw_entry). Compiled per instruction set (core/math/isa_clones.h): the default build's baseline code runs
 /// four floats at a time where the CPU has sixteen.
 TN_ISA_CLONES void adamw_span(const AdamWConsts& c, int64_t begin, int64_t end, float* __restrict p,
                               float* __restrict m, float* __restrict v, const float* __restrict g) {
 #pragma omp simd
   for (int64_t i = begin; i < end; ++i) {
-    p[i] *= c.decay;
-    m[i] = c.b1 * m[i] + (1.0f - c.b1) * g[i];
-    v[i] = c.b2 * v[i] + (1.0f - c.b2) * g[i] * g[i];
-    p[i] -= c.step_size * m[i] / (std::sqrt(v[i]) * c.inv_sqrt_bc2 + c.eps);
+    adamw_entry(c, i, p, m, v, g);
   }
 }
 
@@ -37,10 +44,7 @@ TN_ISA_CLONES void adamw_bf16_span(const AdamWConsts& c, int64_t begin, int64_t 
                                    uint16_t* __restrict b) {
 #pragma omp simd
   for (int64_t i = begin; i < end; ++i) {
-    p[i] *= c.decay;
-    m[i] = c.b1 * m[i] + (1.0f - c.b1) * g[i];
-    v[i] = c.b2 * v[i] + (1.0f - c.b2) * g[i] * g[i];
-    p[i] -= c.step_size * m[i] / (std::sqrt(v[i]) * c.inv_sqrt_bc2 + c.eps);
+    adamw_entry(c, i, p, m, v, g);
     b[i] = to_bf16_bits(p[i]);
   }
 }
