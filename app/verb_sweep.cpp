@@ -11,6 +11,7 @@
 #include "app/verbs.h"
 #include "core/comm/communicator.h"
 #include "core/error.h"
+#include "core/io/dir_lock.h"
 #include "core/process/stop_signal.h"
 #include "data/data_root.h"
 #include "experiments/sweeps/slurm_launcher.h"
@@ -66,6 +67,7 @@ Action add_sweep_verb(CLI::App& app) {
                         ": this transnormer was built without MPI; install libopenmpi-dev and rebuild (scripts/setup.sh)");
     const SweepSpec sweep = load_sweep(find_config(args->file), args->cli);  // every point validated before anything runs
     const std::string out = args->out.empty() ? (std::filesystem::path("runs") / sweep.name).string() : args->out;
+    check_folder_path(out, "sweep folder");
     if (args->dry_run && !slurm) {
       std::cout << describe_sweep(sweep, out);
       return 0;

@@ -8,8 +8,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "core/error.h"
 
@@ -131,12 +129,34 @@ void write_file_atomic(const std::string& path, std::string_view bytes) {
 }
 
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataError("cannot read " + path + ": " + std::strerror(errno));
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) throw DataError("error while reading " + path);
-  return buf.str();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    throw DataError("cannot read " + path + ": " + std::strerror(errno) +
+                    (errno == EACCES ? " (check the file's permissions)" : ""));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw DataError("cannot read " + path + ": " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw DataError("cannot read " + path + ": it is a directory; give the path of a file");
+  // A device such as /dev/zero or /dev/urandom never ends: reading it would fill the memory.
+  // A terminal, a pipe or a FIFO (/dev/stdin) ends when its writer is done, so it is read.
+  if ((S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) && !::isatty(fd))
+    throw DataError("cannot read " + path + ": it is a device, not a file; give the path of a file");
+  std::string bytes;
+  if (S_ISREG(st.st_mode)) bytes.reserve(static_cast<size_t>(st.st_size));
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw DataError("error while reading " + path + ": " + std::strerror(errno));
+    }
+    bytes.append(buf, static_cast<size_t>(n));
+  }
+  return bytes;
 }
 
 }  // namespace tn

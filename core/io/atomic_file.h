@@ -15,7 +15,8 @@ namespace tn {
 /// path on any I/O failure (cannot create, write, sync or rename; a directory in the way).
 void write_file_atomic(const std::string& path, std::string_view bytes);
 
-/// Reads a whole file. Throws DataError naming the path when it is missing or unreadable.
+/// Reads a whole file (or a pipe, FIFO or terminal until its end). Throws DataError naming the path
+/// when it is missing, unreadable, a directory, or a device that never ends (/dev/zero).
 std::string read_file(const std::string& path);
 
 }  // namespace tn

@@ -31,7 +31,29 @@ ConfigError in_use(const std::string& what, const std::string& dir, const std::s
 
 }  // namespace
 
+void check_folder_path(const std::string& dir, const std::string& what) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (fs::path p = fs::path(dir).lexically_normal(); !p.empty(); p = p.parent_path()) {
+    const fs::file_status link = fs::symlink_status(p, ec);
+    if (!fs::exists(link)) {
+      if (p == p.parent_path()) return;
+      continue;  // missing: created later, look at the folder above
+    }
+    const fs::file_status target = fs::status(p, ec);
+    if (fs::is_symlink(link) && !fs::exists(target))
+      throw ConfigError("the " + what + " " + dir + " cannot be made: " + p.string() + " is a symbolic link to " +
+                        fs::read_symlink(p, ec).string() + ", which does not exist; remove the link or give another "
+                        "path (--out)");
+    if (!fs::is_directory(target))
+      throw ConfigError("the " + what + " " + dir + " cannot be made: " + p.string() + " is a file, not a folder; " +
+                        "give the path of a folder (--out)");
+    return;  // the nearest existing folder: the rest can be created below it
+  }
+}
+
 void DirLock::check_free(const std::string& dir, const std::string& what) {
+  check_folder_path(dir, what);
   const std::string path = (std::filesystem::path(dir) / kLockFile).string();
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return;  // never claimed (or unreadable: acquire says why)
@@ -42,6 +64,7 @@ void DirLock::check_free(const std::string& dir, const std::string& what) {
 }
 
 DirLock DirLock::acquire(const std::string& dir, const std::string& what) {
+  check_folder_path(dir, what);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw IoError("cannot create the " + what + " " + dir + ": " + ec.message());

@@ -31,6 +31,11 @@ class DirLock {
   int fd_ = -1;
 };
 
+/// Throws ConfigError (exit 2) naming `dir` and the fix when it cannot become a folder: it, or a
+/// folder above it, is a file (or a device), or it is a symbolic link to nothing. `what` names it
+/// in the message ("run folder", "report folder"). Missing folders are fine: they are created.
+void check_folder_path(const std::string& dir, const std::string& what);
+
 /// The name of the lock file inside a claimed folder.
 inline constexpr const char* kLockFile = ".lock";
 

@@ -23,7 +23,7 @@ std::string read_text_file(const std::string& path, const std::string& what, con
   try {
     text = read_file(path);
   } catch (const DataError& err) {
-    throw DataError(std::string(err.what()) + " (check the file's permissions; " + hint + ")");
+    throw DataError(std::string(err.what()) + " (" + hint + ")");
   }
   if (text.empty()) throw DataError(path + ": is empty, expected " + what + " (fetch it again; " + hint + ")");
   if (const void* nul = std::memchr(text.data(), '\0', text.size())) {

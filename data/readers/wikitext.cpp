@@ -32,7 +32,7 @@ std::vector<std::string> read_lines(const std::string& path) {
   try {
     text = read_file(path);
   } catch (const DataError& err) {
-    throw DataError(std::string(err.what()) + " (check the file's permissions; " + kDataHint + ")");
+    throw DataError(std::string(err.what()) + " (" + kDataHint + ")");
   }
   if (const void* nul = std::memchr(text.data(), '\0', text.size()))
     throw DataError(path + ": contains a NUL byte at offset " +

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/io/atomic_file.h"
+#include "core/io/dir_lock.h"
 #include "experiments/reports/report_inputs.h"
 #include "experiments/reports/report_plots.h"
 #include "experiments/reports/report_table.h"
@@ -24,6 +25,7 @@ ReportResult write_report(const ReportOptions& options) {
   ReportResult result;
   result.out_dir = !options.out_dir.empty() ? options.out_dir : options.dirs.size() == 1 ? options.dirs[0] : "report";
   const fs::path folder = plots.empty() ? fs::path(result.out_dir) : fs::path(result.out_dir) / "plots";
+  check_folder_path(result.out_dir, "report folder");
   std::error_code ec;
   fs::create_directories(folder, ec);
   if (ec) throw IoError("cannot create " + folder.string() + ": " + ec.message());

@@ -106,6 +106,20 @@ TEST_CASE("save_safetensors: a failed write is an IoError, and reading a missing
   CHECK(err.second.find("absent.txt") != std::string::npos);
 }
 
+TEST_CASE("read_file: a device that never ends and a directory are refused, naming the path") {
+  // /dev/zero would be read until memory runs out: a data path pointed at it hung train --dry-run.
+  auto err = error_of([&] { read_file("/dev/zero"); });
+  CHECK(err.first == "data");
+  CHECK(err.second.find("/dev/zero") != std::string::npos);
+  CHECK(err.second.find("a device, not a file") != std::string::npos);
+  TempDir dir("read_dir");
+  err = error_of([&] { read_file(dir.path.string()); });
+  CHECK(err.first == "data");
+  CHECK(err.second.find("a directory") != std::string::npos);
+  // An empty device that ends (/dev/null) is refused too: it is no file either.
+  CHECK(error_of([&] { read_file("/dev/null"); }).first == "data");
+}
+
 TEST_CASE("write_file_atomic: a symlink is written through, the link kept") {
   TempDir dir("atomic_link");
   const std::string target = dir.write("real.json", "old");

@@ -65,3 +65,22 @@ TEST_CASE("DirLock: a claim held by another process ends when that process is ki
   ::close(ready[0]);
   ::close(ready[1]);
 }
+
+TEST_CASE("DirLock: a file, a file above the folder, or a dangling link is refused as bad input") {
+  TempDir root("dir_lock_file");
+  const std::string file = root.write("afile", "x\n");
+  std::string message = refusal(file);
+  CHECK(message.find(file + " is a file, not a folder") != std::string::npos);
+  message = refusal(file + "/run/x");  // a folder below a file cannot be made either
+  CHECK(message.find(file + " is a file, not a folder") != std::string::npos);
+  CHECK(refusal("/dev/null/run").find("/dev/null is a file, not a folder") != std::string::npos);
+  const std::string link = root.file("dangling");
+  REQUIRE(::symlink(root.file("nowhere").c_str(), link.c_str()) == 0);
+  message = refusal(link);
+  CHECK(message.find("symbolic link to " + root.file("nowhere") + ", which does not exist") != std::string::npos);
+  CHECK_THROWS_AS(DirLock::check_free(link, "run folder"), ConfigError);
+  CHECK_THROWS_AS(check_folder_path(file, "report folder"), ConfigError);
+  CHECK(read_file(file) == "x\n");  // nothing written over the file
+  CHECK(refusal(root.file("new/run")).empty());  // missing folders are made
+  CHECK(refusal(root.file("new/run/../other")).empty());
+}
