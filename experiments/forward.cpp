@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/ignore_index.h"
+#include "core/io/json_errors.h"
 #include "core/ops/cross_entropy.h"
 
 namespace tn {
@@ -57,7 +58,7 @@ nlohmann::json parse_forward_input(std::string_view text, const std::string& whe
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    throw DataError(where + ": not valid JSON: " + e.what());
+    throw DataError(where + ": " + json_error_message(e));
   }
 }
 

@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "core/io/atomic_file.h"
+#include "core/io/json_errors.h"
 
 namespace tn {
 namespace {
@@ -133,7 +134,7 @@ class Loader {
     try {
       header = nlohmann::json::parse(bytes_.data() + 8, data_);
     } catch (const nlohmann::json::exception& err) {
-      fail(std::string("header is not valid JSON (") + err.what() + ")");
+      fail("header is " + json_error_message(err));
     }
     if (!header.is_object()) fail("header is not a JSON object");
 

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "core/io/atomic_file.h"
+#include "core/io/json_errors.h"
 #include "experiments/outputs/metrics.h"
 #include "experiments/reports/flat_json.h"
 #include "experiments/spec_yaml.h"
@@ -44,7 +45,7 @@ void read_summary(RunRecord& run, const std::string& file) {
     run.summary = RunSummary::from_json(j);
   } catch (const std::exception& e) {
     run.state = "unreadable";
-    note(run, file + ": " + e.what());
+    note(run, file + ": " + json_error_message(e));
     return;
   }
   run.state = "done";
@@ -84,7 +85,7 @@ void read_metrics(RunRecord& run, const std::string& file) {
         }
       }
     } catch (const std::exception& e) {
-      note(run, file + ":" + std::to_string(number) + ": " + e.what() + "; the rest of the file is skipped");
+      note(run, file + ":" + std::to_string(number) + ": " + json_error_message(e) + "; the rest of the file is skipped");
       return;
     }
   }
@@ -99,7 +100,7 @@ void read_diverged(RunRecord& run, const std::string& file) {
     run.problems.push_back("diverged" + (j.contains("step") ? " at step " + j["step"].dump() : std::string()) +
                            (error.empty() ? "" : ": " + error));
   } catch (const std::exception& e) {
-    note(run, file + ": " + e.what());
+    note(run, file + ": " + json_error_message(e));
   }
 }
 
@@ -112,7 +113,7 @@ void read_locality(RunRecord& run, const std::string& file) {
     if (c.r.size() != c.l.size()) throw std::invalid_argument("\"r\" and \"mean\" differ in length");
     run.locality = std::move(c);
   } catch (const std::exception& e) {
-    note(run, file + ": " + e.what() + " (expected {\"r\": [...], \"mean\": [...], ...})");
+    note(run, file + ": " + json_error_message(e) + " (expected {\"r\": [...], \"mean\": [...], ...})");
   }
 }
 }  // namespace

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "core/error.h"
+#include "core/io/json_errors.h"
 #include "core/io/safetensors.h"
 
 namespace tn {
@@ -57,7 +58,7 @@ TrainState load_train_state(const std::string& path, AdamW& optimizer) {
     if (meta.contains("best")) state.best = meta["best"];
     state.stopped_early = meta.value("stopped_early", false);
   } catch (const std::exception& e) {
-    throw DataError(path + ": corrupt train state metadata (" + e.what() + ")");
+    throw DataError(path + ": corrupt train state metadata (" + json_error_message(e) + ")");
   }
   const auto& params = optimizer.params();
   size_t expected = 0;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/io/json_errors.h"
 
 namespace tn {
 namespace {
@@ -26,7 +27,7 @@ InitFromReport warm_start(TransNormerModel& model, const std::string& init_from,
     try {
       theirs = nlohmann::json::parse(v->second).get<std::vector<std::string>>();
     } catch (const nlohmann::json::exception& e) {
-      throw DataError(path + ": \"transnormer.vocab\" is not a JSON list of strings: " + e.what());
+      throw DataError(path + ": \"transnormer.vocab\" is not a JSON list of strings: " + json_error_message(e));
     }
     if (theirs != vocabulary) {
       size_t first = 0;

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "core/io/atomic_file.h"
+#include "core/io/json_errors.h"
 
 namespace tn {
 namespace {
@@ -116,7 +117,7 @@ SweepIndex read_sweep_index(const std::string& path) {
   try {
     return SweepIndex::from_json(nlohmann::ordered_json::parse(text));
   } catch (const std::exception& e) {
-    throw DataError(path + ": not a sweep index written by `transnormer sweep` (" + e.what() +
+    throw DataError(path + ": not a sweep index written by `transnormer sweep` (" + json_error_message(e) +
                     "); move it away to start the sweep afresh");
   }
 }

@@ -56,6 +56,21 @@ TEST_CASE("bad input: train --threads is not reported as a --set the user never 
   CHECK(r.err.find("--set") == std::string::npos);
 }
 
+TEST_CASE("bad input: forward --input that is not JSON names line and column, not the library's exception") {
+  const std::string dir = scratch_dir("bad_forward_json");
+  write_text(dir + "/cut.json", "{\"task\": \"lm\", \"batch\": ");  // ends after 24 characters
+  CliResult r = run_cli("forward --checkpoint '" + golden_root() + "/dec_t1/model.safetensors' --input " + dir + "/cut.json", dir);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("cut.json: not valid JSON at line 1, column 25: unexpected end of input") != std::string::npos);
+  CHECK(r.err.find("json.exception") == std::string::npos);
+}
+
+TEST_CASE("bad input: a data path at a device or a directory is refused at once, naming it") {
+  CliResult r = train_with("device", replaced(kGood, "wikitext-103/wiki.valid.tokens", "/dev/zero"));
+  CHECK(r.code == 2);  // it read /dev/zero until memory ran out
+  CHECK(r.err.find("/dev/zero: it is a device, not a file") != std::string::npos);
+}
+
 TEST_CASE("bad input: a missing data file is named") {
   CliResult r = train_with("nodata", replaced(kGood, "wiki.valid.tokens", "wiki.nothere.tokens"));
   CHECK(r.code == 2);
