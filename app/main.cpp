@@ -11,6 +11,7 @@
 #include <string>
 #include <system_error>
 
+#include "app/cli_errors.h"
 #include "app/command_line.h"
 #include "app/verbs.h"
 #include "core/comm/communicator.h"
@@ -68,6 +69,10 @@ int run_command(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    if (const std::string text = tn::app::cli_error_text(e.what()); text != e.what()) {
+      std::cerr << text << "\nRun with --help for more information.\n";
+      return 2;
+    }
     app.exit(e);
     return 2;
   }

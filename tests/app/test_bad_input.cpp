@@ -98,6 +98,16 @@ TEST_CASE("bad input: unknown verb and bad flags exit 2") {
   CHECK(run_cli("fly", dir).code == 2);
   CHECK(run_cli("train", dir).code == 2);
   CHECK(run_cli("eval --split middle x", dir).code == 2);
+  // CLI11 says "Value abc not in range 0 to 1024" for a word: it is no number at all.
+  CliResult t = run_cli("train x.yaml --threads abc", dir);
+  CHECK(t.code == 2);
+  CHECK(t.err.find("--threads: 'abc' is not a number; give a whole number from 0 to 1024") != std::string::npos);
+  CliResult b = run_cli("bench x.yaml --scaling-max-gib lots", dir);
+  CHECK(b.code == 2);
+  CHECK(b.err.find("'lots' is not a number; give a number from 0.001 to 1024") != std::string::npos);
+  CliResult big = run_cli("train x.yaml --threads 5000", dir);  // a number out of range keeps CLI11's words
+  CHECK(big.code == 2);
+  CHECK(big.err.find("Value 5000 not in range 0 to 1024") != std::string::npos);
 }
 
 TEST_CASE("bad input: a seq_len longer than the training data, and out-of-range bench flags") {

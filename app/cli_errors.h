@@ -1,0 +1,13 @@
+#pragma once
+// CLI11's parse errors in a user's words where its own text misleads: "--threads: Value abc not in
+// range 0 to 1024" for a value that is not a number at all.
+#include <string>
+
+namespace tn::app {
+
+/// `message` (a CLI::ParseError's what()) with a range check's text on a value that is not a number
+/// rewritten as "--threads: abc is not a number; give a whole number from 0 to 1024" (or "a
+/// number" when a bound has a fraction); any other message unchanged.
+std::string cli_error_text(const std::string& message);
+
+}  // namespace tn::app
