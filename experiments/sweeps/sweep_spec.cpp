@@ -124,8 +124,13 @@ std::vector<Axis> read_axes(const SweepFile& f, const std::string& section) {
       f.fail(where, "is " + describe_json(values) + ", not a non-empty list", "list the values, e.g. [0, 1, 2]");
     Axis axis{key, {}, {}};
     for (size_t i = 0; i < values.size(); ++i) {
+      const std::string at = where + "[" + std::to_string(i) + "]";
+      for (size_t j = 0; j < i; ++j)
+        if (values[j] == values[i])
+          f.fail(at, "repeats the value " + values[i].dump() + " (" + where + "[" + std::to_string(j) + "])",
+                 "list each value once: a repeated value would train the same run twice");
       axis.values.push_back(values[i]);
-      axis.origins.push_back(f.at(where + "[" + std::to_string(i) + "]"));
+      axis.origins.push_back(f.at(at));
     }
     out.push_back(std::move(axis));
   }

@@ -210,6 +210,15 @@ TEST_CASE("cli sweep: --grid and --set sweep around an experiment spec or add to
   CliResult seeds = run_cli("sweep " + dir + "/seeds.yaml --dry-run", dir);
   CHECK(seeds.code == 2);
   CHECK(seeds.err.find("seeds.yaml:2: seeds[2]: repeats seed 1 (seeds[0])") != std::string::npos);
+  // So would a grid value listed twice (it said "give them distinct names in points:").
+  write_text(dir + "/grid.yaml", "base: tiny.yaml\ngrid:\n  model.d_model: [16, 32, 16]\n");
+  CliResult grid = run_cli("sweep " + dir + "/grid.yaml --dry-run", dir);
+  CHECK(grid.code == 2);
+  CHECK(grid.err.find("grid.yaml:3: grid.model.d_model[2]: repeats the value 16 (grid.model.d_model[0])") !=
+        std::string::npos);
+  CliResult cli_grid = run_cli("sweep " + dir + "/tiny.yaml --grid model.d_model=16,16 --dry-run", dir);
+  CHECK(cli_grid.code == 2);
+  CHECK(cli_grid.err.find("repeats the value 16") != std::string::npos);
   CliResult typo = run_cli("sweep " + dir + "/tiny.yaml --grid model.d_modle=16,32 --dry-run", dir);
   CHECK(typo.code == 2);
   CHECK(typo.err.find("did you mean `d_model`") != std::string::npos);
