@@ -15,7 +15,11 @@ Action add_report_verb(CLI::App& app) {
   sub->add_option("--metrics", args->metrics, "split.metric names, comma-separated (default: every final metric but counts)")
       ->delimiter(',')
       ->allow_extra_args(false);
-  sub->add_option("--by", args->by, "order rows by this key and plot the final metrics over it");
+  sub->add_option("--by", args->by, "order rows by this key and plot the final metrics over it")
+      ->check([](const std::string& key) {
+        return key.empty() ? std::string("give a config key or sweep axis, e.g. --by model.d_model (or leave --by out)")
+                           : std::string();
+      });
   return [args]() {
     write_report(*args);
     return 0;

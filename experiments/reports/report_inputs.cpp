@@ -1,7 +1,10 @@
 #include "experiments/reports/report_inputs.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <filesystem>
+#include <map>
 
 #include "core/error.h"
 
@@ -51,20 +54,39 @@ RunRecord read_point(const fs::path& folder, const PointRecord& point, size_t so
 ReportInputs read_report_inputs(const std::vector<std::string>& dirs) {
   if (dirs.empty()) throw ConfigError(std::string("report needs at least one DIR: ") + kExpected);
   ReportInputs inputs;
-  for (size_t i = 0; i < dirs.size(); ++i) {
-    const fs::path dir(dirs[i]);
+  std::map<std::string, std::string> seen;  // canonical run directory -> as first given (or read from a sweep)
+  auto first_time = [&](const std::string& run_dir, const std::string& given) {
+    std::error_code ec;
+    const std::string key = fs::weakly_canonical(run_dir, ec).string();
+    const auto [it, fresh] = seen.emplace(ec ? run_dir : key, given);
+    if (!fresh)
+      spdlog::warn("report: the run {} is read already (from {}): read once, so its seed counts once", run_dir,
+                   it->second);
+    return fresh;
+  };
+  std::map<std::string, std::string> seen_dirs;  // canonical DIR -> as first given
+  for (const std::string& given : dirs) {
+    const fs::path dir(given);
     if (!fs::is_directory(dir))
-      throw DataError(dirs[i] + ": " + (fs::exists(dir) ? "not a directory" : "no such directory") + "; " + kExpected);
-    ReportSource source{dirs[i], std::nullopt};
+      throw DataError(given + ": " + (fs::exists(dir) ? "not a directory" : "no such directory") + "; " + kExpected);
+    std::error_code ec;
+    if (const auto [it, fresh] = seen_dirs.emplace(fs::canonical(dir, ec).string(), given); !fresh) {
+      spdlog::warn("report: {} is given twice (also as {}): read once", given, it->second);
+      continue;
+    }
+    const size_t index = inputs.sources.size();
+    ReportSource source{given, std::nullopt};
     if (fs::is_regular_file(dir / "sweep.json")) {
       source.sweep = read_sweep_index((dir / "sweep.json").string());
-      for (const PointRecord& point : source.sweep->points) inputs.runs.push_back(read_point(dir, point, i));
+      for (const PointRecord& point : source.sweep->points)
+        if (first_time((dir / point.dir).string(), given)) inputs.runs.push_back(read_point(dir, point, index));
     } else if (fs::is_regular_file(dir / "config.yaml")) {
-      RunRecord run = read_run_dir(dirs[i]);
-      run.source = i;
+      if (!first_time(given, given)) continue;
+      RunRecord run = read_run_dir(given);
+      run.source = index;
       inputs.runs.push_back(std::move(run));
     } else {
-      throw DataError(dirs[i] + ": neither sweep.json nor config.yaml is there; " + kExpected);
+      throw DataError(given + ": neither sweep.json nor config.yaml is there; " + kExpected);
     }
     inputs.sources.push_back(std::move(source));
   }

@@ -114,9 +114,9 @@ std::vector<Axis> read_axes(const SweepFile& f, const std::string& section) {
   std::vector<Axis> out;
   const json* node = f.root().contains(section) ? &f.root()[section] : nullptr;
   if (!node || node->is_null()) return out;
-  if (!node->is_object())
-    f.fail(section, "is " + describe_json(*node) + ", not a mapping",
-           "write key paths and their values, e.g. {model.diag_layers: [0, 1, 2]}");
+  if (!node->is_object() || node->empty())
+    f.fail(section, "is " + describe_json(*node) + ", not a non-empty mapping",
+           "write key paths and their values, e.g. {model.diag_layers: [0, 1, 2]}, or leave " + section + ": out");
   for (const std::string& key : f.keys_in_order(section)) {
     const json& values = (*node)[key];
     const std::string where = section + "." + key;
@@ -151,8 +151,9 @@ std::vector<NamedPoint> read_points(const SweepFile& f) {
   std::vector<NamedPoint> out;
   const json* node = f.root().contains("points") ? &f.root()["points"] : nullptr;
   if (node && !node->is_null()) {
-    if (!node->is_array())
-      f.fail("points", "is " + describe_json(*node) + ", not a list", "write [{name: t1, set: {...}}, ...]");
+    if (!node->is_array() || node->empty())
+      f.fail("points", "is " + describe_json(*node) + ", not a non-empty list",
+             "write [{name: t1, set: {...}}, ...], or leave points: out");
     for (size_t i = 0; i < node->size(); ++i) {
       const std::string where = "points[" + std::to_string(i) + "]";
       const json& p = (*node)[i];

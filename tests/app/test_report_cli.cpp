@@ -2,6 +2,8 @@
 // the plots; a DIR that does not exist or an unknown metric exits 2 with a message naming it.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <filesystem>
 
 #include "tests/app/cli_runner.h"
@@ -26,8 +28,21 @@ TEST_CASE("report CLI: a sweep folder gives md, csv, json, html and plots, and b
   CHECK(slurp((sweep / "report.md").string()).find("| valid.ppl | n | valid.ppl (baseline) | test.ppl | n | test.ppl (paper) |") != std::string::npos);
 
   const std::string out = dir + "/elsewhere";
-  CHECK(run_cli("report '" + sweep.string() + "' '" + (sweep / "normalize-scaling_seed-1").string() + "' --out '" + out + "'", dir).code == 0);
+  // A sweep and one of its runs, or a folder given twice: each run is read once, with a warning
+  // (the run given again had made a row of its own, and a folder twice had doubled every n).
+  CliResult again = run_cli("report '" + sweep.string() + "' '" + (sweep / "normalize-scaling_seed-1").string() +
+                                "' '" + sweep.string() + "/' --out '" + out + "'", dir);
+  CHECK(again.code == 0);
   CHECK(fs::is_regular_file(out + "/report.html"));
+  CHECK(again.err.find("the run " + (sweep / "normalize-scaling_seed-1").string() + " is read already (from " +
+                       sweep.string() + ")") != std::string::npos);
+  CHECK(again.err.find(sweep.string() + "/ is given twice (also as " + sweep.string() + "): read once") !=
+        std::string::npos);
+  CHECK(again.err.find("pools two runs") == std::string::npos);
+  const std::string csv = slurp(out + "/report.csv");  // the rows and run counts of the sweep alone
+  CHECK(csv.find("\nnormalize=scaling,done,3,3,") != std::string::npos);
+  CHECK(csv.find("\nnormalize=srmsnorm,failed (2 of 3 seeds),3,1,") != std::string::npos);
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 3);
 
   // The same run twice (a copy in a second folder): pooled, with a warning naming both folders.
   fs::copy(sweep / "normalize-scaling_seed-1", fs::path(dir) / "copy", fs::copy_options::recursive);
@@ -45,6 +60,9 @@ TEST_CASE("report CLI: a sweep folder gives md, csv, json, html and plots, and b
   CHECK(metric.code == 2);
   CHECK(metric.err.find("valid.bleu") != std::string::npos);
   CHECK(run_cli("report", dir).code == 2);
+  CliResult by = run_cli("report '" + sweep.string() + "' --by ''", dir);
+  CHECK(by.code == 2);
+  CHECK(by.err.find("--by: give a config key or sweep axis") != std::string::npos);
 }
 
 TEST_CASE("scripts/keep_run_records.sh keeps a sweep's records, and with --resume-state what a stopped run resumes from") {

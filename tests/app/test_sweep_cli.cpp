@@ -219,6 +219,15 @@ TEST_CASE("cli sweep: --grid and --set sweep around an experiment spec or add to
   CliResult cli_grid = run_cli("sweep " + dir + "/tiny.yaml --grid model.d_model=16,16 --dry-run", dir);
   CHECK(cli_grid.code == 2);
   CHECK(cli_grid.err.find("repeats the value 16") != std::string::npos);
+  // An empty grid or points list is refused like an empty seeds list (it ran one default point).
+  for (const char* empty : {"grid: {}", "points: []", "zip: {}"}) {
+    INFO(empty);
+    write_text(dir + "/empty.yaml", std::string("base: tiny.yaml\n") + empty + "\n");
+    CliResult e = run_cli("sweep " + dir + "/empty.yaml --dry-run", dir);
+    CHECK(e.code == 2);
+    CHECK(e.err.find("empty.yaml:2: ") != std::string::npos);
+    CHECK(e.err.find("not a non-empty") != std::string::npos);
+  }
   CliResult typo = run_cli("sweep " + dir + "/tiny.yaml --grid model.d_modle=16,32 --dry-run", dir);
   CHECK(typo.code == 2);
   CHECK(typo.err.find("did you mean `d_model`") != std::string::npos);
