@@ -2,7 +2,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "core/io/atomic_file.h"
@@ -15,6 +20,37 @@
 namespace tn {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+/// The plot files ("plots/x.svg") that the report.json in `out_dir` lists: what an earlier report
+/// wrote there. Empty when there is none or it cannot be read.
+std::vector<std::string> earlier_plots(const fs::path& out_dir) {
+  std::vector<std::string> files;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(read_file((out_dir / "report.json").string()));
+    for (const nlohmann::json& f : j.at("plots")) files.push_back(f.get<std::string>());
+  } catch (const std::exception&) {
+  }
+  return files;
+}
+
+/// Removes the plots an earlier report wrote in `out_dir` that this one did not write again, so a
+/// reused folder holds no curve of a metric the report no longer has. Only regular files under
+/// plots/ named by the earlier report.json go; anything else there is the user's and stays.
+void remove_stale_plots(const fs::path& out_dir, const std::vector<std::string>& earlier,
+                        const std::vector<ReportPlot>& written) {
+  std::error_code ec;
+  for (const std::string& file : earlier) {
+    const fs::path rel = fs::path(file).lexically_normal();
+    if (rel.parent_path() != "plots" || rel.extension() != ".svg") continue;
+    if (std::any_of(written.begin(), written.end(), [&](const ReportPlot& p) { return p.file == file; })) continue;
+    if (fs::is_regular_file(fs::symlink_status(out_dir / rel, ec))) fs::remove(out_dir / rel, ec);
+  }
+  if (fs::is_directory(out_dir / "plots", ec) && fs::is_empty(out_dir / "plots", ec)) fs::remove(out_dir / "plots", ec);
+}
+
+}  // namespace
 
 ReportResult write_report(const ReportOptions& options) {
   const ReportInputs inputs = read_report_inputs(options.dirs);
@@ -29,6 +65,7 @@ ReportResult write_report(const ReportOptions& options) {
   std::error_code ec;
   fs::create_directories(folder, ec);
   if (ec) throw IoError("cannot create " + folder.string() + ": " + ec.message());
+  const std::vector<std::string> stale = earlier_plots(result.out_dir);
   const ReportDocument doc{inputs, table, plots, highlights, result.out_dir};
   auto write = [&](const std::string& name, const std::string& text) {
     const std::string path = (fs::path(result.out_dir) / name).string();
@@ -40,6 +77,7 @@ ReportResult write_report(const ReportOptions& options) {
   write("report.json", report_json(doc));
   write("report.html", report_html(doc));
   for (const ReportPlot& p : plots) write(p.file, p.svg);
+  remove_stale_plots(result.out_dir, stale, plots);
 
   result.rows = table.rows.size();
   result.runs = inputs.runs.size();

@@ -27,6 +27,13 @@ TEST_CASE("report CLI: a sweep folder gives md, csv, json, html and plots, and b
   CHECK(slurp((sweep / "report.md").string()).find("failed (2 of 3 seeds)") != std::string::npos);
   CHECK(slurp((sweep / "report.md").string()).find("| valid.ppl | n | valid.ppl (baseline) | test.ppl | n | test.ppl (paper) |") != std::string::npos);
 
+  // Again with fewer metrics: the earlier report's plot of test.ppl goes, a file of the user's stays.
+  write_text((sweep / "plots/mine.svg").string(), "<svg/>");
+  CHECK(run_cli("report --metrics valid.ppl '" + sweep.string() + "' --by normalize", dir).code == 0);
+  CHECK_FALSE(fs::exists(sweep / "plots/final_test_ppl.svg"));
+  CHECK(fs::is_regular_file(sweep / "plots/final_valid_ppl.svg"));
+  CHECK(fs::is_regular_file(sweep / "plots/mine.svg"));
+
   const std::string out = dir + "/elsewhere";
   // A sweep and one of its runs, or a folder given twice: each run is read once, with a warning
   // (the run given again had made a row of its own, and a folder twice had doubled every n).
