@@ -308,15 +308,17 @@ void SweepRun::finish(const PointEvent& event) {
 }
 
 void SweepRun::log_progress(const std::string& event) const {
-  int done = 0, failed = 0, running = 0, queued = 0;
+  int done = 0, failed = 0, diverged = 0, running = 0, queued = 0, left = 0;
   for (size_t i = 0; i < sweep_.points.size(); ++i) {
     const PointState s = index_.find(sweep_.points[i].dir)->state;
     // A failed point waiting for its retry (--retry-failed) counts as left, not as failed too.
     const bool retrying = std::find(queue_.begin(), queue_.end(), i) != queue_.end();
     done += s == PointState::Done;
-    failed += (s == PointState::Failed || s == PointState::Diverged) && !retrying;
+    failed += s == PointState::Failed && !retrying;
+    diverged += s == PointState::Diverged && !retrying;
     running += s == PointState::Running;
     queued += s == PointState::Queued;
+    left += s == PointState::Pending || retrying;  // after a stop, the points a rerun takes up
   }
   std::string eta = "ETA after the first point";
   if (!finished_s_.empty()) {
@@ -326,8 +328,9 @@ void SweepRun::log_progress(const std::string& event) const {
     const double left = static_cast<double>(queue_.size() + queued) + 0.5 * running;
     eta = "ETA " + format_duration(mean * left / std::max(1, on_slurm() ? running + queued : options_.jobs));
   }
-  spdlog::info("sweep {}: {} | {} done, {} failed, {} running, {}{} left | {}", sweep_.name, event, done, failed,
-               running, queued ? std::to_string(queued) + " queued, " : "", queue_.size(), eta);
+  spdlog::info("sweep {}: {} | {} done, {} failed, {}{} running, {}{} {} | {}", sweep_.name, event, done, failed,
+               diverged ? std::to_string(diverged) + " diverged, " : "", running,
+               queued ? std::to_string(queued) + " queued, " : "", left, stop_signal_ ? "pending" : "left", eta);
 }
 
 void SweepRun::plan() {

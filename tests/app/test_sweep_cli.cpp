@@ -71,6 +71,10 @@ TEST_CASE("cli sweep: points run as train children, a rerun skips done points, a
   CHECK(std::filesystem::exists(out + "/lr-1000000.0/diverged.json"));
   CHECK(r.err.find("2 done") == std::string::npos);
   CHECK(r.err.find("1 done, 0 failed, 1 diverged, 0 pending") != std::string::npos);
+  // The progress line of the diverged point counts it as diverged, not failed.
+  const size_t at = r.err.find("diverged (exit 1)");
+  REQUIRE(at != std::string::npos);
+  CHECK(r.err.substr(at, r.err.find('\n', at) - at).find("0 failed, 1 diverged, ") != std::string::npos);
 
   // The rerun runs nothing: the done point is kept, the diverged one waits for --retry-failed.
   const std::string summary = slurp(out + "/lr-0.003/summary.json");
@@ -160,6 +164,11 @@ TEST_CASE("cli sweep: a killed child and a stopped sweep resume to the numbers o
   CHECK(second.err.find("resuming") != std::string::npos);
   CHECK(point(parts, "seed-5")["state"] == "pending");
   CHECK(point(parts, "seed-5")["exit_code"] == 143);
+  // After the stop nothing is "left" to run in this process: the interrupted point is pending.
+  const size_t stop = second.err.find("interrupted (exit 143)");
+  REQUIRE(stop != std::string::npos);
+  const std::string stop_line = second.err.substr(stop, second.err.find('\n', stop) - stop);
+  CHECK(stop_line.find("0 running, 1 pending |") != std::string::npos);
 
   // 3. The last rerun finishes it: the same numbers as the uninterrupted sweep, exactly.
   CliResult third = run_cli("sweep " + dir + "/sweep.yaml" + args + parts, dir);
