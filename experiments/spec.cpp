@@ -420,26 +420,27 @@ std::vector<std::string> schedule_warnings(const TrainSpec& train) {
   if (s.kind == ScheduleKind::Constant) return out;
   const LrSchedule schedule = make_schedule(s, train.optimizer.lr, train.max_steps);
   const std::string steps = std::to_string(train.max_steps);
+  // (step k trains at lr(k - 1), as train_step does: the last step's lr is lr(max_steps - 1))
   if (s.warmup_steps >= train.max_steps)
     out.push_back(fmt::format("train.schedule.warmup_steps ({}) is not below train.max_steps ({}): the run ends "
                               "inside the warmup, at lr {:.3g} of the peak {:.3g}; lower warmup_steps (e.g. to {})",
-                              s.warmup_steps, steps, schedule.lr(train.max_steps), train.optimizer.lr,
+                              s.warmup_steps, steps, schedule.lr(train.max_steps - 1), train.optimizer.lr,
                               std::max<int64_t>(1, train.max_steps / 10)));
   const bool decays = s.kind == ScheduleKind::PolynomialDecay || s.kind == ScheduleKind::Cosine;
   if (decays && s.total_steps > train.max_steps)
     out.push_back(fmt::format("train.schedule.total_steps ({}) is beyond train.max_steps ({}): the decay is cut "
                               "short at lr {:.3g}; set total_steps to {} or leave it out (it follows max_steps)",
-                              s.total_steps, steps, schedule.lr(train.max_steps), steps));
+                              s.total_steps, steps, schedule.lr(train.max_steps - 1), steps));
   if (s.kind == ScheduleKind::Cosine && s.total_steps > 0 && s.total_steps < train.max_steps)
     out.push_back(fmt::format("train.schedule.total_steps ({}) is below train.max_steps ({}): this cosine is not "
                               "clamped at its end (as the official LRA code computes it), so over the last {} steps "
                               "the lr rises again from 0 (lr {:.3g} at step {}); set total_steps to {} or leave it out",
-                              s.total_steps, steps, train.max_steps - s.total_steps, schedule.lr(train.max_steps),
+                              s.total_steps, steps, train.max_steps - s.total_steps, schedule.lr(train.max_steps - 1),
                               steps, steps));
   else if (decays && s.total_steps < train.max_steps)
     out.push_back(fmt::format("train.schedule.total_steps ({}) is below train.max_steps ({}): the last {} steps "
                               "run at the final lr {:.3g}; set total_steps to {} or leave it out",
-                              s.total_steps, steps, train.max_steps - s.total_steps, schedule.lr(train.max_steps), steps));
+                              s.total_steps, steps, train.max_steps - s.total_steps, schedule.lr(train.max_steps - 1), steps));
   return out;
 }
 

@@ -137,18 +137,19 @@ TEST_CASE("cli: train --dry-run prints the resolved spec, data and memory, warns
   CHECK(dry.out.find("vocab_size: ") != std::string::npos);  // filled from the data
   CHECK(dry.out.find("# data train: ") != std::string::npos);
   CHECK(dry.out.find("# parameters: about") != std::string::npos);
-  // warmup 5 > 3 steps: inverse sqrt reaches 1e-7 + 3 · (3e-3 − 1e-7)/5 = 0.0018 at step 3.
+  // warmup 5 > 3 steps: step k trains at lr(k − 1), so the last step's inverse sqrt warmup lr is
+  // 1e-7 + 2 · (3e-3 − 1e-7)/5 = 0.0012 (the log's lr at step 3; the warning said 0.0018).
   CHECK(dry.out.find("# warning: train.schedule.warmup_steps (5) is not below train.max_steps (3)") != std::string::npos);
-  CHECK(dry.out.find("at lr 0.0018 of the peak 0.003") != std::string::npos);
-  // A decay longer than the run: polynomial decay 1e-3 → 0 over 100 steps stops at step 10 with
-  // lr 1e-3 · (1 − 10/100) = 0.0009.
+  CHECK(dry.out.find("at lr 0.0012 of the peak 0.003") != std::string::npos);
+  // A decay longer than the run: polynomial decay 1e-3 → 0 over 100 steps stops at step 10, which
+  // trains at lr(9) = 1e-3 · (1 − 9/100) = 0.00091.
   const CliResult decay = run_cli("train " + dir + "/tiny.yaml --dry-run --set train.max_steps=10 "
                                   "--set 'train.schedule={name: polynomial_decay, warmup_steps: 0, total_steps: 100}' "
                                   "--set train.optimizer.lr=1e-3",
                                   dir);
   INFO(decay.err);
   REQUIRE(decay.code == 0);
-  CHECK(decay.out.find("total_steps (100) is beyond train.max_steps (10): the decay is cut short at lr 0.0009") !=
+  CHECK(decay.out.find("total_steps (100) is beyond train.max_steps (10): the decay is cut short at lr 0.00091") !=
         std::string::npos);
   // Into a folder holding a run: the same refusal as a run, and nothing written.
   REQUIRE(run_cli("train " + dir + "/tiny.yaml --set train.max_steps=5 --threads 1 --out " + dir + "/run", dir).code == 0);
