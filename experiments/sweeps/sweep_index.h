@@ -27,7 +27,7 @@ struct PointRecord {
   std::string command;              // the `transnormer train ...` command of its last launch
   PointState state = PointState::Pending;
   std::optional<int> exit_code;     // of its last launch
-  std::optional<double> wall_s;     // seconds of its last launch
+  std::optional<double> wall_s;     // seconds of its launches: a resumed point's sessions added up
   std::optional<int> pid;           // the child's process id while it runs
   /// The sweep's --jobs and --threads-per-job at the point's last launch: with jobs > 1 its speed
   /// was measured beside other points (report marks it). Absent in indexes of older sweeps.

@@ -281,15 +281,16 @@ void SweepRun::finish(const PointEvent& event) {
   const fs::path dir = fs::path(options_.out_dir) / p.dir;
   const bool summary = fs::exists(dir / "summary.json");
   r.exit_code = event.exit_code;
-  if (event.wall_s) r.wall_s = event.wall_s;
+  // A resumed point's wall time adds this launch to the earlier ones that trained it.
+  if (event.wall_s) r.wall_s = *event.wall_s + (resumed_.count(event.point) && r.wall_s ? *r.wall_s : 0.0);
   r.pid.reset();
   const int code = event.exit_code.value_or(-1);
   std::string event_text;
   if (summary && (code == 0 || !event.exit_code)) {
     r.state = PointState::Done;
     r.error.clear();
-    if (event.wall_s) finished_s_.push_back(*event.wall_s);
-    event_text = p.name + " done" + (event.wall_s ? " in " + format_duration(*event.wall_s) : "");
+    if (r.wall_s) finished_s_.push_back(*r.wall_s);
+    event_text = p.name + " done" + (r.wall_s ? " in " + format_duration(*r.wall_s) : "");
   } else if (event.killed || code == 143 || code == 130 || !event.exit_code) {
     // Stopped (by this sweep, a scheduler or the OOM killer), not failed: the next run resumes it
     // from its last checkpoint.

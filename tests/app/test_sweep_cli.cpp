@@ -4,6 +4,7 @@
 // point is recorded while the others finish, and bad sweep files exit 2 with file:line.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <sstream>
@@ -171,9 +172,17 @@ TEST_CASE("cli sweep: a killed child and a stopped sweep resume to the numbers o
   CHECK(stop_line.find("0 running, 1 pending |") != std::string::npos);
 
   // 3. The last rerun finishes it: the same numbers as the uninterrupted sweep, exactly.
+  const double wall_before = point(parts, "seed-5")["wall_s"].get<double>();
+  const auto t3 = std::chrono::steady_clock::now();
   CliResult third = run_cli("sweep " + dir + "/sweep.yaml" + args + parts, dir);
+  const double third_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t3).count();
   INFO(third.err);
   REQUIRE(third.code == 0);
+  // Its wall time adds the launches that trained it, not only the last one's.
+  const double wall = point(parts, "seed-5")["wall_s"].get<double>();
+  CHECK(wall_before > 0);
+  CHECK(wall > third_s);
+  CHECK(wall <= wall_before + third_s);
   const json a = json::parse(slurp(dir + "/whole/seed-5/summary.json"));
   const json b = json::parse(slurp(parts + "/seed-5/summary.json"));
   CHECK(a["valid"]["loss"].get<double>() == b["valid"]["loss"].get<double>());
