@@ -337,11 +337,21 @@ YamlDocument read_yaml_document(const std::string& path, bool bare_model) {
 
 namespace {
 
-/// Puts `top` over `base` at `path`: mappings merge key by key, anything else replaces.
+/// True when mapping `top` names another kind than `base` by one of the keys that choose a kind
+/// (schedule `name:`, data `reader:`, channel mixer `type:`): the base's other keys belong to
+/// its own kind, so `top` replaces it instead of merging into it.
+bool switches_kind(const json& base, const json& top) {
+  for (const char* key : {"name", "reader", "type"})
+    if (top.contains(key) && base.contains(key) && top[key] != base[key]) return true;
+  return false;
+}
+
+/// Puts `top` over `base` at `path`: mappings merge key by key (unless `top` switches the kind:
+/// switches_kind), anything else replaces.
 void merge_over(json& base, const json& top, const std::string& path, KeyLocations& where) {
   for (const auto& [key, value] : top.items()) {
     const std::string p = join_path(path, key);
-    if (value.is_object() && base.contains(key) && base[key].is_object()) {
+    if (value.is_object() && base.contains(key) && base[key].is_object() && !switches_kind(base[key], value)) {
       merge_over(base[key], value, p, where);
     } else {
       where.erase_under(p);

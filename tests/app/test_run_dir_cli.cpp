@@ -174,6 +174,25 @@ TEST_CASE("cli: a spec composed on another (base:) takes its keys, and errors po
   CHECK(dry.out.find("batch_size: 4") != std::string::npos); // the base's, in the merged train mapping
   CHECK(dry.out.find("# run directory: runs/child") != std::string::npos);  // named after the child
 
+  // A child that switches the schedule's kind replaces the base's schedule (its warmup_init_lr
+  // belongs to inverse_sqrt, and merged into a cosine it was refused).
+  std::string inv_spec = tiny_spec(dir);
+  const std::string inv_schedule = "{name: inverse_sqrt, warmup_steps: 5}";
+  REQUIRE(inv_spec.find(inv_schedule) != std::string::npos);
+  inv_spec.replace(inv_spec.find(inv_schedule), inv_schedule.size(),
+                   "{name: inverse_sqrt, warmup_steps: 5, warmup_init_lr: 1e-7}");
+  write_text(dir + "/inv.yaml", inv_spec);
+  write_text(dir + "/cos.yaml", "base: inv.yaml\ntrain:\n  schedule: {name: cosine, warmup_steps: 2}\n");
+  const CliResult cos = run_cli("train " + dir + "/cos.yaml --dry-run", dir);
+  INFO(cos.err);
+  CHECK(cos.code == 0);
+  CHECK(cos.out.find("schedule: {name: cosine, warmup_steps: 2") != std::string::npos);
+  CHECK(cos.out.find("warmup_init_lr") == std::string::npos);
+  write_text(dir + "/inv2.yaml", "base: inv.yaml\ntrain:\n  schedule: {warmup_steps: 3}\n");  // the same kind: merged
+  const CliResult inv = run_cli("train " + dir + "/inv2.yaml --dry-run", dir);
+  CHECK(inv.code == 0);
+  CHECK(inv.out.find("warmup_init_lr: 1e-07") != std::string::npos);
+
   // A bad key in the child is located in the child; a bad value from the base, in the base.
   write_text(dir + "/sub/typo.yaml", "base: ../base.yaml\nmodel:\n  d_modle: 16\n");
   const CliResult typo = run_cli("train " + dir + "/sub/typo.yaml --dry-run", dir);
