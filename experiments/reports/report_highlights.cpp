@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "experiments/reports/report_format.h"
 
@@ -43,10 +44,10 @@ std::optional<std::string> params_text(const ReportTable& table) {
   return format_count(lo) == format_count(hi) ? format_count(lo) : format_count(lo) + "–" + format_count(hi);
 }
 
-std::optional<BestValue> best_of(const ReportTable& table, const std::string& metric) {
-  BestValue best{metric, lower_is_better(metric), 0, {}};
+std::optional<BestValue> best_of(const ReportTable& table, const std::string& metric, const std::vector<size_t>& rows) {
+  BestValue best{metric, lower_is_better(metric), 0, {}, {}};
   bool found = false;
-  for (size_t r = 0; r < table.rows.size(); ++r) {
+  for (size_t r : rows) {
     const PooledStat& s = table.rows[r].metrics.at(metric);
     if (!s.has_mean() || !std::isfinite(s.mean)) continue;
     const double current = table.rows[best.row].metrics.at(metric).mean;
@@ -55,12 +56,45 @@ std::optional<BestValue> best_of(const ReportTable& table, const std::string& me
   }
   if (!found) return std::nullopt;
   const PooledStat& b = table.rows[best.row].metrics.at(metric);
-  for (size_t r = 0; r < table.rows.size() && b.has_std(); ++r) {
+  for (size_t r : rows) {
+    if (!b.has_std()) break;
     const PooledStat& s = table.rows[r].metrics.at(metric);
     if (r == best.row || !s.has_std() || !std::isfinite(s.mean)) continue;
     if (std::fabs(s.mean - b.mean) > 2.0 * std::max(s.std, b.std)) best.clearly_worse.push_back(r);
   }
   return best;
+}
+
+/// The config keys that say which data a run learns, most specific first: rows that differ in one
+/// of them are not ranked against each other (a ListOps accuracy is no rival of a Text one, nor
+/// CoLA's loss of SST-2's).
+const std::vector<std::string> kDataKeys = {"data.task", "data.reader", "data.dir", "data.train"};
+
+/// The rows of `table` grouped by the first kDataKeys key whose value differs between rows, each
+/// group labelled by it ("data.reader listops"); one unlabelled group when no such key differs.
+std::vector<std::pair<std::string, std::vector<size_t>>> data_groups(const ReportInputs& inputs,
+                                                                      const ReportTable& table) {
+  auto value = [&](size_t row, const std::string& key) {
+    if (table.rows[row].runs.empty()) return std::string("unset");
+    const RunRecord& run = inputs.runs[table.rows[row].runs.front()];
+    const auto it = std::find_if(run.flat_config.begin(), run.flat_config.end(),
+                                 [&](const auto& kv) { return kv.first == key; });
+    return it == run.flat_config.end() || it->second.is_null() ? std::string("unset") : config_text(it->second);
+  };
+  std::vector<size_t> all(table.rows.size());
+  for (size_t r = 0; r < all.size(); ++r) all[r] = r;
+  for (const std::string& key : kDataKeys) {
+    std::vector<std::pair<std::string, std::vector<size_t>>> groups;
+    std::map<std::string, size_t> index;
+    for (size_t r : all) {
+      const std::string v = value(r, key);
+      const auto [it, fresh] = index.emplace(v, groups.size());
+      if (fresh) groups.push_back({key + " " + v, {}});
+      groups[it->second].second.push_back(r);
+    }
+    if (groups.size() > 1) return groups;
+  }
+  return {{"", all}};
 }
 
 }  // namespace
@@ -79,14 +113,19 @@ ReportHighlights report_highlights(const ReportInputs& inputs, const ReportTable
     }
   }
   if (auto p = params_text(table)) h.shared.emplace_back("params", *p);
+  const auto groups = data_groups(inputs, table);
   for (const std::string& m : table.metrics)
-    if (auto b = best_of(table, m)) h.best.push_back(std::move(*b));
+    for (const auto& [label, rows] : groups)
+      if (auto b = best_of(table, m, rows)) {
+        b->group = label;
+        h.best.push_back(std::move(*b));
+      }
   return h;
 }
 
 bool is_best(const ReportHighlights& h, const std::string& metric, size_t row) {
   for (const BestValue& b : h.best)
-    if (b.metric == metric) return b.row == row;
+    if (b.metric == metric && b.row == row) return true;
   return false;
 }
 
@@ -155,7 +194,8 @@ std::string describe_shared(const ReportHighlights& h) {
 }
 
 std::string describe_best(const ReportTable& table, const BestValue& best) {
-  std::string out = best.metric + (best.lower_is_better ? " (lower is better)" : " (higher is better)") + ": best " +
+  std::string out = best.metric + (best.lower_is_better ? " (lower is better)" : " (higher is better)") +
+                    (best.group.empty() ? "" : " among the rows of " + best.group) + ": best " +
                     table.rows[best.row].label + ", " + format_stat(table.rows[best.row].metrics.at(best.metric));
   if (best.clearly_worse.empty()) return out + "; no point is clearly behind it (gap > 2 × the larger std).";
   out += "; clearly behind it (gap > 2 × the larger std): ";

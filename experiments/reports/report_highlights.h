@@ -22,6 +22,9 @@ struct BestValue {
   /// Rows whose mean is worse by more than 2 × max(std of the best, std of that row); each has
   /// n ≥ 2 and so does the best.
   std::vector<size_t> clearly_worse;
+  /// The data its rows learn when the report holds several ("data.reader listops"): rows are
+  /// ranked only against rows of the same data. "" when every row learns the same.
+  std::string group;
 };
 
 struct ReportHighlights {
@@ -29,7 +32,7 @@ struct ReportHighlights {
   /// whose config value is the same in every run that has a config, then "tokens per run" when
   /// steps, batch and seq_len are all shared, and "params" (one value, or "min–max" over the rows).
   std::vector<std::pair<std::string, std::string>> shared;
-  std::vector<BestValue> best;  // one per chosen metric with a mean in some row, in column order
+  std::vector<BestValue> best;  // per chosen metric (column order) and data group, where a row has a mean
 };
 
 /// The highlights of `table` (built from `inputs`).

@@ -70,8 +70,8 @@ std::string report_json(const ReportDocument& doc) {
   for (const BestValue& b : doc.highlights.best) {
     ordered_json behind = ordered_json::array();
     for (size_t r : b.clearly_worse) behind.push_back(t.rows[r].label);
-    best.push_back({{"metric", b.metric}, {"lower_is_better", b.lower_is_better}, {"row", t.rows[b.row].label},
-                    {"clearly_worse", behind}});
+    best.push_back({{"metric", b.metric}, {"lower_is_better", b.lower_is_better}, {"group", b.group},
+                    {"row", t.rows[b.row].label}, {"clearly_worse", behind}});
   }
   out["best"] = best;
   ordered_json rows = ordered_json::array();

@@ -386,6 +386,27 @@ std::string named_point(const std::string& point) {
   return space == std::string::npos ? "" : point.substr(0, space);
 }
 
+/// Rows that share a label (a named point crossed with a grid is labelled by its name alone) get
+/// the keys in which they differ appended: "cola" and "cola" become "cola init_from=runs/small/blm"
+/// and "cola init_from=null", so the highlights and plots name rows a reader can tell apart.
+void disambiguate_labels(ReportTable& t) {
+  std::map<std::string, std::vector<size_t>> by_label;
+  for (size_t r = 0; r < t.rows.size(); ++r) by_label[t.rows[r].label].push_back(r);
+  for (const auto& [label, rows] : by_label) {
+    if (rows.size() < 2) continue;
+    std::vector<std::string> suffix(rows.size());
+    for (size_t k = 0; k < t.keys.size(); ++k) {
+      const std::string& first = t.rows[rows.front()].values[k];
+      if (std::all_of(rows.begin(), rows.end(), [&](size_t r) { return t.rows[r].values[k] == first; })) continue;
+      for (size_t i = 0; i < rows.size(); ++i) {
+        const std::string& v = t.rows[rows[i]].values[k];
+        suffix[i] += " " + t.short_keys[k] + "=" + (v.empty() ? "(unset)" : v);
+      }
+    }
+    for (size_t i = 0; i < rows.size(); ++i) t.rows[rows[i]].label += suffix[i];
+  }
+}
+
 }  // namespace
 
 ReportTable build_table(const ReportInputs& in, const TableOptions& options) {
@@ -436,6 +457,7 @@ ReportTable build_table(const ReportInputs& in, const TableOptions& options) {
     }
     pool_row(in, t, row);
   }
+  disambiguate_labels(t);
   for (const std::string& m : t.metrics)
     if (std::any_of(t.rows.begin(), t.rows.end(), [&](const ReportRow& row) { return row.paper.count(m) > 0; }))
       t.paper_metrics.push_back(m);

@@ -272,6 +272,75 @@ TEST_CASE("report: named sweep points that differ only in their base spec differ
   CHECK(fs::exists(out + "/plots/final_valid_ppl.svg"));
 }
 
+TEST_CASE("report: rows of one named point crossed with a grid are labelled apart") {
+  // points: [{name: cola, ...}] x grid model.d_model: both rows were labelled "cola", and the
+  // highlights named "cola, cola".
+  TempDir tmp("report_same_name");
+  const fs::path sweep = tmp.path / "sweep";
+  json points = json::array();
+  for (int d_model : {32, 64})
+    for (uint64_t seed : {1, 2}) {
+      const std::string dir = "cola_d_model-" + std::to_string(d_model) + "_seed-" + std::to_string(seed);
+      FakeRun r;
+      r.yaml_model = "{d_model: " + std::to_string(d_model) + ", token_mixer: linear}";
+      r.seed = seed;
+      r.valid_ppl = d_model == 32 ? 10.0 + static_cast<double>(seed) : 30.0 + static_cast<double>(seed);
+      write_fake_run(sweep / dir, r);
+      points.push_back({{"name", "cola d_model=" + std::to_string(d_model) + " seed=" + std::to_string(seed)},
+                        {"dir", dir},
+                        {"overrides", {{"model.d_model", d_model}, {"train.seed", seed}}},
+                        {"command", "transnormer train x.yaml --out " + dir},
+                        {"state", "done"},
+                        {"exit_code", 0},
+                        {"wall_s", 3.0},
+                        {"error", ""}});
+    }
+  write_fake_file(sweep / "sweep.json", json{{"name", "same"}, {"sweep_file", "s.yaml"}, {"base", ""},
+                                             {"set", json::object()}, {"axes", {"model.d_model", "train.seed"}},
+                                             {"points", points}}.dump());
+  const std::string out = (tmp.path / "out").string();
+  write_report({{sweep.string()}, out, {"valid.ppl"}, ""});
+  const json j = json::parse(read_file(out + "/report.json"));
+  REQUIRE(j["rows"].size() == 2);
+  CHECK(j["rows"][0]["label"] == "cola d_model=32");
+  CHECK(j["rows"][1]["label"] == "cola d_model=64");
+  // 11.5 ± 0.71 against 31.5 ± 0.71: clearly behind, named apart.
+  CHECK(contains(read_file(out + "/report.md"), "best cola d_model=32, 11.50 ± 0.71; clearly behind it (gap > 2 × the "
+                                                "larger std): cola d_model=64."));
+}
+
+TEST_CASE("report highlights: rows that learn other data are not ranked against each other") {
+  // Three rows: two ListOps, one Text (data.reader); accuracies 0.30 ± 0.01, 0.36 ± 0.01, 0.58 ± 0.01.
+  ReportInputs inputs;
+  ReportTable table;
+  table.metrics = {"valid.accuracy"};
+  const char* readers[3] = {"listops", "listops", "imdb"};
+  const double acc[3] = {0.30, 0.36, 0.58};
+  for (size_t r = 0; r < 3; ++r) {
+    RunRecord run;
+    run.flat_config = {{"data.reader", json(readers[r])}, {"model.d_model", json(64)}};
+    inputs.runs.push_back(run);
+    ReportRow row;
+    row.label = "row" + std::to_string(r);
+    row.runs = {r};
+    row.metrics["valid.accuracy"] = PooledStat{acc[r], 0.01, 3};
+    table.rows.push_back(row);
+  }
+  const ReportHighlights h = report_highlights(inputs, table);
+  REQUIRE(h.best.size() == 2);  // one per data: ListOps (row1 best, row0 clearly behind), Text (row2 alone)
+  CHECK(h.best[0].group == "data.reader listops");
+  CHECK(h.best[0].row == 1);
+  CHECK(h.best[0].clearly_worse == std::vector<size_t>{0});
+  CHECK(h.best[1].group == "data.reader imdb");
+  CHECK(h.best[1].row == 2);
+  CHECK(h.best[1].clearly_worse.empty());  // the ListOps rows are not behind a Text accuracy
+  CHECK(is_best(h, "valid.accuracy", 1));
+  CHECK(is_best(h, "valid.accuracy", 2));
+  CHECK_FALSE(is_best(h, "valid.accuracy", 0));
+  CHECK(describe_best(table, h.best[1]).starts_with("valid.accuracy (higher is better) among the rows of data.reader "
+                                                     "imdb: best row2"));
+}
+
 TEST_CASE("report: a null final metric (a NaN evaluation) is left out of the mean and of n") {
   TempDir tmp("report_null_metric");
   const fs::path sweep = tmp.path / "sweep";
