@@ -148,7 +148,20 @@ std::string baseline_note(const ReportTable& table) {
 
 std::string reproduce_command(const ReportSource& source) {
   if (!source.sweep || source.sweep->sweep_file.empty()) return "";
-  std::string out = "transnormer sweep " + source.sweep->sweep_file + " --out " + source.dir;
+  // The sweep file's path is relative to where the sweep ran; so is the --out its points were
+  // given ("--out runs/small/lra/<point dir>"): the folder as that sweep named it, not as this
+  // report was given it, so both paths of the command start from one place.
+  std::string folder = source.dir;
+  for (const PointRecord& p : source.sweep->points) {
+    const size_t at = p.command.find(" --out ");
+    if (at == std::string::npos) continue;
+    std::string point_out = p.command.substr(at + 7);
+    point_out = point_out.substr(0, point_out.find(' '));
+    const std::string tail = "/" + p.dir;
+    if (point_out.size() > tail.size() && point_out.ends_with(tail)) folder = point_out.substr(0, point_out.size() - tail.size());
+    break;
+  }
+  std::string out = "transnormer sweep " + source.sweep->sweep_file + " --out " + folder;
   std::optional<int> jobs, threads, ranks;
   bool slurm = false;
   for (const PointRecord& p : source.sweep->points) {

@@ -309,6 +309,23 @@ TEST_CASE("report: rows of one named point crossed with a grid are labelled apar
                                                 "larger std): cola d_model=64."));
 }
 
+TEST_CASE("report: the rerun command names the sweep folder as the sweep did, beside its sweep file") {
+  // The sweep file is relative to where the sweep ran; the folder given to report (a copy, another
+  // cwd) is not: the command takes the folder from the points' own --out.
+  TempDir tmp("report_rerun");
+  const fs::path sweep = tmp.path / "copy";
+  write_standard_sweep(sweep);
+  json index = json::parse(read_file((sweep / "sweep.json").string()));
+  for (json& p : index["points"])
+    p["command"] = "transnormer train configs/quickstart.yaml --out runs/ablations/" + p["dir"].get<std::string>() +
+                   " --threads 1";
+  write_fake_file(sweep / "sweep.json", index.dump());
+  const std::string out = (tmp.path / "out").string();
+  write_report({{sweep.string()}, out, {"valid.ppl"}, ""});
+  CHECK(contains(read_file(out + "/report.md"),
+                 "rerun with `transnormer sweep configs/ablations/scaling_vs_norm.yaml --out runs/ablations --jobs 2"));
+}
+
 TEST_CASE("report highlights: rows that learn other data are not ranked against each other") {
   // Three rows: two ListOps, one Text (data.reader); accuracies 0.30 ± 0.01, 0.36 ± 0.01, 0.58 ± 0.01.
   ReportInputs inputs;
