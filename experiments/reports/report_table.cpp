@@ -323,17 +323,21 @@ std::string resolve_by(const ReportTable& t, const std::string& axis) {
                     "; the keys are " + join(t.keys));
 }
 
-/// Whether the values of keys a and b pair one-to-one over the rows, and the pairing repeats
-/// (fewer distinct values than rows): b is a relabelling of a, such as a resolved
-/// model.channel_mixer.d_ff beside model.d_model.
+/// Whether the values of keys a and b pair one-to-one over the rows, and either the pairing repeats
+/// (fewer distinct values than rows) or b's values are lists or mappings: b is a relabelling of a,
+/// such as a resolved model.channel_mixer.d_ff beside model.d_model, or the resolved per-layer
+/// model.layers list beside model.diag_layers (a list never names a row better than its source).
 bool relabels(const ReportTable& t, size_t a, size_t b) {
   std::map<std::string, std::string> ab, ba;
+  bool structured = true;
   for (const ReportRow& row : t.rows) {
     const auto [i, fresh_a] = ab.emplace(row.values[a], row.values[b]);
     const auto [j, fresh_b] = ba.emplace(row.values[b], row.values[a]);
     if (i->second != row.values[b] || j->second != row.values[a]) return false;
+    const std::string& v = row.values[b];
+    structured = structured && !v.empty() && (v.front() == '[' || v.front() == '{');
   }
-  return ab.size() < t.rows.size();
+  return ab.size() < t.rows.size() || structured;
 }
 
 /// The keys that name the rows: all of them for sweeps; for plain runs, without keys that only

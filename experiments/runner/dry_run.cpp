@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "core/dnnl/engine.h"
 #include "experiments/runner/memory_check.h"
 #include "experiments/runner/model_from_data.h"
 #include "experiments/runner/resume.h"
@@ -44,6 +45,10 @@ std::string dry_run(ExperimentSpec spec, const RunOptions& options) {
                      memory.parameters / 1e6, memory.total_bytes() / 1073741824.0, memory.weight_bytes / 1073741824.0,
                      memory.activation_bytes / 1073741824.0);
   for (const std::string& warning : schedule_warnings(spec.train)) out += "# warning: " + warning + "\n";
+  if (const int cpus = available_cpus(); spec.train.threads > cpus)  // as set_num_threads will say
+    out += fmt::format("# warning: {} threads asked for, but this process may run on {} CPU(s): the run uses {} "
+                       "(threads beyond the cores only wait for each other)\n",
+                       spec.train.threads, cpus, cpus);
   return out;
 }
 

@@ -151,6 +151,12 @@ TEST_CASE("cli: train --dry-run prints the resolved spec, data and memory, warns
   REQUIRE(decay.code == 0);
   CHECK(decay.out.find("total_steps (100) is beyond train.max_steps (10): the decay is cut short at lr 0.00091") !=
         std::string::npos);
+  // More threads than CPUs: the warning the run would give (1000 is above any CI machine's cores).
+  const CliResult many = run_cli("train " + dir + "/tiny.yaml --dry-run --threads 1000", dir);
+  CHECK(many.code == 0);
+  CHECK(many.out.find("# warning: 1000 threads asked for, but this process may run on ") != std::string::npos);
+  CHECK(run_cli("train " + dir + "/tiny.yaml --dry-run --threads 1", dir).out.find("threads asked for") ==
+        std::string::npos);
   // Into a folder holding a run: the same refusal as a run, and nothing written.
   REQUIRE(run_cli("train " + dir + "/tiny.yaml --set train.max_steps=5 --threads 1 --out " + dir + "/run", dir).code == 0);
   const auto before = folder_bytes(dir + "/run");

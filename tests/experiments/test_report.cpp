@@ -233,6 +233,25 @@ TEST_CASE("report: a key that only relabels another keeps its column but leaves 
   REQUIRE(j["rows"].size() == 4);
   CHECK(j["rows"][0]["label"] == "d_model=32 token_mixer=linear");
   CHECK(j["rows"][0]["keys"]["model.channel_mixer.d_ff"] == "85");
+
+  // A list resolved from another key (model.layers from model.diag_layers), one run each: the
+  // pairs never repeat, yet the list leaves the label ("diag_layers=1 layers=[...]" before).
+  std::vector<std::string> depth_dirs;
+  for (int diag : {0, 1, 2}) {
+    FakeRun r;
+    std::string layers;
+    for (int l = 0; l < 2; ++l) layers += std::string(l ? ", " : "") + (l < diag ? "diag" : "norm");
+    r.yaml_model = "{d_model: 32, diag_layers: " + std::to_string(diag) + ", layers: [" + layers + "]}";
+    const fs::path dir = tmp.path / ("diag" + std::to_string(diag));
+    write_fake_run(dir, r);
+    depth_dirs.push_back(dir.string());
+  }
+  const std::string depth_out = (tmp.path / "depth").string();
+  write_report({depth_dirs, depth_out, {}, ""});
+  const json d = json::parse(read_file(depth_out + "/report.json"));
+  REQUIRE(d["rows"].size() == 3);
+  CHECK(d["rows"][1]["label"] == "diag_layers=1");
+  CHECK(d["rows"][1]["keys"]["model.layers"].get<std::string>().starts_with("["));  // its column stays
 }
 
 TEST_CASE("report: named sweep points that differ only in their base spec differ in its keys") {
