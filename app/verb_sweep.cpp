@@ -69,7 +69,7 @@ Action add_sweep_verb(CLI::App& app) {
     const std::string out = args->out.empty() ? (std::filesystem::path("runs") / sweep.name).string() : args->out;
     check_folder_path(out, "sweep folder");
     if (args->dry_run && !slurm) {
-      std::cout << describe_sweep(sweep, out);
+      std::cout << describe_sweep(sweep, out, args->retry_failed);
       return 0;
     }
     SweepOptions options;

@@ -472,17 +472,23 @@ std::string slurm_dry_run(const SweepSpec& sweep, const SweepOptions& options) {
   return run.script_for_queue();
 }
 
-std::string describe_sweep(const SweepSpec& sweep, const std::string& out_dir) {
+std::string describe_sweep(const SweepSpec& sweep, const std::string& out_dir, bool retry_failed) {
   const SweepIndex index = reconcile_index(sweep, out_dir);
   std::string out = "sweep " + sweep.name + ": " + std::to_string(sweep.points.size()) + " points from " +
                     (sweep.base.empty() ? std::string("their own bases") : sweep.base) + " into " + out_dir + "\n";
+  size_t to_run = 0, retried = 0;
   for (const SweepPoint& p : sweep.points) {
     const PointState state = index.find(p.dir)->state;
     std::string overrides;
     if (p.base != sweep.base) overrides += " (from " + p.base + ")";
     for (const SpecOverride& o : p.overrides) overrides.append(" ").append(o.assignment());
     out += fmt::format("{:<9} {:<40} {}\n", to_string(state), p.dir, overrides.empty() ? " (the base as it is)" : overrides);
+    const bool failed = state == PointState::Failed || state == PointState::Diverged;
+    to_run += state != PointState::Done && (!failed || retry_failed);
+    retried += failed && retry_failed;
   }
+  out += fmt::format("{} to run{}\n", to_run,
+                     retried ? fmt::format(" ({} failed or diverged, retried with --retry-failed)", retried) : "");
   if (!sweep.set.empty()) {
     out += "every point also sets:";
     for (const SpecOverride& o : sweep.set) out.append(" ").append(o.assignment());

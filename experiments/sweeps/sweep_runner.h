@@ -51,8 +51,9 @@ SweepIndex reconcile_index(const SweepSpec& sweep, const std::string& out_dir);
 /// running, left, ETA from the finished points) to stderr.
 SweepOutcome run_sweep(const SweepSpec& sweep, const SweepOptions& options);
 
-/// The dry run: one line per point with its state, folder and overrides, as text for stdout.
-std::string describe_sweep(const SweepSpec& sweep, const std::string& out_dir);
+/// The dry run: one line per point with its state, folder and overrides, then how many points a
+/// run would start (failed and diverged ones only with `retry_failed`), as text for stdout.
+std::string describe_sweep(const SweepSpec& sweep, const std::string& out_dir, bool retry_failed = false);
 
 /// The Slurm dry run: the batch script that `run_sweep` would submit for the points that need
 /// running now (empty when none does). Writes nothing.

@@ -83,6 +83,11 @@ TEST_CASE("cli sweep: points run as train children, a rerun skips done points, a
   CHECK(again.code == 1);
   CHECK(again.err.find("2 points, 0 to run") != std::string::npos);
   CHECK(slurp(out + "/lr-0.003/summary.json") == summary);
+  // The dry runs say so too (--dry-run --retry-failed listed the points and not what would run).
+  CHECK(run_cli("sweep " + dir + "/sweep.yaml --out " + out + " --dry-run", dir).out.find("\n0 to run\n") !=
+        std::string::npos);
+  CHECK(run_cli("sweep " + dir + "/sweep.yaml --out " + out + " --dry-run --retry-failed", dir)
+            .out.find("1 to run (1 failed or diverged, retried with --retry-failed)") != std::string::npos);
   // --retry-failed runs the diverged point again; while it waits and runs it is not also "failed".
   CliResult retry = run_cli("sweep " + dir + "/sweep.yaml --out " + out + " --retry-failed", dir);
   INFO(retry.err);
