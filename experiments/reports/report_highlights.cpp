@@ -18,16 +18,21 @@ const std::vector<std::string> kSharedKeys = {
 
 std::string config_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
+/// The config value of `key` in `run` as text, or nullopt when the run does not set it (or sets null).
+std::optional<std::string> config_value(const RunRecord& run, const std::string& key) {
+  const auto it = std::find_if(run.flat_config.begin(), run.flat_config.end(),
+                               [&](const auto& kv) { return kv.first == key; });
+  if (it == run.flat_config.end() || it->second.is_null()) return std::nullopt;
+  return config_text(it->second);
+}
+
 /// The value of `key` shared by every run with a config, or nullopt (absent somewhere, or differing).
 std::optional<std::string> shared_value(const ReportInputs& inputs, const std::string& key) {
   std::optional<std::string> value;
   for (const RunRecord& run : inputs.runs) {
     if (run.flat_config.empty()) continue;
-    const auto it = std::find_if(run.flat_config.begin(), run.flat_config.end(),
-                                 [&](const auto& kv) { return kv.first == key; });
-    if (it == run.flat_config.end() || it->second.is_null()) return std::nullopt;
-    const std::string text = config_text(it->second);
-    if (value && *value != text) return std::nullopt;
+    const std::optional<std::string> text = config_value(run, key);
+    if (!text || (value && *value != *text)) return std::nullopt;
     value = text;
   }
   return value;
@@ -76,10 +81,7 @@ std::vector<std::pair<std::string, std::vector<size_t>>> data_groups(const Repor
                                                                       const ReportTable& table) {
   auto value = [&](size_t row, const std::string& key) {
     if (table.rows[row].runs.empty()) return std::string("unset");
-    const RunRecord& run = inputs.runs[table.rows[row].runs.front()];
-    const auto it = std::find_if(run.flat_config.begin(), run.flat_config.end(),
-                                 [&](const auto& kv) { return kv.first == key; });
-    return it == run.flat_config.end() || it->second.is_null() ? std::string("unset") : config_text(it->second);
+    return config_value(inputs.runs[table.rows[row].runs.front()], key).value_or("unset");
   };
   std::vector<size_t> all(table.rows.size());
   for (size_t r = 0; r < all.size(); ++r) all[r] = r;
