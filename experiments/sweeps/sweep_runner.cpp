@@ -404,10 +404,18 @@ int SweepOutcome::exit_code() const {
 
 namespace {
 
+/// Whether two paths name one file: the same string, or the same file reached two ways (./a.yaml
+/// and a.yaml, a symbolic link, an absolute path).
+bool same_file(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  std::error_code ec;
+  return !a.empty() && !b.empty() && fs::equivalent(a, b, ec);
+}
+
 /// A folder's index and this sweep: refused when they share no point (another sweep entirely: its
 /// points would mix into one index); said in the log when another file extends or edits the sweep.
 void check_same_sweep(const SweepIndex& index, const SweepSpec& sweep, const std::string& out_dir) {
-  if (index.points.empty() || index.sweep_file == sweep.path) return;
+  if (index.points.empty() || same_file(index.sweep_file, sweep.path)) return;
   size_t shared = 0;
   for (const SweepPoint& p : sweep.points) shared += index.find(p.dir) != nullptr;
   const std::string holds = out_dir + " holds the sweep \"" + index.name + "\"" +
@@ -415,6 +423,11 @@ void check_same_sweep(const SweepIndex& index, const SweepSpec& sweep, const std
   if (shared == 0)
     throw ConfigError(holds + ", which has none of the points of " + sweep.path +
                       ": their points would mix in one index; give this sweep its own --out");
+  if (shared == index.points.size() && shared == sweep.points.size()) {
+    // The same points from another file (a copy, or the file moved): nothing mixes.
+    spdlog::info("{}; {} has the same points", holds, sweep.path);
+    return;
+  }
   spdlog::warn("{}; {} shares {} of its {} points and adds {}; the index keeps all of them", holds, sweep.path,
                shared, index.points.size(), sweep.points.size() - shared);
 }

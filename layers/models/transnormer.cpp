@@ -97,14 +97,14 @@ Var TransNormerModel::forward(ForwardContext& ctx, const std::vector<int32_t>& t
     if (ctx.score_probe) ctx.score_probe->begin_layer(static_cast<int64_t>(i));
     if (c.prenorm) {
       Var h = block->token_mixer->forward(ctx, block->token_mixer_norm->forward(ctx, x));
-      x = add(ctx.tape, x, dropout(ctx.tape, h, p, ctx.training, ctx.rng));
+      x = add_dropout(ctx.tape, x, h, p, ctx.training, ctx.rng);
       h = block->channel_mixer->forward(ctx, block->channel_mixer_norm->forward(ctx, x));
-      x = add(ctx.tape, x, dropout(ctx.tape, h, p, ctx.training, ctx.rng));
+      x = add_dropout(ctx.tape, x, h, p, ctx.training, ctx.rng);
     } else {
       Var h = block->token_mixer->forward(ctx, x);
-      x = block->token_mixer_norm->forward(ctx, add(ctx.tape, x, dropout(ctx.tape, h, p, ctx.training, ctx.rng)));
+      x = block->token_mixer_norm->forward(ctx, add_dropout(ctx.tape, x, h, p, ctx.training, ctx.rng));
       h = block->channel_mixer->forward(ctx, x);
-      x = block->channel_mixer_norm->forward(ctx, add(ctx.tape, x, dropout(ctx.tape, h, p, ctx.training, ctx.rng)));
+      x = block->channel_mixer_norm->forward(ctx, add_dropout(ctx.tape, x, h, p, ctx.training, ctx.rng));
     }
     if (hidden_norms) hidden_norms->push_back(frobenius(x->value));
   }

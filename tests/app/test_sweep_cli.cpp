@@ -330,4 +330,13 @@ TEST_CASE("cli sweep: a sweep file sharing no point with the sweep in a folder i
                      dir + "/second.yaml") != std::string::npos);
   }
   CHECK(slurp(out + "/sweep.json") == index);  // untouched
+  // The same file reached another way, or a copy with the same points: nothing to warn of.
+  write_text(dir + "/copy.yaml", slurp(dir + "/first.yaml"));
+  for (const std::string file : {"/./first.yaml", "/copy.yaml"}) {
+    const CliResult r = run_cli("sweep " + dir + file + " --dry-run --out " + out, dir);
+    INFO(r.err);
+    CHECK(r.code == 0);
+    CHECK(r.err.find("shares") == std::string::npos);
+    CHECK((r.err.find("has the same points") != std::string::npos) == (file == "/copy.yaml"));
+  }
 }

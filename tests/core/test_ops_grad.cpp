@@ -313,6 +313,74 @@ TEST_CASE("grad: add, mul, scale, dropout") {
   CHECK(res2.max_rel_error < kTol);
 }
 
+TEST_CASE("grad: add_dropout, and its values against add(base, dropout(x))") {
+  Rng rng(14);
+  // 40,000 entries: more than one thread's span, so the regenerated mask is checked across a split.
+  Var base = param({200, 200}, rng), x = param({200, 200}, rng);
+  Tensor r = randn({200, 200}, rng);
+  Var small_base = param({6, 5}, rng), small_x = param({6, 5}, rng);
+  Tensor small_r = randn({6, 5}, rng);
+  auto res = grad_check(
+      [&](Tape& t) {
+        Rng fixed(9);
+        return weighted_loss(t, add_dropout(t, small_base, small_x, 0.3f, true, fixed), small_r);
+      },
+      {small_base, small_x}, kFd);
+  INFO(res.worst);
+  CHECK(res.max_rel_error < kTol);
+
+  // The fused op against the two-op composition, same key: values within one rounding of an FMA,
+  // gradients equal bit for bit (dx = dy, dh = dy · m exactly in both).
+  std::vector<float> fused_y, fused_db, fused_dx, plain_y, plain_db, plain_dx;
+  for (bool fused : {true, false}) {
+    base->grad = Tensor();
+    x->grad = Tensor();
+    Tape t;
+    Rng fixed(21);
+    Var y = fused ? add_dropout(t, base, x, 0.25f, true, fixed) : add(t, base, dropout(t, x, 0.25f, true, fixed));
+    (fused ? fused_y : plain_y) = y->value.to_vector();
+    Var loss = weighted_loss(t, y, r).var;
+    y.reset();
+    t.backward(loss);
+    (fused ? fused_db : plain_db) = base->grad.to_vector();
+    (fused ? fused_dx : plain_dx) = x->grad.to_vector();
+  }
+  int64_t dropped = 0;
+  for (size_t i = 0; i < fused_y.size(); ++i) {
+    CHECK(std::abs(fused_y[i] - plain_y[i]) <= 1e-6f * (1.0f + std::abs(plain_y[i])));
+    dropped += fused_dx[i] == 0.0f;
+  }
+  CHECK(fused_db == plain_db);
+  CHECK(fused_dx == plain_dx);
+  // About a quarter of the entries dropped (p = 0.25; 40,000 draws: sd 0.2 %).
+  CHECK(std::abs(static_cast<double>(dropped) / fused_dx.size() - 0.25) < 0.01);
+  // Evaluation: a plain sum.
+  Tape t;
+  Rng any(1);
+  CHECK(add_dropout(t, base, x, 0.25f, false, any)->value.to_vector() == add(t, base, x)->value.to_vector());
+}
+
+TEST_CASE("add hands its gradient on without a copy only when no one else can read it") {
+  Rng rng(15);
+  Var a = param({4, 3}, rng), b = param({4, 3}, rng);
+  Tensor r = randn({4, 3}, rng);
+  // a is used before y = a + b, so its gradient grows after add's backward; y is held by the
+  // caller, so add must copy rather than give a the buffer of y's gradient.
+  Tape t;
+  Var twice = scale(t, a, 2.0f);
+  Var y = add(t, a, b);
+  Var loss = weighted_loss(t, add(t, y, twice), r).var;
+  twice.reset();
+  t.backward(loss);
+  // y's gradient is r (the weights), whatever a received later; a's is r + 2r, b's r.
+  const std::vector<float> rv = r.to_vector();
+  for (int64_t i = 0; i < 12; ++i) {
+    CHECK(y->grad.data()[i] == rv[i]);
+    CHECK(a->grad.data()[i] == doctest::Approx(3.0 * rv[i]));
+    CHECK(b->grad.data()[i] == rv[i]);
+  }
+}
+
 TEST_CASE("dropout keeps about 1-p of the entries, scaled by 1/(1-p)") {
   Rng rng(5);
   Tape tape;
