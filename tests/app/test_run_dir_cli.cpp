@@ -43,6 +43,7 @@ TEST_CASE("cli: a folder holding a run is refused without --resume or --overwrit
   CHECK(again.err.find("already holds a run") != std::string::npos);
   CHECK(again.err.find("--resume") != std::string::npos);
   CHECK(again.err.find("--overwrite") != std::string::npos);
+  CHECK(again.err.find("info data:") == std::string::npos);  // refused before the data loads
   CHECK(folder_bytes(dir + "/run") == before);  // byte for byte
 
   CHECK(run_cli(train + " --resume --overwrite", dir).code == 2);  // one or the other
