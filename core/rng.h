@@ -46,4 +46,11 @@ inline float counter_uniform(uint64_t key, uint64_t index) {
          0x1.0p-24f;
 }
 
+/// Inverted dropout's weight of entry `index` for key `key`: 0 (dropped) when
+/// counter_uniform(key, index) < p, else keep_scale = 1/(1 − p). The one rule of every dropout
+/// (core/ops/elementwise, the attention engines), so a backward regenerates the forward's mask.
+inline float dropout_weight(uint64_t key, uint64_t index, float p, float keep_scale) {
+  return counter_uniform(key, index) < p ? 0.0f : keep_scale;
+}
+
 }  // namespace tn

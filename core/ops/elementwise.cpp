@@ -28,10 +28,10 @@ void deliver(const Var& v, const float* dy, const float* factor, float alpha, in
   }
 }
 
-/// Dropout's factor of entry i: 0 when counter_uniform(key, i) < p, else keep_scale. The same
-/// (key, i) gives the same factor in the forward and the backward, so no mask is stored.
+/// The dropout weight of entry i (core/rng.h): the same (key, i) gives the same weight in the
+/// forward and the backward, so no mask is stored.
 inline float dropout_factor(uint64_t key, float p, float keep_scale, int64_t i) {
-  return counter_uniform(key, static_cast<uint64_t>(i)) < p ? 0.0f : keep_scale;
+  return dropout_weight(key, static_cast<uint64_t>(i), p, keep_scale);
 }
 
 /// Entries [begin, end) of y = base + x ⊙ m (base may be null: y = x ⊙ m), m the dropout factors.

@@ -11,9 +11,9 @@ namespace tn::kernel_detail {
 /// Attention dropout of one (b, h, block). Entry (i, j) (query and key counted from the block
 /// start s0) has flat index base + i·T + j with base = ((b·H + h)·T + s0)·T + s0, i.e. its index in
 /// a [B, H, T, T] tensor at global positions, whatever the block size or thread split. It is kept
-/// with weight 1/(1 − p) when counter_uniform(key, index) >= p and dropped (weight 0) otherwise,
-/// the rule of core/ops dropout. on == false (p = 0) skips every dropout line, so the bits are
-/// those of the no-dropout engine.
+/// with weight 1/(1 − p) when counter_uniform(key, index) >= p and dropped (weight 0) otherwise:
+/// dropout_weight (core/rng.h), the rule of core/ops dropout. on == false (p = 0) skips every
+/// dropout line, so the bits are those of the no-dropout engine.
 struct BlockDropout {
   bool on = false;
   float p = 0.f;
@@ -25,7 +25,7 @@ struct BlockDropout {
   void row(int64_t i, int64_t count, float* __restrict m) const {
     const uint64_t r = base + uint64_t(i) * uint64_t(row_stride);
     for (int64_t j = 0; j < count; ++j)
-      m[j] = counter_uniform(key, r + uint64_t(j)) < p ? 0.f : scale;
+      m[j] = dropout_weight(key, r + uint64_t(j), p, scale);
   }
 };
 
