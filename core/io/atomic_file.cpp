@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 
@@ -61,6 +62,40 @@ void write_in_place(const std::string& path, std::string_view bytes) {
   if (!ok) write_failed(path, err);
 }
 
+/// This machine's name, as the temporaries carry it (another machine's pids mean nothing here).
+const std::string& host_name() {
+  static const std::string name = [] {
+    char buf[256] = {};
+    return ::gethostname(buf, sizeof buf - 1) == 0 && buf[0] ? std::string(buf) : std::string("localhost");
+  }();
+  return name;
+}
+
+/// "<dest>.tmp.<host>.<pid>": the temporary of this process.
+std::string temp_name(const std::string& dest) {
+  return dest + ".tmp." + host_name() + "." + std::to_string(::getpid());
+}
+
+/// Removes the temporaries of dest left by processes of this machine that were killed between
+/// naming their file and renaming it: those whose pid no longer runs. A running writer's
+/// temporary, and another machine's, are kept.
+void remove_stale_temps(const std::string& dest) {
+  const fs::path d(dest);
+  const std::string prefix = d.filename().string() + ".tmp." + host_name() + ".";
+  std::error_code ec;
+  fs::directory_iterator it(d.parent_path().empty() ? fs::path(".") : d.parent_path(), ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string pid = name.substr(prefix.size());
+    if (pid.size() > 9 || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (::kill(static_cast<pid_t>(std::stol(pid)), 0) != 0 && errno == ESRCH) {
+      std::error_code gone;
+      fs::remove(it->path(), gone);
+    }
+  }
+}
+
 /// Renames `tmp` over `dest`, removing tmp on failure.
 void replace(const std::string& tmp, const std::string& dest) {
   if (std::rename(tmp.c_str(), dest.c_str()) != 0) {
@@ -83,7 +118,7 @@ bool write_unnamed(const std::string& dest, std::string_view bytes) {
   }
   const bool ok = write_all(fd, bytes, true);
   int err = errno;
-  const std::string tmp = dest + ".tmp." + std::to_string(::getpid());
+  const std::string tmp = temp_name(dest);
   const std::string self = "/proc/self/fd/" + std::to_string(fd);
   std::remove(tmp.c_str());  // a leftover of an earlier process with this pid
   const bool linked = ok && ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, tmp.c_str(), AT_SYMLINK_FOLLOW) == 0;
@@ -97,9 +132,9 @@ bool write_unnamed(const std::string& dest, std::string_view bytes) {
   return true;
 }
 
-/// The bytes in "<dest>.tmp.<pid>", then renamed over dest.
+/// The bytes in "<dest>.tmp.<host>.<pid>", then renamed over dest.
 void write_named(const std::string& dest, std::string_view bytes) {
-  const std::string tmp = dest + ".tmp." + std::to_string(::getpid());
+  const std::string tmp = temp_name(dest);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0) write_failed(dest, errno);
   const bool ok = write_all(fd, bytes, true);
@@ -126,6 +161,7 @@ void write_file_atomic(const std::string& path, std::string_view bytes) {
     if (!S_ISREG(st.st_mode)) return write_in_place(dest, bytes);
   }
   if (!write_unnamed(dest, bytes)) write_named(dest, bytes);
+  remove_stale_temps(dest);
 }
 
 std::string read_file(const std::string& path) {

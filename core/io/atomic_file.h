@@ -1,7 +1,8 @@
 #pragma once
 // Atomic file writes: the bytes go to an unnamed file in the destination's folder (O_TMPFILE),
-// synced, named "<path>.tmp.<pid>" and renamed over <path>, so a crash never leaves a half-written
-// checkpoint or metrics file, nor (but in the instant between naming and renaming) a temporary.
+// synced, named "<path>.tmp.<host>.<pid>" and renamed over <path>, so a crash never leaves a
+// half-written checkpoint or metrics file. A process killed in the instant between naming and
+// renaming leaves its temporary; the next write of <path> on that machine removes it.
 // File systems without unnamed files get a named temporary from the start. A symlink is written
 // through (its target replaced, the link kept); a device, FIFO or socket is written into in place.
 #include <string>
@@ -9,7 +10,8 @@
 
 namespace tn {
 
-/// Writes `bytes` to `path` atomically (a failed write leaves no temporary file behind). A symlink
+/// Writes `bytes` to `path` atomically (a failed write leaves no temporary file behind, and a
+/// successful one removes the temporaries of <path> that killed writers of this machine left). A symlink
 /// at `path` keeps pointing where it did and its target gets the bytes; an existing non-regular
 /// file (/dev/null, /dev/stdout, a FIFO) is written into, not replaced. Throws IoError naming the
 /// path on any I/O failure (cannot create, write, sync or rename; a directory in the way).

@@ -172,7 +172,7 @@ TEST_CASE("write_file_atomic: /proc/self/fd/N of an anonymous pipe (what /dev/st
   CHECK(received == "into the pipe");
 }
 
-TEST_CASE("write_file_atomic: a process killed while writing leaves the old file or the new, and no temporary") {
+TEST_CASE("write_file_atomic: a process killed while writing leaves the old file or the new; the next write leaves no temporary") {
   TempDir dir("atomic_kill");
   const std::string path = dir.file("big.bin");
   const std::string old_bytes(1 << 20, 'a'), new_bytes(8 << 20, 'b');
@@ -189,6 +189,33 @@ TEST_CASE("write_file_atomic: a process killed while writing leaves the old file
     const std::string now = read_file(path);
     CHECK((now == old_bytes || now == new_bytes));
   }
+  // A child killed between naming its temporary and renaming it (a rare instant, seen under load)
+  // leaves the temporary: the next write removes it.
+  write_file_atomic(path, old_bytes);
+  CHECK(read_file(path) == old_bytes);
   for (const auto& entry : std::filesystem::directory_iterator(dir.path))
     CHECK(entry.path().filename() == "big.bin");
+}
+
+TEST_CASE("write_file_atomic: the temporaries of dead writers of this machine are removed, a running writer's and another machine's kept") {
+  TempDir dir("atomic_stale");
+  const std::string path = dir.file("m.json");
+  char host[256] = {};
+  REQUIRE(::gethostname(host, sizeof host - 1) == 0);
+  const pid_t dead = ::fork();  // a pid that ran and no longer does
+  REQUIRE(dead >= 0);
+  if (dead == 0) ::_exit(0);
+  ::waitpid(dead, nullptr, 0);
+  const std::string prefix = path + ".tmp." + host + ".";
+  const std::string stale = prefix + std::to_string(dead);
+  const std::string running = prefix + std::to_string(::getppid());  // the test's parent runs
+  const std::string elsewhere = path + ".tmp.other-machine." + std::to_string(dead);
+  const std::string unrelated = path + ".tmp." + host + ".notapid";
+  for (const auto& f : {stale, running, elsewhere, unrelated}) write_file_atomic(f, "left");
+  write_file_atomic(path, "{}");
+  CHECK(read_file(path) == "{}");
+  CHECK_FALSE(std::filesystem::exists(stale));
+  CHECK(std::filesystem::exists(running));
+  CHECK(std::filesystem::exists(elsewhere));
+  CHECK(std::filesystem::exists(unrelated));
 }
