@@ -108,6 +108,26 @@ inline void write_fake_sweep(const std::filesystem::path& folder, const std::vec
   write_fake_file(folder / "sweep.json", sweep.dump(2));
 }
 
+/// One finished point of a made-up sweep index (sweep.json's "points" entries).
+inline nlohmann::json fake_done_point(const std::string& name, const std::string& dir, const nlohmann::json& overrides) {
+  return {{"name", name},
+          {"dir", dir},
+          {"overrides", overrides},
+          {"command", "transnormer train x.yaml --out " + dir},
+          {"state", "done"},
+          {"exit_code", 0},
+          {"wall_s", 3.0},
+          {"error", ""}};
+}
+
+/// Writes a sweep index named `name` without a base, swept over `axes`, with these points.
+inline void write_fake_index(const std::filesystem::path& folder, const std::string& name,
+                             const std::vector<std::string>& axes, const nlohmann::json& points) {
+  write_fake_file(folder / "sweep.json", nlohmann::json{{"name", name}, {"sweep_file", "s.yaml"}, {"base", ""},
+                                                        {"set", nlohmann::json::object()}, {"axes", axes},
+                                                        {"points", points}}.dump());
+}
+
 /// The standard made-up sweep: normalize=scaling with seeds 1..3 at valid.ppl 10, 12, 14
 /// (mean 12, std 2; test.ppl 30, paper 31.01 in config.yaml and as an override, as sweep files
 /// set it), normalize=srmsnorm with seed 1 done at 20 and

@@ -268,17 +268,9 @@ TEST_CASE("report: named sweep points that differ only in their base spec differ
       r.seed = seed;
       r.valid_ppl = name[0] == 't' ? 10.0 : 20.0;
       write_fake_run(sweep / dir, r);
-      points.push_back({{"name", std::string(name) + " seed=" + std::to_string(seed)},
-                        {"dir", dir},
-                        {"overrides", {{"train.seed", seed}}},
-                        {"command", "transnormer train x.yaml --out " + dir},
-                        {"state", "done"},
-                        {"exit_code", 0},
-                        {"wall_s", 3.0},
-                        {"error", ""}});
+      points.push_back(fake_done_point(std::string(name) + " seed=" + std::to_string(seed), dir, {{"train.seed", seed}}));
     }
-  write_fake_file(sweep / "sweep.json", json{{"name", "bases"}, {"sweep_file", "s.yaml"}, {"base", ""},
-                                             {"set", json::object()}, {"axes", {"train.seed"}}, {"points", points}}.dump());
+  write_fake_index(sweep, "bases", {"train.seed"}, points);
   const std::string out = (tmp.path / "out").string();
   write_report({{sweep.string()}, out, {"valid.ppl"}, "token_mixer"});
   const json j = json::parse(read_file(out + "/report.json"));
@@ -305,18 +297,10 @@ TEST_CASE("report: rows of one named point crossed with a grid are labelled apar
       r.seed = seed;
       r.valid_ppl = d_model == 32 ? 10.0 + static_cast<double>(seed) : 30.0 + static_cast<double>(seed);
       write_fake_run(sweep / dir, r);
-      points.push_back({{"name", "cola d_model=" + std::to_string(d_model) + " seed=" + std::to_string(seed)},
-                        {"dir", dir},
-                        {"overrides", {{"model.d_model", d_model}, {"train.seed", seed}}},
-                        {"command", "transnormer train x.yaml --out " + dir},
-                        {"state", "done"},
-                        {"exit_code", 0},
-                        {"wall_s", 3.0},
-                        {"error", ""}});
+      points.push_back(fake_done_point("cola d_model=" + std::to_string(d_model) + " seed=" + std::to_string(seed), dir,
+                                       {{"model.d_model", d_model}, {"train.seed", seed}}));
     }
-  write_fake_file(sweep / "sweep.json", json{{"name", "same"}, {"sweep_file", "s.yaml"}, {"base", ""},
-                                             {"set", json::object()}, {"axes", {"model.d_model", "train.seed"}},
-                                             {"points", points}}.dump());
+  write_fake_index(sweep, "same", {"model.d_model", "train.seed"}, points);
   const std::string out = (tmp.path / "out").string();
   write_report({{sweep.string()}, out, {"valid.ppl"}, ""});
   const json j = json::parse(read_file(out + "/report.json"));
