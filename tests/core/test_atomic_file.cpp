@@ -172,7 +172,7 @@ TEST_CASE("write_file_atomic: /proc/self/fd/N of an anonymous pipe (what /dev/st
   CHECK(received == "into the pipe");
 }
 
-TEST_CASE("write_file_atomic: a process killed while writing leaves the old file or the new; the next write leaves no temporary") {
+TEST_CASE("write_file_atomic: a process killed while writing leaves the old file or the new, and the next write no temporary") {
   TempDir dir("atomic_kill");
   const std::string path = dir.file("big.bin");
   const std::string old_bytes(1 << 20, 'a'), new_bytes(8 << 20, 'b');
