@@ -31,6 +31,8 @@ struct BenchResult {
   double peak_rss_mb = 0;
   double train_peak_rss_mb = 0;  // peak RSS when the training steps ended (before inference)
   double matmul_only_s = 0;      // one training step's matrix products replayed alone (best of 3)
+  std::vector<double> matmul_replay_times;  // each of the 3 replays, seconds
+  double matmul_only_median_s = 0;          // their median: set beside train_step_median_s
   int64_t matmul_calls = 0;      // matrix products in one training step
   int64_t params = 0;
   double last_loss = 0;

@@ -131,6 +131,9 @@ json BenchReport::to_json() const {
                     {"matmul_only_s", r.matmul_only_s},
                     {"matmul_calls", r.matmul_calls},
                     {"step_over_matmul", r.train_step_s / r.matmul_only_s},
+                    {"matmul_only_median_s", r.matmul_only_median_s},
+                    {"matmul_replay_times_s", r.matmul_replay_times},
+                    {"step_over_matmul_median", r.train_step_median_s / r.matmul_only_median_s},
                     {"model_gflops", r.train_gflops},
                     {"mfu", nullable(f32.ok, mfu(r.train_gflops, f32))},
                     {"mfu_bf16", nullable(bf16.ok, mfu(r.train_gflops, bf16))}};
@@ -180,6 +183,8 @@ BenchReport BenchReport::from_json(const json& o) {
     r.train_step_times = t.at("step_times_s").get<std::vector<double>>();
     r.train_peak_rss_mb = t.at("peak_rss_mb").get<double>();
     r.matmul_only_s = t.at("matmul_only_s").get<double>();
+    r.matmul_only_median_s = t.value("matmul_only_median_s", r.matmul_only_s);  // absent before 2026-12-05
+    r.matmul_replay_times = t.value("matmul_replay_times_s", std::vector<double>{});
     r.matmul_calls = t.at("matmul_calls").get<int64_t>();
     r.train_gflops = t.at("model_gflops").get<double>();
     const json& i = o.at("infer");
@@ -236,6 +241,8 @@ std::string BenchReport::to_text() const {
     out << format("achieved: train %.1f GFLOP/s, infer %.1f GFLOP/s\n", r.train_gflops, r.infer_gflops);
     out << format("step vs its matrix products alone: %.3f s / %.3f s = %.3f (%lld products)\n", r.train_step_s,
                   r.matmul_only_s, r.train_step_s / r.matmul_only_s, static_cast<long long>(r.matmul_calls));
+    out << format("median step vs median replay: %.3f s / %.3f s = %.3f\n", r.train_step_median_s,
+                  r.matmul_only_median_s, r.train_step_median_s / r.matmul_only_median_s);
   } else {
     out << "peak RSS: " << static_cast<int64_t>(peak_rss_mb) << " MB, " << threads << " threads\n";
   }

@@ -3,7 +3,10 @@
 // every number). One to_json/from_json pair for `--json`, and the readable text without it.
 // JSON: {"params", "batch", "seq_len", "vocab_size", "last_loss", "precision",
 //        "train": {"tokens_per_s", "step_s", "step_median_s", "step_times_s", "peak_rss_mb",
-//                  "matmul_only_s", "matmul_calls", "step_over_matmul", "model_gflops", "mfu", "mfu_bf16"},
+//                  "matmul_only_s", "matmul_calls", "step_over_matmul" (mean step / best replay),
+//                  "matmul_only_median_s", "matmul_replay_times_s", "step_over_matmul_median"
+//                  (median step / median replay: the same statistic on both sides), "model_gflops",
+//                  "mfu", "mfu_bf16"},
 //        "infer": {"tokens_per_s", "model_gflops", "mfu"}, "model_gflop_per_step", "mfu", "flops": {...},
 //        "precision_comparison": {...}, "peak_rss_mb", "threads", "kernel_isa",
 //        "cpu": {"model", "avx2", "avx512f", "avx512_bf16", "amx_bf16", "onednn_isa", "bf16_matmul_native"},

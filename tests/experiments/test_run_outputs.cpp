@@ -85,6 +85,8 @@ TEST_CASE("bench report: to_json keys, derived MFU, and from_json of to_json") {
   m.result.train_step_median_s = 0.9;
   m.result.train_step_times = {1.1, 0.9, 1.0};
   m.result.matmul_only_s = 0.8;
+  m.result.matmul_replay_times = {0.9, 0.8, 0.85};
+  m.result.matmul_only_median_s = 0.85;
   m.result.matmul_calls = 12;
   m.result.train_gflops = 50;
   m.result.infer_tokens_per_s = 6000;
@@ -102,12 +104,17 @@ TEST_CASE("bench report: to_json keys, derived MFU, and from_json of to_json") {
   CHECK(j["precision"] == "bf16");
   CHECK(j["train"]["mfu"].get<double>() == doctest::Approx(0.5));
   CHECK(j["train"]["mfu_bf16"].is_null());
-  CHECK(j["train"]["step_over_matmul"].get<double>() == doctest::Approx(1.25));
+  CHECK(j["train"]["step_over_matmul"].get<double>() == doctest::Approx(1.25));  // mean 1.0 / best 0.8
+  CHECK(j["train"]["step_over_matmul_median"].get<double>() == doctest::Approx(0.9 / 0.85));  // median / median
   CHECK(j["model_gflop_per_step"].get<double>() == doctest::Approx(9.0));
   CHECK(j["peak_gflops"]["bf16"].is_null());
   CHECK_FALSE(j.contains("scaling"));
   const BenchReport back = BenchReport::from_json(j);
   CHECK(back.to_json() == j);
+  json before = j;  // a report written before the median replay existed reads as best = median
+  before["train"].erase("matmul_only_median_s");
+  before["train"].erase("matmul_replay_times_s");
+  CHECK(BenchReport::from_json(before).model->result.matmul_only_median_s == doctest::Approx(0.8));
   CHECK(back.to_text() == r.to_text());
   CHECK(r.to_text().find("precision bf16") != std::string::npos);
   CHECK(r.to_text().find("peak matmul bf16: not measured (no bf16 kernel)") != std::string::npos);
