@@ -7,7 +7,7 @@ set(tn_slow_tests
   "test_app|cli: a run records its command, overrides, version, host, threads and times, and train.log keeps its log"
   "test_app|cli: the best checkpoint and early stopping follow the validation metric, and survive a resume"
   "test_app|cli: train writes the run directory, the loss falls, eval reproduces the test loss"
-  "test_app|cli: precision bf16 trains to the f32 run's test loss within 2 %"
+  "test_app|cli: precision bf16 trains to the f32 run's test loss within 2 %, and resumes exactly"
   "test_app|cli: --resume continues a run exactly: 15 + 15 steps equal 30 in one go"
   "test_app|cli: LRA Pathfinder and Image as pixel sequences train, resume bit for bit and predict"
   "test_app|cli sweep: a killed child and a stopped sweep resume to the numbers of an uninterrupted run"
