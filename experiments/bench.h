@@ -32,13 +32,18 @@ struct BenchResult {
   double train_peak_rss_mb = 0;  // peak RSS when the training steps ended (before inference)
   double matmul_only_s = 0;      // one training step's matrix products replayed alone (best of 3)
   std::vector<double> matmul_replay_times;  // each of the 3 replays, seconds
-  double matmul_only_median_s = 0;          // their median: set beside train_step_median_s
+  double matmul_only_median_s = 0;          // their median, set against train_step_median_s
   int64_t matmul_calls = 0;      // matrix products in one training step
   int64_t params = 0;
   double last_loss = 0;
   ModelFlops flops;              // forward FLOPs of one step (bench_flops.h)
   double train_gflops = 0;       // achieved model FLOP/s of training: flops.train_step() / step_s
   double infer_gflops = 0;       // achieved model FLOP/s of inference: flops.forward() / forward_s
+
+  /// What a step costs beyond its products: the mean step over the best replay.
+  double step_over_matmul() const { return train_step_s / matmul_only_s; }
+  /// The same with one statistic on both sides: the median step over the median replay.
+  double step_over_matmul_median() const { return train_step_median_s / matmul_only_median_s; }
 };
 
 /// The machine's matmul throughput, measured on the spot (core/dnnl/matmul_probe.h): one
