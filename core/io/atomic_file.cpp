@@ -78,7 +78,7 @@ std::string temp_name(const std::string& dest) {
 
 /// Removes the temporaries of dest left by processes of this machine that were killed between
 /// naming their file and renaming it: those whose pid no longer runs. A running writer's
-/// temporary, and another machine's, are kept.
+/// temporary, another machine's, and anything not a regular file are kept.
 void remove_stale_temps(const std::string& dest) {
   const fs::path d(dest);
   const std::string prefix = d.filename().string() + ".tmp." + host_name() + ".";
@@ -89,6 +89,8 @@ void remove_stale_temps(const std::string& dest) {
     if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
     const std::string pid = name.substr(prefix.size());
     if (pid.size() > 9 || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::error_code type_ec;  // a temporary is a regular file: a folder or link of that name stays
+    if (!it->is_regular_file(type_ec) || it->is_symlink(type_ec)) continue;
     if (::kill(static_cast<pid_t>(std::stol(pid)), 0) != 0 && errno == ESRCH) {
       std::error_code gone;
       fs::remove(it->path(), gone);

@@ -197,7 +197,7 @@ TEST_CASE("write_file_atomic: a process killed while writing leaves the old file
     CHECK(entry.path().filename() == "big.bin");
 }
 
-TEST_CASE("write_file_atomic: the temporaries of dead writers of this machine are removed, a running writer's and another machine's kept") {
+TEST_CASE("write_file_atomic: the temporaries of dead writers of this machine are removed, a running writer's, another machine's, a folder and a link kept") {
   TempDir dir("atomic_stale");
   const std::string path = dir.file("m.json");
   char host[256] = {};
@@ -212,10 +212,23 @@ TEST_CASE("write_file_atomic: the temporaries of dead writers of this machine ar
   const std::string elsewhere = path + ".tmp.other-machine." + std::to_string(dead);
   const std::string unrelated = path + ".tmp." + host + ".notapid";
   for (const auto& f : {stale, running, elsewhere, unrelated}) write_file_atomic(f, "left");
+  const pid_t dead2 = ::fork();  // a folder and a symlink with a dead writer's temporary name
+  REQUIRE(dead2 >= 0);
+  if (dead2 == 0) ::_exit(0);
+  ::waitpid(dead2, nullptr, 0);
+  const pid_t dead3 = ::fork();
+  REQUIRE(dead3 >= 0);
+  if (dead3 == 0) ::_exit(0);
+  ::waitpid(dead3, nullptr, 0);
+  const std::string folder = prefix + std::to_string(dead2), link = prefix + std::to_string(dead3);
+  std::filesystem::create_directory(folder);
+  std::filesystem::create_symlink(running, link);
   write_file_atomic(path, "{}");
   CHECK(read_file(path) == "{}");
   CHECK_FALSE(std::filesystem::exists(stale));
   CHECK(std::filesystem::exists(running));
   CHECK(std::filesystem::exists(elsewhere));
   CHECK(std::filesystem::exists(unrelated));
+  CHECK(std::filesystem::is_directory(folder));
+  CHECK(std::filesystem::is_symlink(link));
 }
