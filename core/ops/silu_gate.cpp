@@ -39,14 +39,17 @@ TN_ISA_CLONES void forward_span_bf16(const float* __restrict a, const float* __r
 constexpr int64_t kGateColumnBlock = 64;
 
 /// silu_gate_backward_rows on columns [j0, j0 + width) of every row, rows in order: da and db of a
-/// row go to a block on the stack, then out to their destinations, and into the column sums.
+/// row go straight to their f32 destinations (to a block on the stack when only bf16 is asked
+/// for) in the pass that adds them into the column sums; the bf16 copies are read back from there.
 TN_ISA_CLONES void backward_block(const float* __restrict a, const float* __restrict b,
                                   const float* __restrict dy, int64_t rows, int64_t cols,
                                   int64_t j0, int64_t width, const SiluGateGrads& g) {
-  float da[kGateColumnBlock], db[kGateColumnBlock];
+  float da_block[kGateColumnBlock], db_block[kGateColumnBlock];
   float sum_a[kGateColumnBlock] = {}, sum_b[kGateColumnBlock] = {};
   for (int64_t i = 0; i < rows; ++i) {
     const int64_t o = i * cols + j0;
+    float* __restrict da = g.da ? g.da + o : da_block;
+    float* __restrict db = g.db ? g.db + o : db_block;
 #pragma omp simd
     for (int64_t j = 0; j < width; ++j) {
       const float av = a[o + j], bv = b[o + j], dv = dy[o + j];
@@ -54,20 +57,15 @@ TN_ISA_CLONES void backward_block(const float* __restrict a, const float* __rest
       const float silu = av * sg.s;
       da[j] = dv * bv * (sg.s + silu * sg.one_minus_s);  // silu' = σ + a·σ(1 − σ)
       db[j] = dv * silu;
+      sum_a[j] += da[j];
+      sum_b[j] += db[j];
     }
-    if (g.da) std::copy(da, da + width, g.da + o);
-    if (g.db) std::copy(db, db + width, g.db + o);
     if (g.da16)
 #pragma omp simd
       for (int64_t j = 0; j < width; ++j) g.da16[o + j] = to_bf16_bits(da[j]);
     if (g.db16)
 #pragma omp simd
       for (int64_t j = 0; j < width; ++j) g.db16[o + j] = to_bf16_bits(db[j]);
-#pragma omp simd
-    for (int64_t j = 0; j < width; ++j) {
-      sum_a[j] += da[j];
-      sum_b[j] += db[j];
-    }
   }
   if (g.bias_a)
     for (int64_t j = 0; j < width; ++j) g.bias_a[j0 + j] += sum_a[j];

@@ -231,6 +231,75 @@ struct RowAcc<0, V> {
   void store(float* y) const { std::memcpy(y, row, size_t(n) * sizeof(float)); }
 };
 
+/// Rows of kD floats that RowsAcc keeps in registers at once: four when four rows take at most
+/// half the vector registers (AVX-512: kD <= 64; AVX2: kD <= 16), else one.
+template <int kD, class V>
+constexpr int kBlockRows = (kD > 0 && 4 * (kD / kWidth<V>) <= (kWidth<V> == 16 ? 16 : 8)) ? 4 : 1;
+
+/// kR output rows of kD floats accumulated side by side (register blocking): add_rows reads an
+/// input row once for all kR rows, where kR RowAcc loops would read it kR times. Each element
+/// still sees row[e] = fma(a, x[e], row[e]) in its own row's order, so the bits are RowAcc's.
+template <int kD, class V, int kR>
+struct RowsAcc {
+  static constexpr int kW = kWidth<V>, kU = kD / kW;
+  static_assert(kD % 16 == 0 && kD > 0 && 16 % kW == 0 && kR >= 1);
+  V v[kR][kU];
+  RowsAcc(float* /*scratch*/, int64_t /*d_head*/) {}
+  void zero() {
+    for (int r = 0; r < kR; ++r)
+      for (int u = 0; u < kU; ++u) v[r][u] = V{};
+  }
+  void load(int r, const float* x) {
+    for (int u = 0; u < kU; ++u) std::memcpy(&v[r][u], x + kW * u, sizeof(V));
+  }
+  void store(int r, float* y) const {
+    for (int u = 0; u < kU; ++u) std::memcpy(y + kW * u, &v[r][u], sizeof(V));
+  }
+  /// row r += a·x.
+  void add(int r, float a, const float* x) {
+    for (int u = 0; u < kU; ++u) {
+      V xu;
+      std::memcpy(&xu, x + kW * u, sizeof xu);
+      v[r][u] += a * xu;
+    }
+  }
+  /// row r += a(r)·x for every row r.
+  template <class A>
+  void add_rows(const A& a, const float* x) {
+    float c[kR];
+    for (int r = 0; r < kR; ++r) c[r] = a(r);
+    for (int u = 0; u < kU; ++u) {
+      V xu;
+      std::memcpy(&xu, x + kW * u, sizeof xu);
+      for (int r = 0; r < kR; ++r) v[r][u] += c[r] * xu;
+    }
+  }
+};
+
+/// The runtime-width row (kD == 0): one row in caller scratch, as RowAcc<0, V>.
+template <class V>
+struct RowsAcc<0, V, 1> {
+  RowAcc<0, V> row;
+  RowsAcc(float* scratch, int64_t d_head) : row(scratch, d_head) {}
+  void zero() { row.zero(); }
+  void load(int, const float* x) { row.load(x); }
+  void store(int, float* y) const { row.store(y); }
+  void add(int, float a, const float* x) { row.add(a, x); }
+  template <class A>
+  void add_rows(const A& a, const float* x) {
+    row.add(a(0), x);
+  }
+};
+
+/// Calls body.template operator()<R>(r0) over rows [0, n): blocks of kR rows, then single rows.
+template <int kR, class Body>
+inline void for_row_blocks(int64_t n, Body&& body) {
+  int64_t r = 0;
+  if constexpr (kR > 1)
+    for (; r + kR <= n; r += kR) body.template operator()<kR>(r);
+  for (; r < n; ++r) body.template operator()<1>(r);
+}
+
 /// Per-thread scratch of at least n floats, reused across calls (grows, never shrinks). Valid until
 /// the next call on the same thread; one region per kernel invocation, partitioned by the caller.
 /// With TN_KERNEL_SCRATCH_CHECK defined (sanitizer builds), every call gets exactly n fresh floats

@@ -18,7 +18,10 @@ using kernel_detail::dot;
 using kernel_detail::fill_zero;
 using kernel_detail::gather_rows;
 using kernel_detail::row_dots;
+using kernel_detail::for_row_blocks;
+using kernel_detail::kBlockRows;
 using kernel_detail::RowAcc;
+using kernel_detail::RowsAcc;
 
 /// One (b, h): pointers at its row 0; den (may be null) at its [b, 0, h] entry with stride H.
 struct HeadPtrs {
@@ -32,8 +35,24 @@ struct HeadPtrs {
 
 constexpr int64_t kNonCausalBlock = 64;  // rows gathered at once by the non-causal forms
 
+/// x[r] (+)= Σ_{t < n} a[t·A + r] b_t for the rows r < A of an A×W matrix x (b_t of width W =
+/// kW, 0 for a runtime width; a_t of width A), kBlockRows rows at a time in registers. With `load`
+/// false the rows start from zero. scratch: [W] for a runtime width.
+template <int kW, class V>
+void rank_update(float* __restrict x, const float* a, int64_t A, const float* b, int64_t W,
+                 int64_t n, bool load, float* scratch) {
+  for_row_blocks<kBlockRows<kW, V>>(A, [&]<int R>(int64_t r0) {
+    RowsAcc<kW, V, R> acc(scratch, W);
+    acc.zero();
+    if (load)
+      for (int r = 0; r < R; ++r) acc.load(r, x + (r0 + r) * W);
+    for (int64_t t = 0; t < n; ++t) acc.add_rows([&](int r) { return a[t * A + r0 + r]; }, b + t * W);
+    for (int r = 0; r < R; ++r) acc.store(r, x + (r0 + r) * W);
+  });
+}
+
 /// One (b, h) of linear_attention_forward, with V the vector type of the instruction set it is
-/// compiled for (run through run_at_width).
+/// compiled for (run through run_at_width). Rows of num are accumulated kBlockRows at a time.
 template <int kK, int kD, class V>
 void forward_head(const HeadPtrs& p, int64_t T, int64_t d_key, int64_t d_head, bool causal,
                   int64_t C, float* __restrict num, float* __restrict den,
@@ -50,26 +69,41 @@ void forward_head(const HeadPtrs& p, int64_t T, int64_t d_key, int64_t d_head, b
   float* __restrict kc = qc + rows * K;
   float* __restrict vc = kc + rows * K;  // [rows][D]
   float* __restrict acc_rows = vc + rows * D;
-  RowAcc<kD, V> acc(acc_rows, D);        // one value-width row (scratch [D] when kD == 0)
   RowAcc<kK, V> acc_k(acc_rows + D, K);  // one key-width row (scratch [K] when kK == 0)
   fill_zero(state, K * D);
   fill_zero(k_sum, K);
-  // state[d] += Σ_{j < n} kc_j[d] vc_j, one state row at a time (kept in registers across j).
+  // state[d] += Σ_{j < n} kc_j[d] vc_j, k_sum += Σ_j kc_j.
   auto add_to_state = [&](int64_t n) {
-    for (int64_t d = 0; d < K; ++d) {
-      acc.load(state + d * D);
-      for (int64_t j = 0; j < n; ++j) acc.add(kc[j * K + d], vc + j * D);
-      acc.store(state + d * D);
-    }
+    rank_update<kD, V>(state, kc, K, vc, D, n, true, acc_rows);
     if (den) {
       acc_k.load(k_sum);
       for (int64_t j = 0; j < n; ++j) acc_k.add(1.f, kc + j * K);
       acc_k.store(k_sum);
     }
   };
-  auto state_term = [&](const float* qi) {  // acc = q_i · state
-    acc.zero();
-    for (int64_t d = 0; d < K; ++d) acc.add(qi[d], state + d * D);
+  // num_i = q_i · state + Σ_{j <= i} S_ij v_j (j of the chunk, causal only) for the n rows whose q
+  // is at q (row stride qs), written from row `out` of num.
+  auto num_rows = [&](const float* q, int64_t qs, int64_t n, bool intra, int64_t out) {
+    for_row_blocks<kBlockRows<kD, V>>(n, [&]<int R>(int64_t i0) {
+      RowsAcc<kD, V, R> acc(acc_rows, D);
+      acc.zero();
+      for (int64_t d = 0; d < K; ++d)
+        acc.add_rows([&](int r) { return q[(i0 + r) * qs + d]; }, state + d * D);
+      if (intra) {
+        for (int64_t j = 0; j <= i0; ++j)
+          acc.add_rows([&](int r) { return S[(i0 + r) * C + j]; }, vc + j * D);
+        for (int r = 1; r < R; ++r)
+          for (int64_t j = i0 + 1; j <= i0 + r; ++j) acc.add(r, S[(i0 + r) * C + j], vc + j * D);
+      }
+      for (int r = 0; r < R; ++r) acc.store(r, num + (out + i0 + r) * st);
+    });
+    if (!den) return;
+    for (int64_t i = 0; i < n; ++i) {
+      float s = dot<V>(q + i * qs, k_sum, K);
+      if (intra)
+        for (int64_t j = 0; j <= i; ++j) s += S[i * C + j];
+      den[(out + i) * p.den_stride] = s;
+    }
   };
 
   if (!causal) {
@@ -79,11 +113,10 @@ void forward_head(const HeadPtrs& p, int64_t T, int64_t d_key, int64_t d_head, b
       gather_rows(p.v + c0 * st, st, n, D, vc);
       add_to_state(n);
     }
-    for (int64_t i = 0; i < T; ++i) {
-      const float* qi = p.q + i * kst;
-      state_term(qi);
-      acc.store(num + i * st);
-      if (den) den[i * p.den_stride] = dot<V>(qi, k_sum, K);
+    for (int64_t c0 = 0; c0 < T; c0 += kNonCausalBlock) {
+      const int64_t n = std::min(kNonCausalBlock, T - c0);
+      gather_rows(p.q + c0 * kst, kst, n, K, qc);
+      num_rows(qc, K, n, false, c0);
     }
     return;
   }
@@ -94,24 +127,14 @@ void forward_head(const HeadPtrs& p, int64_t T, int64_t d_key, int64_t d_head, b
     gather_rows(p.k + c0 * kst, kst, n, K, kc);
     gather_rows(p.v + c0 * st, st, n, D, vc);
     for (int64_t i = 0; i < n; ++i) row_dots<V>(qc + i * K, kc, K, i + 1, K, S + i * C);
-    for (int64_t i = 0; i < n; ++i) {
-      const float* qi = qc + i * K;
-      state_term(qi);
-      for (int64_t j = 0; j <= i; ++j) acc.add(S[i * C + j], vc + j * D);
-      acc.store(num + (c0 + i) * st);
-      if (den) {
-        float s = dot<V>(qi, k_sum, K);
-        for (int64_t j = 0; j <= i; ++j) s += S[i * C + j];
-        den[(c0 + i) * p.den_stride] = s;
-      }
-    }
+    num_rows(qc, K, n, true, c0);
     add_to_state(n);
   }
 }
 
 // Gradients of Σ g_i·num_i + gd_i·den_i with g = d_num, gd = d_den (0 when null):
 //   dq_i = Σ_j G_ij k_j,  dk_j = Σ_i G_ij q_i,  dv_j = Σ_i S_ij g_i,  G_ij = g_i·v_j + gd_i, S_ij =
-//   q_i·k_j.
+//   q_i·k_j. Output rows are accumulated kBlockRows at a time (RowsAcc: the bits of one at a time).
 template <int kK, int kD, class V>
 void backward_head(const HeadPtrs& p, int64_t T, int64_t d_key, int64_t d_head, bool causal,
                    int64_t C, const float* __restrict d_num, const float* __restrict d_den,
@@ -132,9 +155,10 @@ void backward_head(const HeadPtrs& p, int64_t T, int64_t d_key, int64_t d_head, 
   float* __restrict kc = qc + rows * K;
   float* __restrict vc = kc + rows * K;
   float* __restrict gc = vc + rows * D;
-  float* __restrict acc_rows = gc + rows * D;
-  RowAcc<kD, V> acc(acc_rows, D);        // one value-width row (scratch [D] when kD == 0)
-  RowAcc<kK, V> acc_k(acc_rows + D, K);  // one key-width row (scratch [K] when kK == 0)
+  float* __restrict acc_rows = gc + rows * D;  // [D] then [K]: runtime-width accumulator rows
+  float* __restrict acc_k_rows = acc_rows + D;
+  RowAcc<kK, V> acc_k(acc_k_rows, K);  // one key-width row (scratch [K] when kK == 0)
+  constexpr int kRK = kBlockRows<kK, V>, kRD = kBlockRows<kD, V>;
   auto gd = [&](int64_t i) { return d_den ? d_den[i * p.den_stride] : 0.f; };
   auto gather = [&](int64_t c0, int64_t n) {
     gather_rows(p.q + c0 * kst, kst, n, K, qc);
@@ -142,50 +166,76 @@ void backward_head(const HeadPtrs& p, int64_t T, int64_t d_key, int64_t d_head, 
     gather_rows(p.v + c0 * st, st, n, D, vc);
     gather_rows(d_num + c0 * st, st, n, D, gc);
   };
-  // x[r] += Σ_{t < n} a_t[r] b_t for the rows r < A (a_t of width A) of an A×W matrix x (b_t of
-  // width W = the accumulator's), row by row in registers.
-  auto rank_update = [](auto& row_acc, float* x, const float* a, int64_t A, const float* b,
-                        int64_t W, int64_t n) {
-    for (int64_t r = 0; r < A; ++r) {
-      row_acc.load(x + r * W);
-      for (int64_t t = 0; t < n; ++t) row_acc.add(a[t * A + r], b + t * W);
-      row_acc.store(x + r * W);
-    }
+  auto add_state = [&](int64_t n) {  // state_t += Σ v_jᵀ k_j, k_sum += Σ k_j over the chunk
+    rank_update<kK, V>(state_t, vc, D, kc, K, n, true, acc_k_rows);
+    if (!d_den) return;
+    acc_k.load(k_sum);
+    for (int64_t j = 0; j < n; ++j) acc_k.add(1.f, kc + j * K);
+    acc_k.store(k_sum);
   };
-  auto add_state =
-      [&](int64_t n) {  // state_t += Σ v_jᵀ k_j, k_sum += Σ k_j over the gathered chunk
-        rank_update(acc_k, state_t, vc, D, kc, K, n);
-        if (!d_den) return;
-        acc_k.load(k_sum);
-        for (int64_t j = 0; j < n; ++j) acc_k.add(1.f, kc + j * K);
-        acc_k.store(k_sum);
-      };
   auto add_reverse_state = [&](int64_t c0, int64_t n) {  // R += Σ q_iᵀ g_i, qd_sum += Σ gd_i q_i
-    rank_update(acc, R, qc, K, gc, D, n);
+    rank_update<kD, V>(R, qc, K, gc, D, n, true, acc_rows);
     if (!d_den) return;
     acc_k.load(qd_sum);
     for (int64_t i = 0; i < n; ++i) acc_k.add(gd(c0 + i), qc + i * K);
     acc_k.store(qd_sum);
   };
-  auto dq_state_term = [&](const float* gi,
-                           float gdi) {  // acc_k = Σ_e g_i[e] state_t[e] + gd_i k_sum
-    acc_k.zero();
-    for (int64_t e = 0; e < D; ++e) acc_k.add(gi[e], state_t + e * K);
-    if (d_den) acc_k.add(gdi, k_sum);
+  // dq_i = Σ_e g_i[e] state_t[e] + gd_i k_sum (+ Σ_{j <= i} G_ij k_j of the chunk when intra) for
+  // the n rows whose d_num is at g (row stride gs), written from row `out` of dq.
+  auto dq_rows = [&](const float* g, int64_t gs, int64_t n, bool intra, int64_t out) {
+    for_row_blocks<kRK>(n, [&]<int RR>(int64_t i0) {
+      RowsAcc<kK, V, RR> acc(acc_k_rows, K);
+      acc.zero();
+      for (int64_t e = 0; e < D; ++e)
+        acc.add_rows([&](int r) { return g[(i0 + r) * gs + e]; }, state_t + e * K);
+      if (d_den) acc.add_rows([&](int r) { return gd(out + i0 + r); }, k_sum);
+      if (intra) {
+        for (int64_t j = 0; j <= i0; ++j)
+          acc.add_rows([&](int r) { return G[(i0 + r) * C + j]; }, kc + j * K);
+        for (int r = 1; r < RR; ++r)
+          for (int64_t j = i0 + 1; j <= i0 + r; ++j) acc.add(r, G[(i0 + r) * C + j], kc + j * K);
+      }
+      for (int r = 0; r < RR; ++r) acc.store(r, dq + (out + i0 + r) * kst);
+    });
   };
-  // dk_j (+)= R v_j + qd_sum (K dot products: cheaper than keeping Rᵀ up to date);  dv_j (+)= Σ_d
-  // k_j[d] R[d].
-  auto dkv_reverse_term = [&](const float* kj, const float* vj, int64_t j, bool overwrite) {
-    row_dots<V>(vj, R, D, K, D, dk_row);
-    float* __restrict dkj = dk + j * kst;
-    if (overwrite)
-      for (int64_t d = 0; d < K; ++d) dkj[d] = dk_row[d] + qd_sum[d];
-    else
-      for (int64_t d = 0; d < K; ++d) dkj[d] += dk_row[d] + qd_sum[d];
-    acc.zero();
-    for (int64_t d = 0; d < K; ++d) acc.add(kj[d], R + d * D);
-    if (!overwrite) acc.add(1.f, dv + j * st);
-    acc.store(dv + j * st);
+  // y_j = Σ_{i = j}^{n - 1} M_ij x_i for the chunk's rows j (M = G, x = q: dk; M = S, x = g: dv),
+  // each row's terms in order of i, written to out (row stride os).
+  auto transposed_intra = [&]<int kX, int kR>(const float* M, const float* x, int64_t X,
+                                               int64_t n, float* out, int64_t os, float* scr) {
+    for_row_blocks<kR>(n, [&]<int RR>(int64_t j0) {
+      RowsAcc<kX, V, RR> acc(scr, X);
+      acc.zero();
+      for (int64_t i = j0; i < j0 + RR - 1; ++i)
+        for (int r = 0; r <= i - j0; ++r) acc.add(r, M[i * C + j0 + r], x + i * X);
+      for (int64_t i = j0 + RR - 1; i < n; ++i)
+        acc.add_rows([&](int r) { return M[i * C + j0 + r]; }, x + i * X);
+      for (int r = 0; r < RR; ++r) acc.store(r, out + (j0 + r) * os);
+    });
+  };
+  // From the queries of later chunks, for the n rows j whose k, v are at k_rows, v_rows (row
+  // strides ks, vs), from row `out`: dk_j (+)= R v_j + qd_sum (K dot products: cheaper than
+  // keeping Rᵀ up to date); dv_j (+)= Σ_d k_j[d] R[d].
+  auto dkv_reverse = [&](const float* k_rows, int64_t ks, const float* v_rows, int64_t vs,
+                         int64_t n, int64_t out, bool overwrite) {
+    for (int64_t j = 0; j < n; ++j) {
+      row_dots<V>(v_rows + j * vs, R, D, K, D, dk_row);
+      float* __restrict dkj = dk + (out + j) * kst;
+      if (overwrite)
+        for (int64_t d = 0; d < K; ++d) dkj[d] = dk_row[d] + qd_sum[d];
+      else
+        for (int64_t d = 0; d < K; ++d) dkj[d] += dk_row[d] + qd_sum[d];
+    }
+    for_row_blocks<kRD>(n, [&]<int RR>(int64_t j0) {
+      RowsAcc<kD, V, RR> acc(acc_rows, D);
+      acc.zero();
+      for (int64_t d = 0; d < K; ++d)
+        acc.add_rows([&](int r) { return k_rows[(j0 + r) * ks + d]; }, R + d * D);
+      for (int r = 0; r < RR; ++r) {
+        float* dvj = dv + (out + j0 + r) * st;
+        if (!overwrite) acc.add(r, 1.f, dvj);
+        acc.store(r, dvj);
+      }
+    });
   };
   fill_zero(state_t, D * K);
   fill_zero(k_sum, K);
@@ -199,10 +249,11 @@ void backward_head(const HeadPtrs& p, int64_t T, int64_t d_key, int64_t d_head, 
       add_state(n);
       add_reverse_state(c0, n);
     }
-    for (int64_t i = 0; i < T; ++i) {
-      dq_state_term(d_num + i * st, gd(i));
-      acc_k.store(dq + i * kst);
-      dkv_reverse_term(p.k + i * kst, p.v + i * st, i, true);
+    for (int64_t c0 = 0; c0 < T; c0 += kNonCausalBlock) {
+      const int64_t n = std::min(kNonCausalBlock, T - c0);
+      gather(c0, n);
+      dq_rows(gc, D, n, false, c0);
+      dkv_reverse(kc, K, vc, D, n, c0, true);
     }
     return;
   }
@@ -217,19 +268,9 @@ void backward_head(const HeadPtrs& p, int64_t T, int64_t d_key, int64_t d_head, 
       const float gdi = gd(c0 + i);
       for (int64_t j = 0; j <= i; ++j) G[i * C + j] += gdi;
     }
-    for (int64_t i = 0; i < n; ++i) {
-      dq_state_term(gc + i * D, gd(c0 + i));
-      for (int64_t j = 0; j <= i; ++j) acc_k.add(G[i * C + j], kc + j * K);
-      acc_k.store(dq + (c0 + i) * kst);
-    }
-    for (int64_t j = 0; j < n; ++j) {
-      acc_k.zero();
-      for (int64_t i = j; i < n; ++i) acc_k.add(G[i * C + j], qc + i * K);
-      acc_k.store(dk + (c0 + j) * kst);
-      acc.zero();
-      for (int64_t i = j; i < n; ++i) acc.add(S[i * C + j], gc + i * D);
-      acc.store(dv + (c0 + j) * st);
-    }
+    dq_rows(gc, D, n, true, c0);
+    transposed_intra.template operator()<kK, kRK>(G, qc, K, n, dk + c0 * kst, kst, acc_k_rows);
+    transposed_intra.template operator()<kD, kRD>(S, gc, D, n, dv + c0 * st, st, acc_rows);
     add_state(n);
   }
   // Reverse sweep: dk, dv from the queries of later chunks.
@@ -237,8 +278,7 @@ void backward_head(const HeadPtrs& p, int64_t T, int64_t d_key, int64_t d_head, 
   for (int64_t c0 = last; c0 >= 0; c0 -= C) {
     const int64_t n = std::min(C, T - c0);
     gather(c0, n);
-    if (c0 != last)
-      for (int64_t j = 0; j < n; ++j) dkv_reverse_term(kc + j * K, vc + j * D, c0 + j, false);
+    if (c0 != last) dkv_reverse(kc, K, vc, D, n, c0, false);
     add_reverse_state(c0, n);
   }
 }

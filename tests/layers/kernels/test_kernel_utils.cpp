@@ -121,3 +121,38 @@ TEST_CASE("kernel dot: RowAcc in registers of any width or in scratch gives the 
   CHECK(accumulate<64, F32x8>(coef, x, d) == want);
   CHECK(accumulate<64, F32x16>(coef, x, d) == want);
 }
+
+namespace {
+/// Four rows accumulated with RowsAcc<64, V, 4>: rows start from x_r, then add_rows over the
+/// shared inputs y_t (coefficients c[t][r]), then one more add() per row of its own input.
+template <class V>
+std::vector<float> accumulate_rows(const std::vector<float>& c, const std::vector<float>& x,
+                                   const std::vector<float>& y, int64_t n) {
+  const int64_t d = 64;
+  std::vector<float> out(size_t(4 * d));
+  RowsAcc<64, V, 4> acc(nullptr, d);
+  for (int r = 0; r < 4; ++r) acc.load(r, x.data() + r * d);
+  for (int64_t t = 0; t < n; ++t)
+    acc.add_rows([&](int r) { return c[size_t(t * 4 + r)]; }, y.data() + t * d);
+  for (int r = 0; r < 4; ++r) acc.add(r, 0.5f + float(r), x.data() + ((r + 1) % 4) * d);
+  for (int r = 0; r < 4; ++r) acc.store(r, out.data() + r * d);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("kernel dot: RowsAcc (four rows in registers) gives each row the bits of RowAcc alone") {
+  const int64_t d = 64, n = 11;
+  const std::vector<float> c = random_floats(size_t(4 * n), 7), x = random_floats(4 * d, 8),
+                           y = random_floats(size_t(n * d), 9);
+  std::vector<float> want(size_t(4 * d));
+  for (int r = 0; r < 4; ++r) {  // one row at a time, as the kernels did before RowsAcc
+    RowAcc<0, float> acc(want.data() + r * d, d);
+    acc.load(x.data() + r * d);
+    for (int64_t t = 0; t < n; ++t) acc.add(c[size_t(t * 4 + r)], y.data() + t * d);
+    acc.add(0.5f + float(r), x.data() + ((r + 1) % 4) * d);
+  }
+  CHECK(accumulate_rows<F32x4>(c, x, y, n) == want);
+  CHECK(accumulate_rows<F32x8>(c, x, y, n) == want);
+  CHECK(accumulate_rows<F32x16>(c, x, y, n) == want);
+  CHECK(accumulate_rows<float>(c, x, y, n) == want);
+}
