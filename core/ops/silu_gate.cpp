@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "core/dnnl/bf16.h"
 #include "core/math/fast_exp.h"
@@ -39,13 +40,20 @@ TN_ISA_CLONES void forward_span_bf16(const float* __restrict a, const float* __r
 constexpr int64_t kGateColumnBlock = 64;
 
 /// silu_gate_backward_rows on columns [j0, j0 + width) of every row, rows in order: da and db of a
-/// row go straight to their f32 destinations (to a block on the stack when only bf16 is asked
-/// for) in the pass that adds them into the column sums; the bf16 copies are read back from there.
+/// row go straight to their f32 destinations (to `scratch` when only bf16 is asked for) in the
+/// pass that adds them into the column sums; the bf16 copies are read back from there. A thread
+/// takes one contiguous range of columns, so every row is one run per array for the prefetcher.
+/// scratch: [4 · width] floats.
 TN_ISA_CLONES void backward_block(const float* __restrict a, const float* __restrict b,
                                   const float* __restrict dy, int64_t rows, int64_t cols,
-                                  int64_t j0, int64_t width, const SiluGateGrads& g) {
-  float da_block[kGateColumnBlock], db_block[kGateColumnBlock];
-  float sum_a[kGateColumnBlock] = {}, sum_b[kGateColumnBlock] = {};
+                                  int64_t j0, int64_t width, const SiluGateGrads& g,
+                                  float* __restrict scratch) {
+  float* __restrict da_block = scratch;
+  float* __restrict db_block = scratch + width;
+  float* __restrict sum_a = scratch + 2 * width;
+  float* __restrict sum_b = scratch + 3 * width;
+#pragma omp simd
+  for (int64_t j = 0; j < width; ++j) sum_a[j] = sum_b[j] = 0.f;
   for (int64_t i = 0; i < rows; ++i) {
     const int64_t o = i * cols + j0;
     float* __restrict da = g.da ? g.da + o : da_block;
@@ -85,10 +93,12 @@ void silu_gate_backward_rows(const float* a, const float* b, const float* dy, in
   const int64_t blocks = (cols + kGateColumnBlock - 1) / kGateColumnBlock;
   const int64_t min_blocks = rows * cols > kParallelMinElements ? 0 : blocks;
   parallel_spans(blocks, min_blocks, [&](int64_t begin, int64_t end) {
-    for (int64_t blk = begin; blk < end; ++blk) {
-      const int64_t j0 = blk * kGateColumnBlock;
-      backward_block(a, b, dy, rows, cols, j0, std::min(kGateColumnBlock, cols - j0), grads);
-    }
+    if (begin == end) return;
+    const int64_t j0 = begin * kGateColumnBlock;
+    const int64_t width = std::min(end * kGateColumnBlock, cols) - j0;
+    thread_local std::vector<float> scratch;  // grown once, reused by every later call
+    if (scratch.size() < size_t(4 * width)) scratch.resize(size_t(4 * width));
+    backward_block(a, b, dy, rows, cols, j0, width, grads, scratch.data());
   });
 }
 

@@ -27,8 +27,8 @@ struct SiluGateGrads {
 /// written where `grads` says, and their column sums (the gradients of a bias
 /// added to a and to b) added into bias_a and bias_b in the order of add_column_sums (rows in
 /// order from zero, then added), so they equal add_column_sums on the f32 da and db bit for bit.
-/// Threads split the columns into blocks of 64 (so at most ceil(cols / 64) threads work). The
-/// outputs may not overlap a, b or dy.
+/// Each thread takes one contiguous range of whole 64-column blocks (so at most ceil(cols / 64)
+/// threads work). The outputs may not overlap a, b or dy.
 void silu_gate_backward_rows(const float* a, const float* b, const float* dy, int64_t rows,
                              int64_t cols, const SiluGateGrads& grads);
 

@@ -27,8 +27,45 @@ struct BlockPtrs {
 
 constexpr int64_t kTileRows = 64;  // query rows whose d_logit rows are kept at once in backward
 
+/// The probabilities of query row i of a block (row_dots, then relu or softmax over the allowed
+/// keys; zeros after them) into prow, and with dropout the row's weights into mrow.
+template <class V>
+void probs_row(const BlockPtrs& p, const float* qi, const float* kb, int64_t D, int64_t i,
+               DiagInnerKind inner, bool causal, const BlockDropout& drop, float* __restrict prow,
+               float* __restrict mrow) {
+  const int64_t n = p.n, W = p.width;
+  const int64_t jmax = causal ? i + 1 : n;
+  fill_zero(prow + jmax, W - jmax);
+  // Logits of every key up to jmax; masked ones are overwritten below, so their content cannot
+  // leak.
+  row_dots<V>(qi, kb, D, jmax, D, prow);
+  if (inner == DiagInnerKind::Relu) {
+    for (int64_t j = 0; j < jmax; ++j) prow[j] = std::max(prow[j], 0.f);
+    if (p.valid)
+      for (int64_t j = 0; j < jmax; ++j) prow[j] = p.valid[j] ? prow[j] : 0.f;
+  } else {
+    const float neg_inf = -std::numeric_limits<float>::infinity();
+    if (p.valid)
+      for (int64_t j = 0; j < jmax; ++j) prow[j] = p.valid[j] ? prow[j] : neg_inf;
+    float row_max = neg_inf;
+    for (int64_t j = 0; j < jmax; ++j) row_max = std::max(row_max, prow[j]);
+    if (row_max == neg_inf) {  // no unmasked key: A = 0
+      fill_zero(prow, jmax);
+    } else {
+      // Separate branch-free loops so the exp vectorises; masked entries are exp(-inf) = 0.
+      for (int64_t j = 0; j < jmax; ++j) prow[j] = exp_nonpositive(prow[j] - row_max);
+      float sum = 0.f;  // plain in-order sum: the same bits whether or not the compiler vectorises it
+      for (int64_t j = 0; j < jmax; ++j) sum += prow[j];
+      const float inv = 1.f / sum;  // sum >= 1: the max entry contributes exp(0)
+      for (int64_t j = 0; j < jmax; ++j) prow[j] *= inv;
+    }
+  }
+  if (drop.on) drop.row(i, jmax, mrow);
+}
+
 /// One block of block_attention_forward, with V the vector type of the instruction set it is
-/// compiled for (run through run_at_width).
+/// compiled for (run through run_at_width). Output rows are accumulated kBlockRows at a time
+/// (RowsAcc: each row's bits are those of one row at a time).
 template <int kD, class V>
 void forward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, bool causal,
                    const BlockDropout& drop, float* __restrict out, float* __restrict probs,
@@ -37,62 +74,40 @@ void forward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, bool
   const int64_t st = p.stride, n = p.n, W = p.width;
   float* __restrict kb = scratch;  // [n][D] the block's keys and values, gathered (see gather_rows)
   float* __restrict vb = kb + n * D;
-  RowAcc<kD, V> acc(vb + n * D, D);
-  float* __restrict mrow = vb + n * D + D;  // [n] dropout weights of one row (dropout only)
+  float* __restrict acc_row = vb + n * D;  // [D] for a runtime width
+  float* __restrict mrows = acc_row + D;   // [4][n] dropout weights of a block of rows
   gather_rows(p.k, st, n, D, kb);
   gather_rows(p.v, st, n, D, vb);
-  for (int64_t i = 0; i < n; ++i) {
-    const float* qi = p.q + i * st;
-    float* __restrict prow = probs + i * W;
-    const int64_t jmax = causal ? i + 1 : n;
-    fill_zero(prow + jmax, W - jmax);
-    // Logits of every key up to jmax; masked ones are overwritten below, so their content cannot
-    // leak.
-    row_dots<V>(qi, kb, D, jmax, D, prow);
-    if (inner == DiagInnerKind::Relu) {
-      for (int64_t j = 0; j < jmax; ++j) prow[j] = std::max(prow[j], 0.f);
-      if (p.valid)
-        for (int64_t j = 0; j < jmax; ++j) prow[j] = p.valid[j] ? prow[j] : 0.f;
-    } else {
-      const float neg_inf = -std::numeric_limits<float>::infinity();
-      if (p.valid)
-        for (int64_t j = 0; j < jmax; ++j) prow[j] = p.valid[j] ? prow[j] : neg_inf;
-      float row_max = neg_inf;
-      for (int64_t j = 0; j < jmax; ++j) row_max = std::max(row_max, prow[j]);
-      if (row_max == neg_inf) {  // no unmasked key: A = 0
-        fill_zero(prow, jmax);
-      } else {
-        // Separate branch-free loops so the exp vectorises; masked entries are exp(-inf) = 0.
-        for (int64_t j = 0; j < jmax; ++j) prow[j] = exp_nonpositive(prow[j] - row_max);
-        float sum =
-            0.f;  // plain in-order sum: the same bits whether or not the compiler vectorises it
-        for (int64_t j = 0; j < jmax; ++j) sum += prow[j];
-        const float inv = 1.f / sum;  // sum >= 1: the max entry contributes exp(0)
-        for (int64_t j = 0; j < jmax; ++j) prow[j] *= inv;
-      }
-    }
+  for_row_blocks<kBlockRows<kD, V>>(n, [&]<int R>(int64_t i0) {
+    for (int r = 0; r < R; ++r)
+      probs_row<V>(p, p.q + (i0 + r) * st, kb, D, i0 + r, inner, causal, drop,
+                   probs + (i0 + r) * W, mrows + r * n);
     // Branch-free over allowed keys (0·v_j is exact for finite v, as in the reference's A V);
     // masked keys are skipped by mask, not by value, so a padded key's v (even NaN) never enters.
     // With dropout, out_i = Σ_j A_ij·m_ij v_j while probs keeps the pre-dropout A.
+    auto coef = [&](int r, int64_t j) {
+      const float a = probs[(i0 + r) * W + j];
+      return drop.on ? a * mrows[r * n + j] : a;
+    };
+    RowsAcc<kD, V, R> acc(acc_row, D);
     acc.zero();
-    if (drop.on) {
-      drop.row(i, jmax, mrow);
-      for (int64_t j = 0; j < jmax; ++j)
-        if (!p.valid || p.valid[j]) acc.add(prow[j] * mrow[j], vb + j * D);
-    } else {
-      for (int64_t j = 0; j < jmax; ++j)
-        if (!p.valid || p.valid[j]) acc.add(prow[j], vb + j * D);
-    }
-    acc.store(out + i * st);
-  }
+    const int64_t common = causal ? i0 + 1 : n;  // keys every row of the block sees
+    for (int64_t j = 0; j < common; ++j)
+      if (!p.valid || p.valid[j]) acc.add_rows([&](int r) { return coef(r, j); }, vb + j * D);
+    if (causal)
+      for (int r = 1; r < R; ++r)
+        for (int64_t j = common; j <= i0 + r; ++j)
+          if (!p.valid || p.valid[j]) acc.add(r, coef(r, j), vb + j * D);
+    for (int r = 0; r < R; ++r) acc.store(r, out + (i0 + r) * st);
+  });
 }
 
 // Per tile of query rows: d_logit rows (dA = g_i·v_j where A_ij != 0; softmax: A ⊙ (dA − Σ A dA)),
-// dq rows, then dk, dv one key at a time with the row in registers, accumulated over query rows in
-// ascending order. With dropout (weights m_ij recomputed from the key), dA_ij = m_ij·(g_i·v_j) and
-// dv_j = Σ_i A_ij·m_ij g_i; the softmax/relu step uses the saved pre-dropout A. Masked keys are
-// skipped by mask (their gradients are 0); other zero terms are added (exact for finite inputs)
-// rather than tested, since a value test is an unpredictable branch for relu.
+// dq rows, then dk, dv with the rows in registers (kBlockRows keys at a time), accumulated over
+// query rows in ascending order. With dropout (weights m_ij recomputed from the key), dA_ij =
+// m_ij·(g_i·v_j) and dv_j = Σ_i A_ij·m_ij g_i; the softmax/relu step uses the saved pre-dropout A.
+// Masked keys are skipped by mask (their gradients are 0); other zero terms are added (exact for
+// finite inputs) rather than tested, since a value test is an unpredictable branch for relu.
 template <int kD, class V>
 void backward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, bool causal,
                     const BlockDropout& drop, const float* __restrict probs,
@@ -102,13 +117,14 @@ void backward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, boo
   const int64_t D = kD > 0 ? kD : d_head;
   const int64_t st = p.stride, n = p.n, W = p.width;
   const int64_t tile = std::min(n, kTileRows);
+  constexpr int kR = kBlockRows<kD, V>;
   float* __restrict kb = scratch;  // [n][D] the block's keys and values, gathered
   float* __restrict vb = kb + n * D;
   float* __restrict qt = vb + n * D;  // [tile][D] the tile's queries and upstream gradients
   float* __restrict gt = qt + tile * D;
   float* __restrict d_logit = gt + tile * D;  // [tile][W]
-  RowAcc<kD, V> acc(d_logit + tile * W, D);
-  float* __restrict mrow = d_logit + tile * W + D;  // [n] dropout weights of one row
+  float* __restrict acc_row = d_logit + tile * W;  // [D] for a runtime width
+  float* __restrict mrow = acc_row + D;             // [n] dropout weights of one row
   float* __restrict pd = mrow + n;                  // [tile][W] A ⊙ m of the tile (dropout only)
   gather_rows(p.k, st, n, D, kb);
   gather_rows(p.v, st, n, D, vb);
@@ -139,33 +155,62 @@ void backward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, boo
         const float c = dot<V>(prow, drow, jmax);
         for (int64_t j = 0; j < jmax; ++j) drow[j] = prow[j] * (drow[j] - c);
       }
-      acc.zero();
-      for (int64_t j = 0; j < jmax; ++j)
-        if (!p.valid || p.valid[j]) acc.add(drow[j], kb + j * D);
-      acc.store(dq + i * st);
     }
+    // dq_i = Σ_j dA'_ij k_j over the allowed keys, kR rows of the tile at a time.
+    for_row_blocks<kR>(i1 - i0, [&]<int R>(int64_t t0) {
+      const int64_t i = i0 + t0;
+      RowsAcc<kD, V, R> acc(acc_row, D);
+      acc.zero();
+      const int64_t common = causal ? i + 1 : n;
+      for (int64_t j = 0; j < common; ++j)
+        if (!p.valid || p.valid[j])
+          acc.add_rows([&](int r) { return d_logit[(t0 + r) * W + j]; }, kb + j * D);
+      if (causal)
+        for (int r = 1; r < R; ++r)
+          for (int64_t j = common; j <= i + r; ++j)
+            if (!p.valid || p.valid[j]) acc.add(r, d_logit[(t0 + r) * W + j], kb + j * D);
+      for (int r = 0; r < R; ++r) acc.store(r, dq + (i + r) * st);
+    });
     // dv weights A' = A ⊙ m (row i at a_tile + (i − i0)·W); without dropout the saved A itself.
     const float* a_tile = drop.on ? pd : probs + i0 * W;
-    for (int64_t j = 0; j < n; ++j) {
-      if (p.valid && !p.valid[j]) {  // masked key: no gradient
-        fill_zero(dk + j * st, D);
-        fill_zero(dv + j * st, D);
-        continue;
+    // y_j (+)= Σ_{i of the tile that see key j} M_ij x_i for keys j0..j0+R-1 (M = dA', x = q: dk;
+    // M = A', x = g: dv), each key's terms in order of i.
+    auto key_rows = [&]<int R>(int64_t j0, const float* M, const float* x, float* y) {
+      RowsAcc<kD, V, R> acc(acc_row, D);
+      for (int r = 0; r < R; ++r)
+        if (i0 == 0)
+          acc.zero();
+        else
+          acc.load(r, y + (j0 + r) * st);
+      const int64_t first = causal ? std::max(i0, j0) : i0;  // rows that see key j0
+      const int64_t all = causal ? std::max(i0, j0 + R - 1) : i0;  // rows that see every key
+      for (int64_t i = first; i < std::min(all, i1); ++i)
+        for (int r = 0; r < R; ++r)
+          if (j0 + r <= i) acc.add(r, M[(i - i0) * W + j0 + r], x + (i - i0) * D);
+      for (int64_t i = all; i < i1; ++i)
+        acc.add_rows([&](int r) { return M[(i - i0) * W + j0 + r]; }, x + (i - i0) * D);
+      for (int r = 0; r < R; ++r) acc.store(r, y + (j0 + r) * st);
+    };
+    auto keys = [&]<int R>(int64_t j0) {
+      key_rows.template operator()<R>(j0, d_logit, qt, dk);
+      key_rows.template operator()<R>(j0, a_tile, gt, dv);
+    };
+    for_row_blocks<kR>(n, [&]<int R>(int64_t j0) {
+      bool all_valid = true;
+      for (int r = 0; r < R; ++r) all_valid = all_valid && (!p.valid || p.valid[j0 + r]);
+      if (all_valid) {
+        keys.template operator()<R>(j0);
+        return;
       }
-      const int64_t ilo = causal ? std::max(i0, j) : i0;  // rows of this tile that see key j
-      if (i0 == 0)
-        acc.zero();
-      else
-        acc.load(dk + j * st);
-      for (int64_t i = ilo; i < i1; ++i) acc.add(d_logit[(i - i0) * W + j], qt + (i - i0) * D);
-      acc.store(dk + j * st);
-      if (i0 == 0)
-        acc.zero();
-      else
-        acc.load(dv + j * st);
-      for (int64_t i = ilo; i < i1; ++i) acc.add(a_tile[(i - i0) * W + j], gt + (i - i0) * D);
-      acc.store(dv + j * st);
-    }
+      for (int64_t j = j0; j < j0 + R; ++j) {
+        if (p.valid && !p.valid[j]) {  // masked key: no gradient
+          fill_zero(dk + j * st, D);
+          fill_zero(dv + j * st, D);
+          continue;
+        }
+        keys.template operator()<1>(j);
+      }
+    });
   }
 }
 
@@ -209,7 +254,7 @@ void block_attention_forward(const AttentionDims& dims, int64_t block_size, Diag
           run_at_width<ForwardBlock<kD>>(p, D, inner, causal,
                             block_dropout(dropout_p, dropout_key, T, H, b, h, s0), out + off,
                             probs + ((b * H + h) * T + s0) * W,
-                            thread_scratch(size_t((2 * n + 1) * D + n)));  // k, v; acc; weights
+                            thread_scratch(size_t((2 * n + 1) * D + 4 * n)));  // k, v; acc; weights
         }
   });
 }
