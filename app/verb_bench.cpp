@@ -82,12 +82,22 @@ int run_table(const BenchArgs& args) {
 
 }  // namespace
 
+/// True when scaling points were asked for and the child process of every one failed (the report
+/// then holds no measurement; each point's reason says why): logged, and bench exits 1.
+bool all_workers_failed(const BenchReport& report) {
+  if (report.scaling.empty()) return false;
+  for (const ScalingRow& row : report.scaling)
+    if (!row.skipped || row.reason.rfind("worker", 0) != 0) return false;
+  spdlog::error("bench: every scaling point's worker process failed: {}", report.scaling.front().reason);
+  return true;
+}
+
 Action add_bench_verb(CLI::App& app) {
   auto args = std::make_shared<BenchArgs>();
   BenchRequest& r = args->request;
   CLI::App* sub = app.add_subcommand("bench", "Measure throughput, memory, MFU and scaling in n of a model");
-  sub->add_option("config", args->configs, "experiment spec, or a file with only a model: section (with --table: several)")
-      ->required();
+  // Not ->required(): the internal --scaling-worker child runs without one (checked below).
+  sub->add_option("config", args->configs, "experiment spec, or a file with only a model: section (with --table: several)");
   sub->add_flag("--table", args->table,
                 "whole models at every --seq-lens n, one fresh process per point: training and inference tokens/s "
                 "and peak memory, as a table and plots in --out (the paper's Table 7)");
@@ -137,6 +147,8 @@ Action add_bench_verb(CLI::App& app) {
   sub->add_option("--scaling-worker", args->scaling_worker, "internal: measure one scaling point")->group("");
   return [args]() {
     if (!args->scaling_worker.empty()) return scaling_worker_main(args->scaling_worker);
+    if (args->configs.empty())
+      throw ConfigError("bench: a config file is required, e.g. transnormer bench configs/quickstart.yaml");
     if (args->table) return run_table(*args);
     if (args->configs.size() != 1)
       throw ConfigError("bench: " + std::to_string(args->configs.size()) +
@@ -152,7 +164,7 @@ Action add_bench_verb(CLI::App& app) {
       std::cout << report.to_json().dump() << std::endl;
     else
       std::cout << report.to_text() << std::flush;
-    return 0;
+    return all_workers_failed(report) ? 1 : 0;
   };
 }
 

@@ -106,11 +106,17 @@ ScalingRow measure_in_child(const ModelConfig& config, MixerKind mixer, int64_t 
                                   {"warmup", options.warmup},
                                   {"seed", options.seed},
                                   {"threads", options.threads > 0 ? options.threads : num_threads()}};
-  const ChildResult child = run_child({options.worker_exe, "bench", "--scaling-worker", request.dump()});
+  const ChildResult child =
+      run_child({options.worker_exe, "bench", "--scaling-worker", request.dump()}, true);
   ScalingRow row = skeleton(mixer, n, causal, options.batch);
   if (!WIFEXITED(child.status) || WEXITSTATUS(child.status) != 0) {
     row.skipped = true;
     row.reason = "worker failed: " + describe_child_status(child.status);
+    std::istringstream err(child.err);  // its last line says why
+    std::string line, last;
+    while (std::getline(err, line))
+      if (!line.empty()) last = line;
+    if (!last.empty()) row.reason += ": " + last;
     return row;
   }
   // The row is the last non-empty line of the worker's stdout.

@@ -48,3 +48,25 @@ TEST_CASE("cli: bench --table measures every model and n, runs the reference com
   CHECK(missing.code == 2);
   CHECK(missing.err.find("nope.yaml: no such model file") != std::string::npos);
 }
+
+TEST_CASE("cli: bench --seq-lens measures each scaling point in a child process of its own") {
+  const std::string dir = scratch_dir("bench_scaling_child");
+  // The default mode: the child is `transnormer bench --scaling-worker ...`, which takes no config.
+  CliResult r = run_cli("bench " + source_dir() + "/configs/bench/quickstart_model.yaml --skip-model --probe-size 0"
+                        " --seq-lens 32,64 --mixers norm_attention --causality causal --scaling-reps 1"
+                        " --scaling-warmup 0 --threads 1 --json", dir);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const json report = json::parse(r.out);
+  REQUIRE(report["scaling"].size() == 2);
+  for (const json& row : report["scaling"]) {
+    CHECK(row["mixer"] == "norm_attention");
+    CHECK(row["fwd_bwd_s"].get<double>() > 0);
+    CHECK(row["memory"] == "rss");  // measured in a child process: its resident set
+  }
+  CHECK((!report.contains("scaling_skipped") || report["scaling_skipped"].empty()));
+  // Without a config (and not as a worker) bench is refused with the fix.
+  CliResult none = run_cli("bench --skip-model", dir);
+  CHECK(none.code == 2);
+  CHECK(none.err.find("a config file is required") != std::string::npos);
+}
