@@ -3,14 +3,19 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace tn {
 
 std::string format_duration(double seconds) {
-  const int total = static_cast<int>(std::max(0.0, seconds) + 0.5);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%d:%02d", total / 60, total % 60);
+  // Capped at 10^12 s (beyond any real run; also a NaN or an infinite estimate) so the integer
+  // cannot overflow: an ETA for max_steps near 2^63 prints a large number, not a negative one.
+  const double s = std::isfinite(seconds) ? std::clamp(seconds, 0.0, 1e12) : 1e12;
+  const int64_t total = static_cast<int64_t>(s + 0.5);
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%lld:%02lld", static_cast<long long>(total / 60),
+                static_cast<long long>(total % 60));
   return buf;
 }
 

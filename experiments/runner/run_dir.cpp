@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/io/atomic_file.h"
 #include "core/io/dir_lock.h"
+#include "experiments/runner/best_checkpoint.h"
 #include "experiments/runner/train_state.h"
 
 namespace tn {
@@ -17,9 +18,9 @@ namespace {
 /// The files a run writes (runner, train state, run history, predictions/).
 /// (Not train.log: it may be the open stderr of this very process, a sweep's child; the new run's
 /// log replaces it.)
-const char* const kRunFiles[] = {"config.yaml",   "metrics.jsonl",         "summary.json",
-                                 "run.json",      kDivergedFile,           "checkpoint.safetensors",
-                                 kTrainStateFile, kPreviousTrainStateFile};
+const char* const kRunFiles[] = {"config.yaml",       "metrics.jsonl",         "summary.json",
+                                 "run.json",          kDivergedFile,           "checkpoint.safetensors",
+                                 kBestCheckpointFile, kTrainStateFile,         kPreviousTrainStateFile};
 }  // namespace
 
 bool holds_run(const std::string& path) {
@@ -97,9 +98,10 @@ void RunDir::append_line(const nlohmann::json& record) {
   write_file_atomic(file("metrics.jsonl"), metrics_);
 }
 
-void RunDir::resume_metrics(int64_t step, bool keep_evals_at_step) {
+std::vector<EvalRecord> RunDir::resume_metrics(int64_t step, bool keep_evals_at_step) {
   std::ifstream in(file("metrics.jsonl"));
   std::string line, kept;
+  std::vector<EvalRecord> evals_at_step;
   for (int64_t number = 1; std::getline(in, line); ++number) {
     if (line.empty()) continue;
     nlohmann::json record;
@@ -112,11 +114,22 @@ void RunDir::resume_metrics(int64_t step, bool keep_evals_at_step) {
                       ": not a metrics record (a JSON object with an integer \"step\"); delete "
                       "the line, or the file, and resume again");
     const int64_t at = record["step"].get<int64_t>();
-    if (at < step || (at == step && (keep_evals_at_step || !record.contains("split"))))
+    if (at < step || (at == step && (keep_evals_at_step || !record.contains("split")))) {
       kept += line + "\n";
+      if (at == step && record.contains("split")) {
+        try {
+          evals_at_step.push_back(EvalRecord::from_json(record));
+        } catch (const std::exception& e) {
+          throw DataError(file("metrics.jsonl") + ":" + std::to_string(number) +
+                          ": not an evaluation record (" + e.what() +
+                          "); delete the line, or the file, and resume again");
+        }
+      }
+    }
   }
   metrics_ = kept;
   write_file_atomic(file("metrics.jsonl"), metrics_);
+  return evals_at_step;
 }
 
 void RunDir::write_summary(const RunSummary& summary) const {

@@ -48,7 +48,9 @@ class RunDir {
   /// run killed after its last checkpoint wrote later are dropped; with keep_evals_at_step false,
   /// also the evaluations of `step` itself, to be redone), and rewrites it atomically. Throws
   /// DataError naming the file and line when a line is not a JSON object with an integer step.
-  void resume_metrics(int64_t step, bool keep_evals_at_step = true);
+  /// Returns the evaluation records of `step` it kept (a finished run's final test, which its
+  /// train state, saved before that evaluation, does not hold).
+  std::vector<EvalRecord> resume_metrics(int64_t step, bool keep_evals_at_step = true);
   /// Writes summary.json atomically.
   void write_summary(const RunSummary& summary) const;
   /// Writes diverged.json atomically: the step and the error message.

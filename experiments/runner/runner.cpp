@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "core/cancel.h"
 #include "core/comm/communicator.h"
 #include "core/dnnl/engine.h"
 #include "core/error.h"
@@ -51,7 +52,10 @@ class Run {
  private:
   void train_steps();
   /// Evaluates `split` after `step`, records and logs it; returns its metrics.
-  Metrics evaluate(const std::string& split, int64_t step);
+  /// Evaluates `split` after `step` and records it. A `final_eval` (one after the run's last
+  /// validation) is abandoned when a stop is asked part-way (one process only): the step is
+  /// saved and TrainingInterrupted thrown; a resume redoes the final evaluations.
+  Metrics evaluate(const std::string& split, int64_t step, bool final_eval = false);
   /// The final evaluations of the task's extra splits (MNLI's dev_mismatched).
   void evaluate_extra_splits();
   /// Writes the checkpoint and train state of `step` (refusing non-finite weights).
@@ -149,7 +153,11 @@ Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<
     // only evaluates now; the evaluations of that step are redone, in the metrics and in the totals.
     finishing_ = done_.step == train.max_steps || done_.stopped_early;
     if (finishing_) std::erase_if(done_.evals, [&](const EvalRecord& r) { return r.step == done_.step; });
-    if (writer_) run_->resume_metrics(done_.step, !finishing_);
+    if (writer_)
+      for (EvalRecord& r : run_->resume_metrics(done_.step, !finishing_))  // a finished run's final test
+        if (std::none_of(done_.evals.begin(), done_.evals.end(),
+                         [&](const EvalRecord& e) { return e.step == r.step && e.split == r.split; }))
+          done_.evals.push_back(std::move(r));
     spdlog::info("resuming {} after step {} (epoch {:.2f}){}", run_->path(), done_.step, task_->epochs_done(),
                  finishing_ ? ": final evaluations only" : "");
   }
@@ -176,10 +184,22 @@ int64_t Run::stop_signal() const {
   return signal;
 }
 
-Metrics Run::evaluate(const std::string& split, int64_t step) {
+Metrics Run::evaluate(const std::string& split, int64_t step, bool final_eval) {
   const auto t = Clock::now();
   pool_release_cached();  // training buffers are free between steps: give them back first
-  Metrics m = task_->evaluate(*model_, split, spec_.train.eval_batch_size);
+  Metrics m;
+  int asked = 0;  // the signal that abandoned a final evaluation
+  try {
+    // Several ranks would have to agree batch by batch: they finish the evaluation, then stop.
+    const bool cancellable = final_eval && comm_.size() == 1 && options_.stop_requested;
+    CancelScope scope(cancellable ? std::function<bool()>([&] { return (asked = options_.stop_requested()) != 0; })
+                                  : std::function<bool()>());
+    m = task_->evaluate(*model_, split, spec_.train.eval_batch_size);
+  } catch (const Cancelled&) {
+    pool_release_cached();
+    spdlog::info("{} evaluation abandoned: {} asked the run to stop", split, signal_name(asked));
+    stop(asked, step);
+  }
   pool_release_cached();  // and the evaluation's, so peak memory is max(train, eval), not the sum
   if (const std::vector<nlohmann::json> records = task_->predictions(split); writer_ && !records.empty())
     run_->write_predictions(split, records);
@@ -282,7 +302,7 @@ void Run::train_steps() {
     }
     stop_if_asked(step);
     if (task_->has_split(Task::kTest) && ((train.test_every > 0 && step % train.test_every == 0) || last)) {
-      Metrics t = evaluate(Task::kTest, step);
+      Metrics t = evaluate(Task::kTest, step, last);
       if (last) final_[Task::kTest] = t;
     }
     if (last) {
@@ -347,7 +367,7 @@ RunSummary Run::summarize() const {
 void Run::evaluate_extra_splits() {
   for (const std::string& split : task_->extra_eval_splits()) {
     stop_if_asked(final_step());
-    final_[split] = evaluate(split, final_step());
+    final_[split] = evaluate(split, final_step(), true);
   }
 }
 
@@ -357,7 +377,7 @@ RunSummary Run::execute() {
     for (const char* split : {Task::kValid, Task::kTest}) {
       if (!task_->has_split(split)) continue;
       stop_if_asked(final_step());
-      final_[split] = evaluate(split, final_step());
+      final_[split] = evaluate(split, final_step(), true);
     }
     evaluate_extra_splits();
   }

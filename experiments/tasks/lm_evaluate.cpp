@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/cancel.h"
 #include "core/comm/communicator.h"
 #include "core/comm/share.h"
 #include "core/error.h"
@@ -25,6 +26,7 @@ LmEval evaluate_lm(TransNormerModel& model, const std::vector<int32_t>& stream, 
   const auto [begin, end] = share_of(blocks.count(), comm.rank(), comm.size());
   Progress progress("evaluating", "sequences", end - begin);
   for (int64_t first = begin; first < end; first += batch_size) {
+    throw_if_cancelled();
     progress.advance(first - begin);
     ids.clear();
     for (int64_t b = first; b < std::min(end, first + batch_size); ++b) ids.push_back(b);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/cancel.h"
 #include "core/comm/communicator.h"
 #include "core/comm/share.h"
 #include "core/progress.h"
@@ -90,6 +91,7 @@ Metrics MaskedLmTask::evaluate(TransNormerModel& model, const std::string& split
   double sums[2] = {0, 0};  // Σ loss, masked tokens
   Progress progress("evaluating", "samples", end - begin);
   for (int64_t first = begin; first < end; first += batch_size) {
+    throw_if_cancelled();
     progress.advance(first - begin);
     ids.clear();
     for (int64_t i = first; i < std::min(end, first + batch_size); ++i) ids.push_back(i);

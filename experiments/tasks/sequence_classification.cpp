@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 
+#include "core/cancel.h"
 #include "core/comm/communicator.h"
 #include "core/progress.h"
 #include "core/error.h"
@@ -167,6 +168,7 @@ SequenceClassificationTask::Outputs SequenceClassificationTask::run_split(TransN
   for (size_t k = 0; k < batches.size(); ++k) {
     const std::vector<int64_t>& ids = batches[k];
     if (static_cast<int>(k % static_cast<size_t>(ranks.size())) != ranks.rank()) continue;
+    throw_if_cancelled();
     progress.advance(done * ranks.size());
     done += static_cast<int64_t>(ids.size());
     make_sequence_batch(split, ids, target_.regression, pad_, batch);

@@ -49,9 +49,11 @@ TEST_CASE("cli: a folder holding a run is refused without --resume or --overwrit
   CHECK(run_cli(train + " --resume --overwrite", dir).code == 2);  // one or the other
 
   // --overwrite starts again: a new history of one session, the other seed's numbers; a user's
-  // own file in predictions/ stays (only the run's <split>.jsonl go).
+  // own file in predictions/ stays (only the run's <split>.jsonl go), and an old best checkpoint
+  // goes (a new run without best_metric writes none, so `eval --best` must not find the old one).
   write_text(dir + "/run/predictions/mine.txt", "keep me too");
   write_text(dir + "/run/predictions/test.jsonl", "{}\n");
+  std::filesystem::copy_file(dir + "/run/checkpoint.safetensors", dir + "/run/checkpoint_best.safetensors");
   const CliResult over = run_cli(train + " --set train.seed=9 --overwrite", dir);
   INFO(over.err);
   REQUIRE(over.code == 0);
@@ -61,6 +63,7 @@ TEST_CASE("cli: a folder holding a run is refused without --resume or --overwrit
   CHECK(slurp(dir + "/run/summary.json") != before.at("summary.json"));
   CHECK(slurp(dir + "/run/predictions/mine.txt") == "keep me too");
   CHECK(!std::filesystem::exists(dir + "/run/predictions/test.jsonl"));  // the old run's, deleted
+  CHECK(!std::filesystem::exists(dir + "/run/checkpoint_best.safetensors"));
 
   // A folder with other files but no run is fine, and they stay.
   write_text(dir + "/mine/notes.txt", "keep me");

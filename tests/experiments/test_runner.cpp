@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/cancel.h"
 #include "core/error.h"
 #include "core/rng.h"
 #include "experiments/outputs/run_summary.h"
@@ -61,6 +62,7 @@ class CopyTask final : public Task {
   }
   Metrics evaluate(TransNormerModel& model, const std::string& split, int64_t) const override {
     if (evaluated_) evaluated_->push_back(split);
+    throw_if_cancelled();  // between batches, as the real tasks do (this one has a single batch)
     Tape tape;
     tape.set_enabled(false);
     Rng rng(0);
@@ -181,6 +183,51 @@ TEST_CASE("runner: a stop asked for during an evaluation stops before the next o
   CHECK(resumed.final.at("valid") == whole.final.at("valid"));
   CHECK(resumed.final.at("test") == whole.final.at("test"));
   CHECK(resumed.evals == whole.evals);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("runner: a stop asked for during the final test evaluation abandons it, and --resume redoes it") {
+  const std::string dir = temp_dir("stop_final_eval");
+  std::vector<std::string> whole_evals;
+  const RunSummary whole =
+      run_training(copy_spec(dir, 40), run_options(dir + "/whole", false), std::make_unique<CopyTask>(&whole_evals));
+  // A SIGTERM that arrives once the test evaluation of step 40 has begun: it is left part-way
+  // (its result neither recorded nor in a summary) and the run stops; it does not end "done".
+  std::vector<std::string> evals;
+  RunOptions stopping = run_options(dir + "/parts", false);
+  stopping.stop_requested = [&] { return evals.size() == 3 ? SIGTERM : 0; };
+  CHECK_THROWS_AS(run_training(copy_spec(dir, 40), stopping, std::make_unique<CopyTask>(&evals)),
+                  TrainingInterrupted);
+  CHECK(evals == std::vector<std::string>{"valid", "valid", "test"});
+  CHECK_FALSE(std::filesystem::exists(dir + "/parts/summary.json"));
+  std::ifstream metrics(dir + "/parts/metrics.jsonl");
+  for (std::string line; std::getline(metrics, line);) CHECK(line.find("\"test\"") == std::string::npos);
+
+  // Resumed: the final evaluations again, with the numbers of the run that was never stopped.
+  evals.clear();
+  const RunSummary resumed =
+      run_training(copy_spec(dir, 40), run_options(dir + "/parts", true), std::make_unique<CopyTask>(&evals));
+  CHECK(evals == std::vector<std::string>{"valid", "test"});
+  CHECK(resumed.final.at("test") == whole.final.at("test"));
+  CHECK(resumed.evals == whole.evals);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("runner: a finished run continued to a later max_steps keeps its final test in summary.json") {
+  const std::string dir = temp_dir("continue_done");
+  std::vector<std::string> evals;
+  const RunSummary first =
+      run_training(copy_spec(dir, 20), run_options(dir + "/run", false), std::make_unique<CopyTask>(&evals));
+  REQUIRE(first.evals.size() == 2);  // valid and test of step 20
+  REQUIRE(first.evals[1].split == "test");
+  const RunSummary more =
+      run_training(copy_spec(dir, 40), run_options(dir + "/run", true), std::make_unique<CopyTask>(&evals));
+  // Step 20's test (in metrics.jsonl all along) stays in the summary, in its place.
+  REQUIRE(more.evals.size() == 4);
+  CHECK(more.evals[0] == first.evals[0]);
+  CHECK(more.evals[1] == first.evals[1]);
+  CHECK(more.evals[2].step == 40);
+  CHECK(more.evals[3].split == "test");
   std::filesystem::remove_all(dir);
 }
 
