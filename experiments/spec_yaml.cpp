@@ -13,6 +13,7 @@
 #include <regex>
 #include <sstream>
 #include <utility>
+#include <vector>
 
 #include "core/error.h"
 #include "data/text/utf8.h"
@@ -239,7 +240,15 @@ YAML::Node parse_yaml(const std::string& text, const std::string& origin) {
                       "a spec's values nest a few levels at most: check the brackets");
   }
   try {
-    return YAML::Load(text);
+    std::vector<YAML::Node> documents = YAML::LoadAll(text);
+    if (documents.size() > 1) {  // yaml-cpp's Load would keep the first and drop the rest unsaid
+      const YAML::Mark mark = documents[1].Mark();
+      const std::string at = mark.is_null() ? "" : ":" + std::to_string(mark.line + 1);
+      throw ConfigError(origin + at + ": a second YAML document (after a `---` line); a spec is one " +
+                        "document: remove the `---` and merge what follows into the first, or put it in " +
+                        "its own file");
+    }
+    return documents.empty() ? YAML::Node() : documents.front();
   } catch (const YAML::Exception& e) {
     throw ConfigError(origin + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
                       ": malformed YAML: " + e.msg +

@@ -73,7 +73,7 @@ std::string divisor_hint(int64_t d_model, int64_t n_heads) {
     if (d_model % h == 0) divisors.push_back(std::to_string(h));
   const int64_t below = d_model - d_model % n_heads;
   std::string alternatives = std::to_string(below + n_heads);
-  if (below > 0) alternatives = std::to_string(below) + " or " + alternatives;
+  if (below >= 4) alternatives = std::to_string(below) + " or " + alternatives;
   return "choose n_heads dividing " + std::to_string(d_model) + " (" + join(divisors) +
          ") or a d_model divisible by " + std::to_string(n_heads) + " (" + alternatives + ")";
 }
@@ -159,11 +159,12 @@ ModelConfig resolve_model_json(const json& model, const ModelJsonOptions& option
   c.tie_embeddings = s.boolean("tie_embeddings", c.tie_embeddings);
   c.arch = s.choice("arch", c.arch, kArchs);
 
+  // The minimum first: a divisor hint for a negative or tiny d_model would suggest sizes below it.
+  if (c.d_model < 4) s.fail("d_model", "must be >= 4, got " + std::to_string(c.d_model), "use e.g. 512");
   if (c.d_model % c.n_heads != 0)
     s.fail("d_model",
            std::to_string(c.d_model) + " is not divisible by n_heads=" + std::to_string(c.n_heads),
            divisor_hint(c.d_model, c.n_heads), {"n_heads"});
-  if (c.d_model < 4) s.fail("d_model", "must be >= 4, got " + std::to_string(c.d_model), "use e.g. 512");
 
   read_layers(s, c);
 

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -234,10 +235,24 @@ TEST_CASE("spec: each kind of bad input names the file, the line and a fix") {
     check_error(load_error(kModel + kData + "train:\n  max_steps: 10\n  optimizer: {betas: [0.9]}\n"), 10,
                 {"train.optimizer.betas: expected [beta1, beta2], got [0.9]"});
   }
+  SUBCASE("a second YAML document is refused at its line, not dropped") {
+    const std::string first = kModel + kData + kTrain + "---\n";
+    const int line = 1 + static_cast<int>(std::count(first.begin(), first.end(), '\n'));
+    check_error(load_error(first + "model: {}\n"), line, {"a second YAML document", "remove the `---`"});
+  }
   SUBCASE("out-of-range values") {
     check_error(load_error("model:\n  d_model: 100\n  n_heads: 3\n" + kData + kTrain), 2,
                 {"model.d_model: 100 is not divisible by n_heads=3; choose n_heads dividing 100 (1, 2, 4, 5, 10, 20, 25, 50)",
                  "(99 or 102)"});
+    // Below the minimum, odd or negative: the minimum is named, not a divisor of a negative width.
+    check_error(load_error("model:\n  d_model: -1\n  n_heads: 2\n" + kData + kTrain), 2,
+                {"model.d_model: must be >= 4, got -1"});
+    check_error(load_error("model:\n  d_model: 3\n  n_heads: 2\n" + kData + kTrain), 2,
+                {"model.d_model: must be >= 4, got 3"});
+    check_error(load_error("model:\n  d_model: 5\n  n_heads: 2\n" + kData + kTrain), 2,
+                {"divisible by 2 (4 or 6)"});
+    check_error(load_error("model:\n  d_model: 5\n  n_heads: 3\n" + kData + kTrain), 2,
+                {"divisible by 3 (6)"});  // 3 is below the minimum: not offered
     // d_model left at its default: the error points at n_heads.
     check_error(load_error("model:\n  n_layers: 2\n  n_heads: 7\n" + kData + kTrain), 3, {"not divisible by n_heads=7"});
     check_error(load_error("model:\n  d_model: 12\n  n_heads: 4\n" + kData + kTrain), 3,
