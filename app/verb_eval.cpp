@@ -68,7 +68,7 @@ int eval_run(const EvalArgs& args) {
 
 Action add_eval_verb(CLI::App& app) {
   auto args = std::make_shared<EvalArgs>();
-  CLI::App* sub = app.add_subcommand("eval", "Evaluate a run directory or a checkpoint on LM data");
+  CLI::App* sub = app.add_subcommand("eval", "Evaluate a run directory or a checkpoint on a split of its task's data");
   sub->add_option("target", args->target, "run directory, its config.yaml, or the spec it was trained from (then runs/<name>)");
   sub->add_option("--split", args->split, "valid or test")->check(CLI::IsMember({"valid", "test"}));
   sub->add_option("--checkpoint", args->checkpoint, "checkpoint.safetensors to evaluate");
