@@ -6,6 +6,7 @@
 
 #include "core/dnnl/engine.h"
 #include "experiments/runner/memory_check.h"
+#include "layers/init_from.h"
 #include "experiments/runner/model_from_data.h"
 #include "experiments/runner/resume.h"
 #include "experiments/runner/run_dir.h"
@@ -28,6 +29,10 @@ std::string run_dir_line(const RunOptions& options) {
 
 std::string dry_run(ExperimentSpec spec, const RunOptions& options) {
   const std::string dir = run_dir_line(options);
+  // As the run checks it (ConfigError naming train.init_from); a resumed run has its weights.
+  const std::string init_from = !options.resume && !spec.train.init_from.empty()
+                                    ? init_from_checkpoint_path(spec.train.init_from)
+                                    : std::string();
   const std::unique_ptr<Task> task = make_task(spec, options.data_root);
   configure_model_from_data(*task, spec);
   // The folder exists (check_run_dir): the run's own resume checks, with the spec as the run
@@ -40,6 +45,7 @@ std::string dry_run(ExperimentSpec spec, const RunOptions& options) {
   std::string out = spec_to_yaml(spec);
   out += "# --dry-run: nothing was trained or written.\n" + dir;
   for (const auto& [split, source] : task->report().data) out += "# data " + split + ": " + source + "\n";
+  if (!init_from.empty()) out += "# init_from: " + init_from + "\n";
   out += fmt::format("# parameters: about {:.4g}M; training memory at least {:.2f} GiB ({:.2f} GiB weights, "
                      "gradients and AdamW state; {:.2f} GiB activations of one batch)\n",
                      memory.parameters / 1e6, memory.total_bytes() / 1073741824.0, memory.weight_bytes / 1073741824.0,

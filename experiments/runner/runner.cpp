@@ -28,6 +28,7 @@
 #include "experiments/runner/train_state.h"
 #include "experiments/runner/train_step.h"
 #include "experiments/runner/warm_start.h"
+#include "layers/init_from.h"
 #include "experiments/tasks/registry.h"
 #include "layers/checkpoint.h"
 
@@ -113,6 +114,7 @@ Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<
   // another run's files. Rank 0 claims it once the model is built; the others then only read it (a
   // resumed run's checkpoint).
   if (writer_) check_run_dir(options.out_dir, options.resume, options.overwrite);
+  if (!options.resume && !train.init_from.empty()) init_from_checkpoint_path(train.init_from);  // exists?
   comm_.barrier();
   for (const std::string& warning : schedule_warnings(train)) spdlog::warn("{}", warning);
   set_num_threads(train.threads);  // before any oneDNN primitive is made

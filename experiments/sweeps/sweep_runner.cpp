@@ -303,6 +303,8 @@ void SweepRun::finish(const PointEvent& event) {
     r.error = last_error_line(dir / kLogFile);
     if (event.wall_s) finished_s_.push_back(*event.wall_s);
     event_text = p.name + " " + to_string(r.state) + " (exit " + std::to_string(code) + "): " + r.error;
+    spdlog::error("sweep {}: point {} {} (exit {}): {}; its log: {}", sweep_.name, p.name, to_string(r.state),
+                  code, r.error, (dir / kLogFile).string());
   }
   save();
   log_progress(event_text);

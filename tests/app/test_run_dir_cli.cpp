@@ -161,6 +161,15 @@ TEST_CASE("cli: train --dry-run prints the resolved spec, data and memory, warns
   CHECK(many.out.find("# warning: 1000 threads asked for, but this process may run on ") != std::string::npos);
   CHECK(run_cli("train " + dir + "/tiny.yaml --dry-run --threads 1", dir).out.find("threads asked for") ==
         std::string::npos);
+  // A train.init_from that does not exist: refused by the dry run as by the run, and the run
+  // creates nothing (not even its folder, train.log or .lock).
+  const std::string nowhere = " --set train.init_from=" + dir + "/nowhere --out " + dir + "/warm";
+  const CliResult dry_init = run_cli("train " + dir + "/tiny.yaml --dry-run" + nowhere, dir);
+  CHECK(dry_init.code == 2);
+  CHECK(dry_init.err.find("train.init_from: " + dir + "/nowhere: no such run directory") != std::string::npos);
+  const CliResult run_init = run_cli("train " + dir + "/tiny.yaml --threads 1" + nowhere, dir);
+  CHECK(run_init.code == 2);
+  CHECK_FALSE(fs::exists(dir + "/warm"));
   // Into a folder holding a run: the same refusal as a run, and nothing written.
   REQUIRE(run_cli("train " + dir + "/tiny.yaml --set train.max_steps=5 --threads 1 --out " + dir + "/run", dir).code == 0);
   const auto before = folder_bytes(dir + "/run");

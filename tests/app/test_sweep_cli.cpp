@@ -72,8 +72,10 @@ TEST_CASE("cli sweep: points run as train children, a rerun skips done points, a
   CHECK(std::filesystem::exists(out + "/lr-1000000.0/diverged.json"));
   CHECK(r.err.find("2 done") == std::string::npos);
   CHECK(r.err.find("1 done, 0 failed, 1 diverged, 0 pending") != std::string::npos);
-  // The progress line of the diverged point counts it as diverged, not failed.
-  const size_t at = r.err.find("diverged (exit 1)");
+  // The diverged point is logged as an error, naming its log; the progress line after it counts it
+  // as diverged, not failed.
+  CHECK(r.err.find("error sweep sweep: point lr=1000000.0 diverged (exit 1)") != std::string::npos);
+  const size_t at = r.err.rfind("diverged (exit 1)");
   REQUIRE(at != std::string::npos);
   CHECK(r.err.substr(at, r.err.find('\n', at) - at).find("0 failed, 1 diverged, ") != std::string::npos);
 
