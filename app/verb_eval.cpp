@@ -58,7 +58,8 @@ int eval_checkpoint(const EvalArgs& args) {
 int eval_run(const EvalArgs& args) {
   LoadedRun run = load_run(args.target, resolve_data_root(args.data_root), args.best);
   if (!run.task->has_split(args.split))
-    throw ConfigError(run.dir + "/config.yaml: the spec has no labelled " + args.split + " split");
+    throw ConfigError(run.dir + "/config.yaml: the spec has no labelled " + args.split + " split" +
+                      (args.split == "valid" ? "" : "; evaluate another with --split, e.g. --split valid"));
   nlohmann::json out = {{"split", args.split}};
   run.task->evaluate(*run.checkpoint.model, args.split, run.spec.train.eval_batch_size).write_to(out);
   std::cout << out.dump() << std::endl;

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/verbs.h"
+#include "data/text/utf8.h"
 #include "core/dnnl/engine.h"
 #include "core/error.h"
 #include "data/tokenizers/word_vocab.h"
@@ -59,6 +60,8 @@ void append_word(const WordVocab& vocab, int32_t id, std::string& text) {
 int run_generate(const GenerateArgs& args) {
   if (args.max_new_tokens < 0)
     throw ConfigError("--max-new-tokens must be >= 0, got " + std::to_string(args.max_new_tokens));
+  if (const size_t bad = invalid_utf8_at(args.prompt); bad != std::string::npos)  // as tokenize
+    throw ConfigError("--prompt: byte " + std::to_string(bad) + " is not UTF-8; give the prompt as UTF-8 text");
   GenerationOptions options;
   options.max_new_tokens = args.max_new_tokens;
   options.sampling = {args.temperature, args.top_k};

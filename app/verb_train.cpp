@@ -37,6 +37,10 @@ struct TrainArgs {
 
 /// CONFIG may be a run directory when resuming: its config.yaml is the spec and it is the --out.
 void resolve_run_folder(TrainArgs& a) {
+  std::error_code ec;
+  if (a.resume && !fs::exists(a.config, ec))
+    throw ConfigError(a.config + ": no such run folder or spec file to resume; give the folder of a run "
+                      "(e.g. runs/quickstart), or its spec file with --out");
   if (!fs::is_directory(a.config)) return;
   if (!a.resume)
     throw ConfigError(a.config + " is a folder: to continue the run in it, use `transnormer train --resume " + a.config +

@@ -118,4 +118,8 @@ TEST_CASE("cli: generate rejects bad input with exit code 2") {
   CHECK(top_k.code == 2);
   CHECK(top_k.err.find("--top-k") != std::string::npos);
   CHECK(run_cli(base + "--max-new-tokens lots", dir).code == 2);
+  // A prompt that is not UTF-8 (Latin-1 "caf\xe9"), refused as tokenize refuses it.
+  CliResult latin1 = run_cli(base + "--prompt \"$(printf 'caf\\351')\"", dir);  // sh's printf: octal
+  CHECK(latin1.code == 2);
+  CHECK(latin1.err.find("--prompt: byte 3 is not UTF-8") != std::string::npos);
 }

@@ -128,6 +128,9 @@ TEST_CASE("cli: a run records its command, overrides, version, host, threads and
   CHECK(folder.err.find("--resume") != std::string::npos);
   fs::create_directories(dir + "/empty");
   CHECK(run_cli("train --resume " + dir + "/empty", dir).code == 2);
+  const CliResult nowhere = run_cli("train --resume " + dir + "/no_such_run", dir);
+  CHECK(nowhere.code == 2);
+  CHECK(nowhere.err.find("no_such_run: no such run folder or spec file to resume") != std::string::npos);
 }
 
 TEST_CASE("cli: train --dry-run prints the resolved spec, data and memory, warns about the schedule, writes nothing") {
