@@ -26,7 +26,7 @@ struct LocalityArgs {
 
 int run_locality(const LocalityArgs& args) {
   set_num_threads(args.threads);
-  LoadedCheckpoint ckpt = load_checkpoint(args.checkpoint);
+  LoadedCheckpoint ckpt = load_checkpoint(checkpoint_file(args.checkpoint));
   if (ckpt.vocab.empty())
     throw DataError(args.checkpoint + ": the checkpoint holds no \"transnormer.vocab\"; it cannot map words to ids");
   const WordVocab vocab = WordVocab::from_tokens(ckpt.vocab);
@@ -48,7 +48,7 @@ Action add_analyze_verb(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("analyze", "Analyses of trained models (locality)");
   sub->require_subcommand(1, 1);
   CLI::App* loc = sub->add_subcommand("locality", "Locality accumulation l(r) per layer (paper §3.2, Fig. 2)");
-  loc->add_option("--checkpoint", args->checkpoint, "checkpoint.safetensors of an LM run")->required();
+  loc->add_option("--checkpoint", args->checkpoint, "checkpoint.safetensors of an LM run, or the run's folder")->required();
   loc->add_option("--data", args->data, "a .tokens file to take the samples from (relative: from the current folder, else the data root)")->required();
   loc->add_option("--data-root", args->data_root, "dataset root (default $TRANSNORMER_DATA, else ./datasets)");
   loc->add_option("--seq-len", args->seq_len, "tokens per sample, N (default 512)")->check(CLI::Range(int64_t{2}, int64_t{1} << 16));

@@ -69,8 +69,7 @@ int run_generate(const GenerateArgs& args) {
   validate(options.sampling);
   set_num_threads(args.threads);
 
-  std::string path = args.checkpoint;  // a run directory stands for its checkpoint
-  if (std::filesystem::is_directory(path)) path = (std::filesystem::path(path) / "checkpoint.safetensors").string();
+  const std::string path = checkpoint_file(args.checkpoint);  // a run directory stands for its checkpoint
   LoadedCheckpoint ckpt = load_checkpoint(path);
   if (ckpt.model->config().arch != Arch::Decoder || ckpt.model->config().head != HeadKind::LM)
     throw ConfigError(path + " holds an encoder (arch: encoder, a masked LM or classifier): generate continues text "

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 
 #include "core/error.h"
 #include "layers/inputs/input_table.h"
@@ -115,6 +116,12 @@ LoadedCheckpoint load_checkpoint(const std::string& path) {
                       ": the vocabulary does not belong to these weights (was the file edited by hand?)");
   }
   return out;
+}
+
+std::string checkpoint_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return (std::filesystem::path(path) / "checkpoint.safetensors").string();
+  return path;
 }
 
 }  // namespace tn

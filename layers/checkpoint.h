@@ -27,6 +27,10 @@ void save_checkpoint(const std::string& path, const TransNormerModel& model,
 /// and a vocabulary whose size is not the model's vocab_size; ConfigError for an invalid config.
 LoadedCheckpoint load_checkpoint(const std::string& path);
 
+/// `path`, or, when it is a folder (a run directory), its checkpoint.safetensors: what the verbs
+/// that take --checkpoint read.
+std::string checkpoint_file(const std::string& path);
+
 /// Copies `file`'s tensors into `model` (strict, as above); `where` names the source in errors.
 void load_weights(TransNormerModel& model, const SafetensorsFile& file, const std::string& where);
 

@@ -288,6 +288,13 @@ TEST_CASE("cli: grad_stats leaves training unchanged and logs per-layer score gr
   }
   // The diag layer attends inside blocks of 16: its window of m >= 16 positions holds everything.
   CHECK(l["layers"][0]["l"][2].get<double>() == doctest::Approx(1.0));
+  // The run's folder stands for its checkpoint, as for generate: the same curves.
+  CliResult by_folder = run_cli("analyze locality --checkpoint " + dir + "/stats --data " + dir +
+                                    "/small.test.tokens --seq-len 32 --samples 3 --r-step 0.25 --out " + dir + "/stats2",
+                                dir);
+  INFO(by_folder.err);
+  REQUIRE(by_folder.code == 0);
+  CHECK(json::parse(slurp(dir + "/stats2/locality.json"))["layers"] == l["layers"]);
   CliResult missing = run_cli("analyze locality --checkpoint " + dir + "/nope.safetensors --data x --out " + dir, dir);
   CHECK(missing.code == 2);
 }
