@@ -12,6 +12,7 @@
 #include <limits>
 #include <regex>
 #include <sstream>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -212,6 +213,37 @@ std::pair<size_t, size_t> line_and_column(const std::string& text, size_t offset
           offset - (newline == std::string::npos ? 0 : newline + 1) + 1};
 }
 
+/// The 1-based line where a second YAML document starts (a `---` marker after content, or content
+/// after a `...` end marker; markers stand at column 0 followed by a blank or the line's end), or 0.
+size_t second_document_line(const std::string& text) {
+  auto marker = [](std::string_view l, const char* m) {
+    return l.substr(0, 3) == m && (l.size() == 3 || l[3] == ' ' || l[3] == '\t');
+  };
+  auto has_content = [](std::string_view l) {  // anything but blanks and a comment
+    const size_t at = l.find_first_not_of(" \t");
+    return at != std::string_view::npos && l[at] != '#';
+  };
+  bool content = false, ended = false;
+  size_t number = 0;
+  for (size_t start = 0; start <= text.size();) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    std::string_view l(text.data() + start, end - start);
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    ++number;
+    start = end + 1;
+    if (marker(l, "---")) {
+      if (content || ended) return number;
+      content = has_content(l.substr(3));
+    } else if (marker(l, "...")) {
+      ended = content;
+    } else if (has_content(l) && l[0] != '%') {  // %YAML / %TAG directives come before a document
+      if (ended) return number;
+      content = true;
+    }
+  }
+  return 0;
+}
+
 YAML::Node parse_yaml(const std::string& text, const std::string& origin) {
   // Every string of a spec ends up in JSON (run.json, sweep.json, reports), which holds UTF-8 only:
   // refuse other bytes here, where the file and line are known.
@@ -239,16 +271,14 @@ YAML::Node parse_yaml(const std::string& text, const std::string& origin) {
     throw ConfigError(origin + ":" + std::to_string(line_and_column(text, deep).first) + ": lists or mappings nest more than 256 levels deep here; " +
                       "a spec's values nest a few levels at most: check the brackets");
   }
+  // yaml-cpp's Load keeps the first document and drops the rest unsaid (and its LoadAll loops
+  // forever on some malformed input, e.g. a lone ","): a second document is found in the text.
+  if (const size_t line = second_document_line(text))
+    throw ConfigError(origin + ":" + std::to_string(line) + ": a second YAML document (a `---` or `...` " +
+                      "line after the first); a spec is one document: remove the marker and merge what " +
+                      "follows into the first, or put it in its own file");
   try {
-    std::vector<YAML::Node> documents = YAML::LoadAll(text);
-    if (documents.size() > 1) {  // yaml-cpp's Load would keep the first and drop the rest unsaid
-      const YAML::Mark mark = documents[1].Mark();
-      const std::string at = mark.is_null() ? "" : ":" + std::to_string(mark.line + 1);
-      throw ConfigError(origin + at + ": a second YAML document (after a `---` line); a spec is one " +
-                        "document: remove the `---` and merge what follows into the first, or put it in " +
-                        "its own file");
-    }
-    return documents.empty() ? YAML::Node() : documents.front();
+    return YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw ConfigError(origin + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
                       ": malformed YAML: " + e.msg +

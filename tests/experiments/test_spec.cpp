@@ -238,7 +238,12 @@ TEST_CASE("spec: each kind of bad input names the file, the line and a fix") {
   SUBCASE("a second YAML document is refused at its line, not dropped") {
     const std::string first = kModel + kData + kTrain + "---\n";
     const int line = 1 + static_cast<int>(std::count(first.begin(), first.end(), '\n'));
-    check_error(load_error(first + "model: {}\n"), line, {"a second YAML document", "remove the `---`"});
+    check_error(load_error(first + "model: {}\n"), line - 1, {"a second YAML document", "remove the marker"});  // the `---`
+    // A first `---` (an explicit start), comments and a `...` end with nothing after are one document.
+    CHECK_NOTHROW(load_spec(TempDir().write("spec.yaml", "# c\n---\n" + kModel + kData + kTrain + "...\n# end\n")));
+    // Content after a `...` end marker is a second document too.
+    const std::string ended = kModel + kData + kTrain + "...\n";
+    check_error(load_error(ended + "model: {}\n"), line, {"a second YAML document"});
   }
   SUBCASE("out-of-range values") {
     check_error(load_error("model:\n  d_model: 100\n  n_heads: 3\n" + kData + kTrain), 2,
