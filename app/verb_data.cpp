@@ -105,7 +105,7 @@ std::pair<CLI::App*, Action> add_generate_listops(CLI::App& generate) {
   sub->add_option("--out", args->out, "folder for the three .tsv files (created when missing)")->required();
   sub->add_option("--seed", o.seed, "seed of the generator (0 .. 2^64-1)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(seed_check());
   sub->add_option("--train", o.train, "training examples")->capture_default_str();
   sub->add_option("--valid", o.valid, "validation examples (basic_val.tsv)")->capture_default_str();
   sub->add_option("--test", o.test, "test examples")->capture_default_str();

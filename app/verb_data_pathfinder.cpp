@@ -80,7 +80,7 @@ std::pair<CLI::App*, Action> add_generate_pathfinder(CLI::App& generate) {
   sub->add_option("--count", args->set.count, "images to generate (LRA: 200000)")->required();
   sub->add_option("--seed", args->set.seed, "seed of the generator (0 .. 2^64-1); image i depends on (seed, i) only")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(seed_check());
   sub->add_option("--batch-size", args->set.batch_size, "images per imgs/<batch> folder and metadata file")
       ->capture_default_str();
   sub->add_option("--contour-length", args->contour_length,

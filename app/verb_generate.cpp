@@ -132,7 +132,9 @@ Action add_generate_verb(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--top-k", args->top_k, "sample among the k most likely tokens (0 = all)")
       ->capture_default_str();
-  sub->add_option("--seed", args->seed, "seed of the sampler")->capture_default_str();
+  sub->add_option("--seed", args->seed, "seed of the sampler (0 .. 2^64-1)")
+      ->capture_default_str()
+      ->check(seed_check());
   sub->add_flag("--json", args->json,
                 "print {\"prompt_ids\", \"ids\", \"text\", \"ms_per_token\", \"tokens_per_s\"}");
   sub->add_option("--threads", args->threads,

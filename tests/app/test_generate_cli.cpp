@@ -118,6 +118,9 @@ TEST_CASE("cli: generate rejects bad input with exit code 2") {
   CHECK(top_k.code == 2);
   CHECK(top_k.err.find("--top-k") != std::string::npos);
   CHECK(run_cli(base + "--max-new-tokens lots", dir).code == 2);
+  CliResult seed = run_cli(base + "--seed -1", dir);  // not wrapped to 2^64 - 1
+  CHECK(seed.code == 2);
+  CHECK(seed.err.find("--seed: Value -1 is not a whole number from 0 to 18446744073709551615") != std::string::npos);
   // A prompt that is not UTF-8 (Latin-1 "caf\xe9"), refused as tokenize refuses it.
   CliResult latin1 = run_cli(base + "--prompt \"$(printf 'caf\\351')\"", dir);  // sh's printf: octal
   CHECK(latin1.code == 2);
