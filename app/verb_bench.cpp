@@ -80,8 +80,6 @@ int run_table(const BenchArgs& args) {
   return 0;
 }
 
-}  // namespace
-
 /// True when scaling points were asked for and the child process of every one failed (the report
 /// then holds no measurement; each point's reason says why): logged, and bench exits 1.
 bool all_workers_failed(const BenchReport& report) {
@@ -91,6 +89,8 @@ bool all_workers_failed(const BenchReport& report) {
   spdlog::error("bench: every scaling point's worker process failed: {}", report.scaling.front().reason);
   return true;
 }
+
+}  // namespace
 
 Action add_bench_verb(CLI::App& app) {
   auto args = std::make_shared<BenchArgs>();

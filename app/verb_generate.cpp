@@ -14,9 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include "app/verbs.h"
-#include "data/text/utf8.h"
 #include "core/dnnl/engine.h"
 #include "core/error.h"
+#include "data/text/utf8.h"
 #include "data/tokenizers/word_vocab.h"
 #include "layers/checkpoint.h"
 #include "layers/generation/generate.h"

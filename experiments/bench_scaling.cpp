@@ -93,6 +93,15 @@ ScalingRow skeleton(MixerKind mixer, int64_t n, bool causal, int64_t batch) {
   return row;
 }
 
+/// The last non-empty line of `text` ("" when none).
+std::string last_line(const std::string& text) {
+  std::istringstream lines(text);
+  std::string line, last;
+  while (std::getline(lines, line))
+    if (!line.empty()) last = line;
+  return last;
+}
+
 ScalingRow measure_in_child(const ModelConfig& config, MixerKind mixer, int64_t n, bool causal,
                             const ScalingOptions& options) {
   ModelConfig c = config;
@@ -112,20 +121,11 @@ ScalingRow measure_in_child(const ModelConfig& config, MixerKind mixer, int64_t 
   if (!WIFEXITED(child.status) || WEXITSTATUS(child.status) != 0) {
     row.skipped = true;
     row.reason = "worker failed: " + describe_child_status(child.status);
-    std::istringstream err(child.err);  // its last line says why
-    std::string line, last;
-    while (std::getline(err, line))
-      if (!line.empty()) last = line;
-    if (!last.empty()) row.reason += ": " + last;
+    if (const std::string why = last_line(child.err); !why.empty()) row.reason += ": " + why;
     return row;
   }
-  // The row is the last non-empty line of the worker's stdout.
-  std::istringstream lines(child.out);
-  std::string line, last;
-  while (std::getline(lines, line))
-    if (!line.empty()) last = line;
-  try {
-    return scaling_row_from_json(nlohmann::json::parse(last));
+  try {  // the row is the last non-empty line of the worker's stdout
+    return scaling_row_from_json(nlohmann::json::parse(last_line(child.out)));
   } catch (const std::exception& e) {
     row.skipped = true;
     row.reason = std::string("worker printed no row: ") + e.what();

@@ -6,11 +6,11 @@
 
 #include "core/dnnl/engine.h"
 #include "experiments/runner/memory_check.h"
-#include "layers/init_from.h"
 #include "experiments/runner/model_from_data.h"
 #include "experiments/runner/resume.h"
 #include "experiments/runner/run_dir.h"
 #include "experiments/tasks/registry.h"
+#include "layers/init_from.h"
 
 namespace tn {
 

@@ -28,9 +28,9 @@
 #include "experiments/runner/train_state.h"
 #include "experiments/runner/train_step.h"
 #include "experiments/runner/warm_start.h"
-#include "layers/init_from.h"
 #include "experiments/tasks/registry.h"
 #include "layers/checkpoint.h"
+#include "layers/init_from.h"
 
 namespace tn {
 namespace {
@@ -52,10 +52,9 @@ class Run {
 
  private:
   void train_steps();
-  /// Evaluates `split` after `step`, records and logs it; returns its metrics.
-  /// Evaluates `split` after `step` and records it. A `final_eval` (one after the run's last
-  /// validation) is abandoned when a stop is asked part-way (one process only): the step is
-  /// saved and TrainingInterrupted thrown; a resume redoes the final evaluations.
+  /// Evaluates `split` after `step`, records and logs it; returns its metrics. A `final_eval` (one
+  /// after the run's last validation) is abandoned when a stop is asked part-way (one process
+  /// only): the step is saved and TrainingInterrupted thrown; a resume redoes the final evaluations.
   Metrics evaluate(const std::string& split, int64_t step, bool final_eval = false);
   /// The final evaluations of the task's extra splits (MNLI's dev_mismatched).
   void evaluate_extra_splits();
