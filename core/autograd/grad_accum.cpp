@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/math/isa_clones.h"
+#include "core/math/vec.h"
 #include "core/parallel.h"
 
 namespace tn {
@@ -28,10 +29,7 @@ GradSink::~GradSink() {
   if (!committed_) commit();
 }
 
-void add_inplace(float* y, const float* x, int64_t n) {
-#pragma omp parallel for simd schedule(static) if (n > kParallelMinElements)
-  for (int64_t i = 0; i < n; ++i) y[i] += x[i];
-}
+void add_inplace(float* y, const float* x, int64_t n) { vec_accumulate(y, x, n); }
 
 float* grad_destination(const Var& v, bool& accumulate) {
   accumulate = v->has_grad();

@@ -3,6 +3,7 @@
 #include "core/autograd/grad_accum.h"
 #include "core/error.h"
 #include "core/math/isa_clones.h"
+#include "core/math/vec.h"
 #include "core/parallel.h"
 
 namespace tn {
@@ -19,13 +20,7 @@ void deliver(const Var& v, const float* dy, const float* factor, float alpha, in
   if (!v->requires_grad) return;
   GradSink sink(v);
   float* out = sink.data();
-  if (factor) {
-#pragma omp parallel for simd schedule(static) if (n > kParallelMinElements)
-    for (int64_t i = 0; i < n; ++i) out[i] = dy[i] * factor[i] * alpha;
-  } else {
-#pragma omp parallel for simd schedule(static) if (n > kParallelMinElements)
-    for (int64_t i = 0; i < n; ++i) out[i] = dy[i] * alpha;
-  }
+  vec_mul_scale(dy, factor, alpha, out, n);
 }
 
 /// The dropout weight of entry i (core/rng.h): the same (key, i) gives the same weight in the
@@ -102,8 +97,7 @@ Var add(Tape& tape, const Var& a, const Var& b) {
   const float* ap = a->value.data();
   const float* bp = b->value.data();
   float* yp = y.data();
-#pragma omp parallel for simd schedule(static) if (n > kParallelMinElements)
-  for (int64_t i = 0; i < n; ++i) yp[i] = ap[i] + bp[i];
+  vec_add(ap, bp, yp, n);
   Var result = make_var(std::move(y));
   if (!tape.needs_grad({&a, &b})) return result;
   result->requires_grad = true;
@@ -122,8 +116,7 @@ Var mul(Tape& tape, const Var& a, const Var& b) {
   const float* ap = a->value.data();
   const float* bp = b->value.data();
   float* yp = y.data();
-#pragma omp parallel for simd schedule(static) if (n > kParallelMinElements)
-  for (int64_t i = 0; i < n; ++i) yp[i] = ap[i] * bp[i];
+  vec_mul_scale(ap, bp, 1.0f, yp, n);
   Var result = make_var(std::move(y));
   if (!tape.needs_grad({&a, &b})) return result;
   result->requires_grad = true;
@@ -140,8 +133,7 @@ Var scale(Tape& tape, const Var& x, float alpha) {
   Tensor y = Tensor::empty(x->value.shape());
   const float* xp = x->value.data();
   float* yp = y.data();
-#pragma omp parallel for simd schedule(static) if (n > kParallelMinElements)
-  for (int64_t i = 0; i < n; ++i) yp[i] = xp[i] * alpha;
+  vec_mul_scale(xp, nullptr, alpha, yp, n);
   Var result = make_var(std::move(y));
   if (!tape.needs_grad({&x})) return result;
   result->requires_grad = true;

@@ -5,7 +5,7 @@
 #include "core/autograd/grad_accum.h"
 #include "core/dnnl/engine.h"
 #include "core/dnnl/primitive_cache.h"
-#include "core/parallel.h"
+#include "core/math/vec.h"
 
 namespace tn {
 namespace {
@@ -79,10 +79,7 @@ void eltwise_forward(Eltwise kind, const float* x, float* y, int64_t n) {
   memory src(p.md, eng, const_cast<float*>(x)), dst(p.md, eng, y);
   p.fwd.execute(cpu_stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
   cpu_stream().wait();
-  if (kind == Eltwise::OnePlusElu) {
-#pragma omp parallel for simd schedule(static) if (n > kParallelMinElements)
-    for (int64_t i = 0; i < n; ++i) y[i] += 1.0f;
-  }
+  if (kind == Eltwise::OnePlusElu) vec_add_scalar(y, 1.0f, n);
 }
 
 void eltwise_backward(Eltwise kind, const float* x, const float* dy, float* dx, int64_t n) {

@@ -1,12 +1,43 @@
 #include "core/ops/embedding.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/autograd/grad_accum.h"
 #include "core/error.h"
+#include "core/math/isa_clones.h"
 #include "core/parallel.h"
 
 namespace tn {
+namespace {
+
+/// Rows [begin, end) of the lookup: y_i = scale · table[ids[i]]. Compiled per instruction set.
+TN_ISA_CLONES void lookup_rows(const float* __restrict table, const int32_t* __restrict ids,
+                               int64_t d, float scale, float* __restrict y, int64_t begin,
+                               int64_t end) {
+  for (int64_t i = begin; i < end; ++i) {
+    const float* row = table + static_cast<int64_t>(ids[i]) * d;
+    float* out = y + i * d;
+#pragma omp simd
+    for (int64_t j = 0; j < d; ++j) out[j] = row[j] * scale;
+  }
+}
+
+/// Columns [j0, j1) of the table's gradient: dt[ids[i], j] += scale · dy[i, j] over every row i,
+/// in row order (rows with the same id meet in one column range, so a thread owns its columns).
+/// Compiled per instruction set.
+TN_ISA_CLONES void scatter_columns(const float* __restrict dy, const int32_t* __restrict ids,
+                                   int64_t rows, int64_t d, float scale, float* __restrict dt,
+                                   int64_t j0, int64_t j1) {
+  for (int64_t i = 0; i < rows; ++i) {
+    float* dst = dt + static_cast<int64_t>(ids[i]) * d;
+    const float* src = dy + i * d;
+#pragma omp simd
+    for (int64_t j = j0; j < j1; ++j) dst[j] += src[j] * scale;
+  }
+}
+
+}  // namespace
 
 Var embedding(Tape& tape, const Var& table, const std::vector<int32_t>& ids, int64_t batch,
               int64_t seq_len, float scale) {
@@ -23,13 +54,10 @@ Var embedding(Tape& tape, const Var& table, const std::vector<int32_t>& ids, int
   Tensor y = Tensor::empty({batch, seq_len, d});
   const float* tp = table->value.data();
   float* yp = y.data();
-#pragma omp parallel for schedule(static) if (n * d > kParallelMinElements)
-  for (int64_t i = 0; i < n; ++i) {
-    const float* row = tp + static_cast<int64_t>(ids[i]) * d;
-    float* out = yp + i * d;
-#pragma omp simd
-    for (int64_t j = 0; j < d; ++j) out[j] = row[j] * scale;
-  }
+  const int32_t* idp = ids.data();
+  parallel_spans(n, kParallelMinElements / std::max<int64_t>(d, 1), [&](int64_t begin, int64_t end) {
+    lookup_rows(tp, idp, d, scale, yp, begin, end);
+  });
   Var result = make_var(std::move(y));
   if (!tape.needs_grad({&table})) return result;
   result->requires_grad = true;
@@ -38,17 +66,12 @@ Var embedding(Tape& tape, const Var& table, const std::vector<int32_t>& ids, int
     if (!result->has_grad()) return;
     float* dt = table->grad_buf().data();
     const float* dy = result->grad.data();
-    // Duplicate ids make rows collide, so split the work over columns, not rows.
+    // Duplicate ids make rows collide, so split the work over columns (blocks of 16), not rows.
     const int64_t rows = static_cast<int64_t>(saved.size());
-#pragma omp parallel for schedule(static) if (rows * d > kParallelMinElements)
-    for (int64_t j0 = 0; j0 < d; j0 += 16) {
-      const int64_t j1 = std::min<int64_t>(d, j0 + 16);
-      for (int64_t i = 0; i < rows; ++i) {
-        float* dst = dt + static_cast<int64_t>(saved[i]) * d;
-        const float* src = dy + i * d;
-        for (int64_t j = j0; j < j1; ++j) dst[j] += src[j] * scale;
-      }
-    }
+    const int64_t blocks = (d + 15) / 16;
+    parallel_spans(blocks, rows * d > kParallelMinElements ? 0 : blocks, [&](int64_t b0, int64_t b1) {
+      scatter_columns(dy, saved.data(), rows, d, scale, dt, b0 * 16, std::min(d, b1 * 16));
+    });
   });
   return result;
 }

@@ -8,9 +8,9 @@
 #include "core/autograd/grad_accum.h"
 #include "core/dnnl/matmul.h"
 #include "core/error.h"
+#include "core/math/vec.h"
 #include "core/ops/operand.h"
 #include "core/ops/softmax_xent_rows.h"
-#include "core/parallel.h"
 
 namespace tn {
 
@@ -111,19 +111,10 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
       if (!v->requires_grad) return;
       if (!v->has_grad()) {  // the first contribution: hand the buffer over, no copy
         v->grad = g;
-        if (s != 1.0f) {
-          float* dst = v->grad.data();
-          const int64_t n = g.numel();
-#pragma omp parallel for simd schedule(static) if (n > kParallelMinElements)
-          for (int64_t i = 0; i < n; ++i) dst[i] *= s;
-        }
+        if (s != 1.0f) vec_mul_scale(v->grad.data(), nullptr, s, v->grad.data(), g.numel());
         return;
       }
-      float* dst = v->grad.data();
-      const float* src = g.data();
-      const int64_t n = g.numel();
-#pragma omp parallel for simd schedule(static) if (n > kParallelMinElements)
-      for (int64_t i = 0; i < n; ++i) dst[i] += s * src[i];
+      vec_axpy(v->grad.data(), s, g.data(), g.numel());
     };
     deliver(hidden, d_hidden);
     deliver(weight, d_weight);
