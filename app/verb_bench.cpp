@@ -85,7 +85,7 @@ int run_table(const BenchArgs& args) {
 bool all_workers_failed(const BenchReport& report) {
   if (report.scaling.empty()) return false;
   for (const ScalingRow& row : report.scaling)
-    if (!row.skipped || row.reason.rfind("worker", 0) != 0) return false;
+    if (!row.worker_failed) return false;
   spdlog::error("bench: every scaling point's worker process failed: {}", report.scaling.front().reason);
   return true;
 }

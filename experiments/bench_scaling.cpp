@@ -119,7 +119,7 @@ ScalingRow measure_in_child(const ModelConfig& config, MixerKind mixer, int64_t 
       run_child({options.worker_exe, "bench", "--scaling-worker", request.dump()}, true);
   ScalingRow row = skeleton(mixer, n, causal, options.batch);
   if (!WIFEXITED(child.status) || WEXITSTATUS(child.status) != 0) {
-    row.skipped = true;
+    row.skipped = row.worker_failed = true;
     row.reason = "worker failed: " + describe_child_status(child.status);
     if (const std::string why = last_line(child.err); !why.empty()) row.reason += ": " + why;
     return row;
@@ -127,7 +127,7 @@ ScalingRow measure_in_child(const ModelConfig& config, MixerKind mixer, int64_t 
   try {  // the row is the last non-empty line of the worker's stdout
     return scaling_row_from_json(nlohmann::json::parse(last_line(child.out)));
   } catch (const std::exception& e) {
-    row.skipped = true;
+    row.skipped = row.worker_failed = true;
     row.reason = std::string("worker printed no row: ") + e.what();
     return row;
   }

@@ -78,6 +78,7 @@ void forward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, bool
   float* __restrict mrows = acc_row + D;   // [4][n] dropout weights of a block of rows
   gather_rows(p.k, st, n, D, kb);
   gather_rows(p.v, st, n, D, vb);
+  auto valid_key = [&](int64_t j) { return !p.valid || p.valid[j]; };
   for_row_blocks<kBlockRows<kD, V>>(n, [&]<int R>(int64_t i0) {
     for (int r = 0; r < R; ++r)
       probs_row<V>(p, p.q + (i0 + r) * st, kb, D, i0 + r, inner, causal, drop,
@@ -92,12 +93,7 @@ void forward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, bool
     RowsAcc<kD, V, R> acc(acc_row, D);
     acc.zero();
     const int64_t common = causal ? i0 + 1 : n;  // keys every row of the block sees
-    for (int64_t j = 0; j < common; ++j)
-      if (!p.valid || p.valid[j]) acc.add_rows([&](int r) { return coef(r, j); }, vb + j * D);
-    if (causal)
-      for (int r = 1; r < R; ++r)
-        for (int64_t j = common; j <= i0 + r; ++j)
-          if (!p.valid || p.valid[j]) acc.add(r, coef(r, j), vb + j * D);
+    add_lower_rows<R>(acc, i0, common, coef, valid_key, vb, D);
     for (int r = 0; r < R; ++r) acc.store(r, out + (i0 + r) * st);
   });
 }
@@ -128,6 +124,7 @@ void backward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, boo
   float* __restrict pd = mrow + n;                  // [tile][W] A ⊙ m of the tile (dropout only)
   gather_rows(p.k, st, n, D, kb);
   gather_rows(p.v, st, n, D, vb);
+  auto valid_key = [&](int64_t j) { return !p.valid || p.valid[j]; };
   for (int64_t i0 = 0; i0 < n; i0 += tile) {
     const int64_t i1 = std::min(n, i0 + tile);
     gather_rows(p.q + i0 * st, st, i1 - i0, D, qt);
@@ -162,13 +159,9 @@ void backward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, boo
       RowsAcc<kD, V, R> acc(acc_row, D);
       acc.zero();
       const int64_t common = causal ? i + 1 : n;
-      for (int64_t j = 0; j < common; ++j)
-        if (!p.valid || p.valid[j])
-          acc.add_rows([&](int r) { return d_logit[(t0 + r) * W + j]; }, kb + j * D);
-      if (causal)
-        for (int r = 1; r < R; ++r)
-          for (int64_t j = common; j <= i + r; ++j)
-            if (!p.valid || p.valid[j]) acc.add(r, d_logit[(t0 + r) * W + j], kb + j * D);
+      add_lower_rows<R>(acc, i, common,
+                        [&](int r, int64_t j) { return d_logit[(t0 + r) * W + j]; }, valid_key,
+                        kb, D);
       for (int r = 0; r < R; ++r) acc.store(r, dq + (i + r) * st);
     });
     // dv weights A' = A ⊙ m (row i at a_tile + (i − i0)·W); without dropout the saved A itself.
@@ -184,11 +177,9 @@ void backward_block(const BlockPtrs& p, int64_t d_head, DiagInnerKind inner, boo
           acc.load(r, y + (j0 + r) * st);
       const int64_t first = causal ? std::max(i0, j0) : i0;  // rows that see key j0
       const int64_t all = causal ? std::max(i0, j0 + R - 1) : i0;  // rows that see every key
-      for (int64_t i = first; i < std::min(all, i1); ++i)
-        for (int r = 0; r < R; ++r)
-          if (j0 + r <= i) acc.add(r, M[(i - i0) * W + j0 + r], x + (i - i0) * D);
-      for (int64_t i = all; i < i1; ++i)
-        acc.add_rows([&](int r) { return M[(i - i0) * W + j0 + r]; }, x + (i - i0) * D);
+      add_upper_rows<R>(acc, j0, first, all, i1,
+                        [&](int64_t i, int r) { return M[(i - i0) * W + j0 + r]; },
+                        [&](int64_t i) { return x + (i - i0) * D; });
       for (int r = 0; r < R; ++r) acc.store(r, y + (j0 + r) * st);
     };
     auto keys = [&]<int R>(int64_t j0) {

@@ -300,6 +300,38 @@ inline void for_row_blocks(int64_t n, Body&& body) {
   for (; r < n; ++r) body.template operator()<1>(r);
 }
 
+/// The causal (lower-triangular) sum of R output rows i0 + r, r < R, accumulated in acc:
+/// row r += Σ coef(r, j) x_j over the keys j <= i0 + r with keep(j), x_j at x + j·xs. The keys
+/// j < common, which every row of the block sees, are read once for all R rows (add_rows); then
+/// each row takes its own keys j in [common, i0 + r] (none when common > i0 + R − 1, as for a
+/// non-causal block with common = n). Each row's terms come in order of j: its bits are those of
+/// the row accumulated alone.
+template <int R, class Acc, class Coef, class Keep>
+inline void add_lower_rows(Acc& acc, int64_t i0, int64_t common, const Coef& coef,
+                           const Keep& keep, const float* x, int64_t xs) {
+  for (int64_t j = 0; j < common; ++j)
+    if (keep(j)) acc.add_rows([&](int r) { return coef(r, j); }, x + j * xs);
+  for (int r = 1; r < R; ++r)
+    for (int64_t j = common; j <= i0 + r; ++j)
+      if (keep(j)) acc.add(r, coef(r, j), x + j * xs);
+}
+
+/// The `keep` of add_lower_rows when every key counts.
+inline constexpr auto keep_all = [](int64_t) { return true; };
+
+/// The transposed sum of add_lower_rows, for R output rows j0 + r (keys), r < R:
+/// row r += Σ coef(i, r) x(i) over the rows i in [first, end) with i >= j0 + r. The rows before
+/// `all` see only some keys of the block (tested per r); the rows from `all` on see every key and
+/// are read once for all R rows. Each row's terms come in order of i.
+template <int R, class Acc, class Coef, class Row>
+inline void add_upper_rows(Acc& acc, int64_t j0, int64_t first, int64_t all, int64_t end,
+                           const Coef& coef, const Row& x) {
+  for (int64_t i = first; i < std::min(all, end); ++i)
+    for (int r = 0; r < R; ++r)
+      if (j0 + r <= i) acc.add(r, coef(i, r), x(i));
+  for (int64_t i = all; i < end; ++i) acc.add_rows([&](int r) { return coef(i, r); }, x(i));
+}
+
 /// Per-thread scratch of at least n floats, reused across calls (grows, never shrinks). Valid until
 /// the next call on the same thread; one region per kernel invocation, partitioned by the caller.
 /// With TN_KERNEL_SCRATCH_CHECK defined (sanitizer builds), every call gets exactly n fresh floats

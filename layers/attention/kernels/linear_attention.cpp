@@ -22,6 +22,9 @@ using kernel_detail::for_row_blocks;
 using kernel_detail::kBlockRows;
 using kernel_detail::RowAcc;
 using kernel_detail::RowsAcc;
+using kernel_detail::add_lower_rows;
+using kernel_detail::add_upper_rows;
+using kernel_detail::keep_all;
 
 /// One (b, h): pointers at its row 0; den (may be null) at its [b, 0, h] entry with stride H.
 struct HeadPtrs {
@@ -89,12 +92,9 @@ void forward_head(const HeadPtrs& p, int64_t T, int64_t d_key, int64_t d_head, b
       acc.zero();
       for (int64_t d = 0; d < K; ++d)
         acc.add_rows([&](int r) { return q[(i0 + r) * qs + d]; }, state + d * D);
-      if (intra) {
-        for (int64_t j = 0; j <= i0; ++j)
-          acc.add_rows([&](int r) { return S[(i0 + r) * C + j]; }, vc + j * D);
-        for (int r = 1; r < R; ++r)
-          for (int64_t j = i0 + 1; j <= i0 + r; ++j) acc.add(r, S[(i0 + r) * C + j], vc + j * D);
-      }
+      if (intra)
+        add_lower_rows<R>(acc, i0, i0 + 1, [&](int r, int64_t j) { return S[(i0 + r) * C + j]; },
+                          keep_all, vc, D);
       for (int r = 0; r < R; ++r) acc.store(r, num + (out + i0 + r) * st);
     });
     if (!den) return;
@@ -189,12 +189,9 @@ void backward_head(const HeadPtrs& p, int64_t T, int64_t d_key, int64_t d_head, 
       for (int64_t e = 0; e < D; ++e)
         acc.add_rows([&](int r) { return g[(i0 + r) * gs + e]; }, state_t + e * K);
       if (d_den) acc.add_rows([&](int r) { return gd(out + i0 + r); }, k_sum);
-      if (intra) {
-        for (int64_t j = 0; j <= i0; ++j)
-          acc.add_rows([&](int r) { return G[(i0 + r) * C + j]; }, kc + j * K);
-        for (int r = 1; r < RR; ++r)
-          for (int64_t j = i0 + 1; j <= i0 + r; ++j) acc.add(r, G[(i0 + r) * C + j], kc + j * K);
-      }
+      if (intra)
+        add_lower_rows<RR>(acc, i0, i0 + 1, [&](int r, int64_t j) { return G[(i0 + r) * C + j]; },
+                           keep_all, kc, K);
       for (int r = 0; r < RR; ++r) acc.store(r, dq + (out + i0 + r) * kst);
     });
   };
@@ -205,10 +202,9 @@ void backward_head(const HeadPtrs& p, int64_t T, int64_t d_key, int64_t d_head, 
     for_row_blocks<kR>(n, [&]<int RR>(int64_t j0) {
       RowsAcc<kX, V, RR> acc(scr, X);
       acc.zero();
-      for (int64_t i = j0; i < j0 + RR - 1; ++i)
-        for (int r = 0; r <= i - j0; ++r) acc.add(r, M[i * C + j0 + r], x + i * X);
-      for (int64_t i = j0 + RR - 1; i < n; ++i)
-        acc.add_rows([&](int r) { return M[i * C + j0 + r]; }, x + i * X);
+      add_upper_rows<RR>(acc, j0, j0, j0 + RR - 1, n,
+                         [&](int64_t i, int r) { return M[i * C + j0 + r]; },
+                         [&](int64_t i) { return x + i * X; });
       for (int r = 0; r < RR; ++r) acc.store(r, out + (j0 + r) * os);
     });
   };
