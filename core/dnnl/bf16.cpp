@@ -1,6 +1,11 @@
 #include "core/dnnl/bf16.h"
 
+#include <cstring>
 #include <string>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 #include "core/dnnl/engine.h"
 #include "core/dnnl/primitive_cache.h"
@@ -15,6 +20,35 @@ TN_ISA_CLONES void round_span(const float* __restrict src, uint16_t* __restrict 
                               int64_t end) {
 #pragma omp simd
   for (int64_t i = begin; i < end; ++i) dst[i] = to_bf16_bits(src[i]);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/// round_to_bf16 with vcvtneps2bf16: round to nearest even, subnormal inputs to a zero of their
+/// sign, NaN kept quiet (Intel's convert_fp32_to_bfloat16), which is to_bf16_bits bit for bit.
+__attribute__((target("avx512f,avx512bf16"))) void round_native(const float* src, uint16_t* dst,
+                                                                 int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256bh y = _mm512_cvtneps_pbh(_mm512_loadu_ps(src + i));
+    std::memcpy(dst + i, &y, sizeof y);
+  }
+  for (; i < n; ++i) dst[i] = to_bf16_bits(src[i]);
+}
+#endif
+
+TN_ISA_CLONES void round_portable(const float* __restrict src, uint16_t* __restrict dst, int64_t n) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) dst[i] = to_bf16_bits(src[i]);
+}
+
+using RoundFn = void (*)(const float*, uint16_t*, int64_t);
+
+RoundFn pick_round() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512bf16")) return round_native;
+#endif
+  return round_portable;
 }
 
 TN_ISA_CLONES void widen_span(const uint16_t* __restrict src, float* __restrict dst, int64_t begin,
@@ -47,6 +81,11 @@ bool onednn_reorder_is_jit() {
 }
 
 }  // namespace
+
+void round_to_bf16(const float* src, uint16_t* dst, int64_t n) {
+  static const RoundFn fn = pick_round();
+  fn(src, dst, n);
+}
 
 void bf16_round_loop(const float* src, uint16_t* dst, int64_t n) {
   parallel_spans(n, kParallelMinElements, [&](int64_t b, int64_t e) { round_span(src, dst, b, e); });

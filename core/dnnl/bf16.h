@@ -24,6 +24,12 @@ inline uint16_t to_bf16_bits(float f) {
 /// bf16 bits → f32 (exact).
 inline float from_bf16_bits(uint16_t h) { return std::bit_cast<float>(static_cast<uint32_t>(h) << 16); }
 
+/// dst[i] = to_bf16_bits(src[i]) for i < n, on the calling thread (for a row or a chunk inside a
+/// kernel's own span): with AVX512_BF16's vcvtneps2bf16 where the CPU has it (the same bits, 16
+/// values an instruction; checked at the first call), else to_bf16_bits in a loop compiled per
+/// instruction set. dst may not overlap src.
+void round_to_bf16(const float* src, uint16_t* dst, int64_t n);
+
 /// f32 → bf16 (round to nearest even) of n contiguous values (the layout is kept: a transposed
 /// operand stays transposed). Through a cached oneDNN reorder where oneDNN has a JIT kernel for it
 /// (with AVX-512 here), else through bf16_round_loop: on an AVX2-only CPU oneDNN has only its generic

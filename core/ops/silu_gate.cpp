@@ -33,8 +33,14 @@ TN_ISA_CLONES void forward_span(const float* __restrict a, const float* __restri
 
 TN_ISA_CLONES void forward_span_bf16(const float* __restrict a, const float* __restrict b,
                                      uint16_t* __restrict y, int64_t begin, int64_t end) {
+  constexpr int64_t kChunk = 1024;  // f32 values made on the stack (4 KiB), then rounded
+  float chunk[kChunk];
+  for (int64_t c0 = begin; c0 < end; c0 += kChunk) {
+    const int64_t n = std::min(kChunk, end - c0);
 #pragma omp simd
-  for (int64_t i = begin; i < end; ++i) y[i] = to_bf16_bits(a[i] * sigmoid(a[i]).s * b[i]);
+    for (int64_t i = 0; i < n; ++i) chunk[i] = a[c0 + i] * sigmoid(a[c0 + i]).s * b[c0 + i];
+    round_to_bf16(chunk, y + c0, n);
+  }
 }
 
 constexpr int64_t kGateColumnBlock = 64;
@@ -68,12 +74,8 @@ TN_ISA_CLONES void backward_block(const float* __restrict a, const float* __rest
       sum_a[j] += da[j];
       sum_b[j] += db[j];
     }
-    if (g.da16)
-#pragma omp simd
-      for (int64_t j = 0; j < width; ++j) g.da16[o + j] = to_bf16_bits(da[j]);
-    if (g.db16)
-#pragma omp simd
-      for (int64_t j = 0; j < width; ++j) g.db16[o + j] = to_bf16_bits(db[j]);
+    if (g.da16) round_to_bf16(da, g.da16 + o, width);
+    if (g.db16) round_to_bf16(db, g.db16 + o, width);
   }
   if (g.bias_a)
     for (int64_t j = 0; j < width; ++j) g.bias_a[j0 + j] += sum_a[j];

@@ -1,8 +1,10 @@
 #include "core/optim/adamw.h"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
+#include "core/dnnl/bf16.h"
 #include "core/math/isa_clones.h"
 #include "core/parallel.h"
 
@@ -37,15 +39,18 @@ TN_ISA_CLONES void adamw_span(const AdamWConsts& c, int64_t begin, int64_t end, 
   }
 }
 
-/// adamw_span, and b = the updated values rounded to bf16 (to_bf16_bits: the bits of oneDNN's
-/// reorder) in the same pass: the parameter's bf16 copy for the next step's products.
+/// adamw_span, and b = the updated values rounded to bf16 (round_to_bf16: the bits of oneDNN's
+/// reorder) chunk by chunk while the chunk is in cache: the parameter's bf16 copy for the next
+/// step's products.
 TN_ISA_CLONES void adamw_bf16_span(const AdamWConsts& c, int64_t begin, int64_t end, float* __restrict p,
                                    float* __restrict m, float* __restrict v, const float* __restrict g,
                                    uint16_t* __restrict b) {
+  constexpr int64_t kChunk = 1024;
+  for (int64_t c0 = begin; c0 < end; c0 += kChunk) {
+    const int64_t c1 = std::min(end, c0 + kChunk);
 #pragma omp simd
-  for (int64_t i = begin; i < end; ++i) {
-    adamw_entry(c, i, p, m, v, g);
-    b[i] = to_bf16_bits(p[i]);
+    for (int64_t i = c0; i < c1; ++i) adamw_entry(c, i, p, m, v, g);
+    round_to_bf16(p + c0, b + c0, c1 - c0);
   }
 }
 

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <iterator>
 #include <limits>
@@ -127,6 +128,36 @@ TEST_CASE("bf16 loops: our cloned conversions give to_bf16_bits' bits, widen exa
   bf16_round_trip_loop(two, out, 2);
   CHECK(out[0] == 1.0f);
   CHECK(out[1] == 1.0f + std::ldexp(1.0f, -7));
+}
+
+TEST_CASE("bf16 loops: round_to_bf16 gives to_bf16_bits' bits at every length and offset") {
+  // On a CPU with AVX512_BF16 this is vcvtneps2bf16 (16 values an instruction, then a scalar
+  // tail); elsewhere the cloned loop. Specials: signed zeros, infinities, quiet and signalling NaNs
+  // with payloads, subnormals, the smallest normal, ties to even, and the largest finite value,
+  // which rounds up to infinity.
+  std::mt19937 gen(23);
+  std::vector<float> v = randn(4096, gen, 30.f);
+  const uint32_t special_bits[] = {0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u,
+                                   0x7fc00000u, 0x7f800001u, 0xff812345u, 0x7fbfffffu,
+                                   0x00000001u, 0x807fffffu, 0x00800000u, 0x3f808000u,
+                                   0x3f818000u, 0x7f7fffffu, 0xff7fffffu, 0x3f80ffffu};
+  for (size_t i = 0; i < std::size(special_bits); ++i)
+    for (size_t at : {i, 100 + 3 * i, v.size() - 1 - i}) v[at] = std::bit_cast<float>(special_bits[i]);
+  const std::vector<uint16_t> want = bits(v);
+  for (int64_t offset : {0, 1, 7}) {
+    for (int64_t n = 0; n <= 40; ++n) {
+      std::vector<uint16_t> got(n + 2, 0xAAAA);
+      round_to_bf16(v.data() + offset, got.data() + 1, n);
+      REQUIRE(got.front() == 0xAAAA);  // nothing written outside [0, n)
+      REQUIRE(got.back() == 0xAAAA);
+      for (int64_t i = 0; i < n; ++i) REQUIRE(got[1 + i] == want[offset + i]);
+    }
+  }
+  std::vector<uint16_t> all(v.size());
+  round_to_bf16(v.data(), all.data(), static_cast<int64_t>(v.size()));
+  CHECK(all == want);
+  CHECK(to_bf16_bits(std::bit_cast<float>(0x7f7fffffu)) == 0x7f80);  // by hand: up to infinity
+  CHECK(to_bf16_bits(std::bit_cast<float>(0x7f800001u)) == 0x7fc0);  // signalling NaN made quiet
 }
 
 TEST_CASE("matmul_bf16: pre-converted operands in every layout equal f32 products of the rounded values") {
