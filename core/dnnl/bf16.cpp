@@ -25,30 +25,44 @@ TN_ISA_CLONES void round_span(const float* __restrict src, uint16_t* __restrict 
 #if defined(__x86_64__) && defined(__GNUC__)
 /// round_to_bf16 with vcvtneps2bf16: round to nearest even, subnormal inputs to a zero of their
 /// sign, NaN kept quiet (Intel's convert_fp32_to_bfloat16), which is to_bf16_bits bit for bit.
-__attribute__((target("avx512f,avx512bf16"))) void round_native(const float* src, uint16_t* dst,
-                                                                 int64_t n) {
+/// With `scaled`, each value is multiplied by `scale` (in f32) before it is rounded.
+template <bool scaled>
+__attribute__((target("avx512f,avx512bf16"))) void round_native(const float* src, float scale,
+                                                                 uint16_t* dst, int64_t n) {
+  const __m512 s = _mm512_set1_ps(scale);
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    const __m256bh y = _mm512_cvtneps_pbh(_mm512_loadu_ps(src + i));
+    __m512 x = _mm512_loadu_ps(src + i);
+    if constexpr (scaled) x = _mm512_mul_ps(x, s);
+    const __m256bh y = _mm512_cvtneps_pbh(x);
     std::memcpy(dst + i, &y, sizeof y);
   }
-  for (; i < n; ++i) dst[i] = to_bf16_bits(src[i]);
+  for (; i < n; ++i) dst[i] = to_bf16_bits(scaled ? src[i] * scale : src[i]);
 }
 #endif
 
-TN_ISA_CLONES void round_portable(const float* __restrict src, uint16_t* __restrict dst, int64_t n) {
+TN_ISA_CLONES void round_portable(const float* __restrict src, float /*scale*/,
+                                  uint16_t* __restrict dst, int64_t n) {
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i) dst[i] = to_bf16_bits(src[i]);
 }
 
-using RoundFn = void (*)(const float*, uint16_t*, int64_t);
+TN_ISA_CLONES void round_portable_scaled(const float* __restrict src, float scale,
+                                         uint16_t* __restrict dst, int64_t n) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) dst[i] = to_bf16_bits(src[i] * scale);
+}
 
+using RoundFn = void (*)(const float*, float, uint16_t*, int64_t);
+
+/// round_native where the CPU has AVX512_BF16, else round_portable.
+template <bool scaled>
 RoundFn pick_round() {
 #if defined(__x86_64__) && defined(__GNUC__)
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512bf16")) return round_native;
+  if (__builtin_cpu_supports("avx512bf16")) return round_native<scaled>;
 #endif
-  return round_portable;
+  return scaled ? round_portable_scaled : round_portable;
 }
 
 TN_ISA_CLONES void widen_span(const uint16_t* __restrict src, float* __restrict dst, int64_t begin,
@@ -83,8 +97,13 @@ bool onednn_reorder_is_jit() {
 }  // namespace
 
 void round_to_bf16(const float* src, uint16_t* dst, int64_t n) {
-  static const RoundFn fn = pick_round();
-  fn(src, dst, n);
+  static const RoundFn fn = pick_round<false>();
+  fn(src, 1.0f, dst, n);
+}
+
+void round_to_bf16_scaled(const float* src, float scale, uint16_t* dst, int64_t n) {
+  static const RoundFn fn = pick_round<true>();
+  fn(src, scale, dst, n);
 }
 
 void bf16_round_loop(const float* src, uint16_t* dst, int64_t n) {

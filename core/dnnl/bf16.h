@@ -29,6 +29,8 @@ inline float from_bf16_bits(uint16_t h) { return std::bit_cast<float>(static_cas
 /// values an instruction; checked at the first call), else to_bf16_bits in a loop compiled per
 /// instruction set. dst may not overlap src.
 void round_to_bf16(const float* src, uint16_t* dst, int64_t n);
+/// dst[i] = to_bf16_bits(src[i] · scale) (the product rounded to f32 first), as round_to_bf16.
+void round_to_bf16_scaled(const float* src, float scale, uint16_t* dst, int64_t n);
 
 /// f32 → bf16 (round to nearest even) of n contiguous values (the layout is kept: a transposed
 /// operand stays transposed). Through a cached oneDNN reorder where oneDNN has a JIT kernel for it

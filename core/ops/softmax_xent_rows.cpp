@@ -75,11 +75,9 @@ TN_ISA_CLONES double xent_row(const float* x, int64_t cols, int32_t t, float* gf
   if (!grad) return lse - static_cast<double>(xt);
   const float inv = 1.f / sum, scaled = grad_scale * inv;
   const float gt = grad_scale * (e[t] * inv - 1.f);
-  if (gb && !gf) {  // e is the thread's scratch row: scaled in place (in cache), then rounded
-#pragma omp simd
-    for (int64_t j = 0; j < cols; ++j) e[j] *= scaled;
-    e[t] = gt;
-    round_to_bf16(e, gb, cols);
+  if (gb && !gf) {  // e is the thread's scratch row (in cache): scaled as it is rounded
+    round_to_bf16_scaled(e, scaled, gb, cols);
+    gb[t] = to_bf16_bits(gt);
     return lse - static_cast<double>(xt);
   }
   if (gb) {

@@ -130,7 +130,7 @@ TEST_CASE("bf16 loops: our cloned conversions give to_bf16_bits' bits, widen exa
   CHECK(out[1] == 1.0f + std::ldexp(1.0f, -7));
 }
 
-TEST_CASE("bf16 loops: round_to_bf16 gives to_bf16_bits' bits at every length and offset") {
+TEST_CASE("bf16 loops: round_to_bf16 (and scaled) gives to_bf16_bits' bits at every length and offset") {
   // On a CPU with AVX512_BF16 this is vcvtneps2bf16 (16 values an instruction, then a scalar
   // tail); elsewhere the cloned loop. Specials: signed zeros, infinities, quiet and signalling NaNs
   // with payloads, subnormals, the smallest normal, ties to even, and the largest finite value,
@@ -151,6 +151,9 @@ TEST_CASE("bf16 loops: round_to_bf16 gives to_bf16_bits' bits at every length an
       REQUIRE(got.front() == 0xAAAA);  // nothing written outside [0, n)
       REQUIRE(got.back() == 0xAAAA);
       for (int64_t i = 0; i < n; ++i) REQUIRE(got[1 + i] == want[offset + i]);
+      round_to_bf16_scaled(v.data() + offset, 0.37f, got.data() + 1, n);
+      REQUIRE(got.back() == 0xAAAA);
+      for (int64_t i = 0; i < n; ++i) REQUIRE(got[1 + i] == to_bf16_bits(v[offset + i] * 0.37f));
     }
   }
   std::vector<uint16_t> all(v.size());
