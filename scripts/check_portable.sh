@@ -2,14 +2,15 @@
 # Checks that a transnormer binary from the default (portable) build starts on any x86-64 CPU: no
 # AVX or AVX-512 instruction (VEX/EVEX-encoded, ymm/zmm/mask registers) outside the functions
 # compiled per instruction set (GCC's "[clone .arch_x86_64_v3]" / "[clone .arch_x86_64_v4]", and
-# run_at_width's tn::isa_detail::run_v3 / run_v4; chosen at run time: core/math/isa_clones.h), and
-# such clones present. Run by ctest.
+# run_at_width's tn::isa_detail::run_v3 / run_v4; chosen at run time: core/math/isa_clones.h) and
+# the functions named *_avx512bf16 (called only where the CPU has AVX512_BF16: core/dnnl/bf16.cpp),
+# and such clones present. Run by ctest.
 #   bash scripts/check_portable.sh build/transnormer
 set -euo pipefail
 bin="${1:?usage: check_portable.sh BINARY}"
 command -v objdump > /dev/null || { echo "check_portable: objdump not found (apt-get install binutils)" >&2; exit 2; }
 objdump -d --no-show-raw-insn -C "$bin" | awk '
-  /^[0-9a-f]+ <.*>:$/ { fn = $0; clone = ($0 ~ /clone \.arch_x86_64_v[34]\]/ || $0 ~ /<[^ ]* tn::isa_detail::run_v[34]</); if (clone) clones++; next }
+  /^[0-9a-f]+ <.*>:$/ { fn = $0; clone = ($0 ~ /clone \.arch_x86_64_v[34]\]/ || $0 ~ /<[^ ]* tn::isa_detail::run_v[34]</ || $0 ~ /::[a-z0-9_]+_avx512bf16[<(]/); if (clone) clones++; next }
   !clone && (/:\t+v[a-z0-9]+[ \t]/ || /%[yz]mm[0-9]/ || /%k[0-7]/) {
     if (!(fn in bad)) { bad[fn] = $0; n++ }
   }

@@ -37,13 +37,22 @@ std::shared_ptr<const Bf16Buffer> Tape::bf16_of(const Var& v) {
   auto it = bf16_cache_.find(v.get());
   if (it != bf16_cache_.end() && !it->second.var.expired())
     if (auto copy = it->second.copy.lock()) return bf16_recent_ = copy;
+  auto copy = Bf16Buffer::copy_of(v->value.data(), v->value.numel());
+  list_bf16(v, copy);
+  return bf16_recent_ = copy;
+}
+
+void Tape::offer_bf16(const Var& v, std::shared_ptr<const Bf16Buffer> copy) {
+  list_bf16(v, copy);
+  bf16_recent_ = std::move(copy);
+}
+
+void Tape::list_bf16(const Var& v, const std::shared_ptr<const Bf16Buffer>& copy) {
   if (bf16_cache_.size() >= 256)  // drop entries whose value or copy is gone
     std::erase_if(bf16_cache_, [](const auto& kv) {
       return kv.second.var.expired() || kv.second.copy.expired();
     });
-  auto copy = Bf16Buffer::copy_of(v->value.data(), v->value.numel());
   bf16_cache_[v.get()] = Bf16Entry{v, copy};
-  return bf16_recent_ = copy;
 }
 
 }  // namespace tn

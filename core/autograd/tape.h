@@ -63,6 +63,11 @@ class Tape {
   /// is emptied by backward() and clear().
   std::shared_ptr<const Bf16Buffer> bf16_of(const Var& v);
 
+  /// Gives the tape a bf16 copy of v's value that the op producing v wrote alongside it (it must
+  /// hold to_bf16_bits of every value), so that bf16_of(v) returns it instead of converting. Held
+  /// as the most recent copy, like one bf16_of made.
+  void offer_bf16(const Var& v, std::shared_ptr<const Bf16Buffer> copy);
+
   /// True when an op with these inputs must record a backward.
   bool needs_grad(std::initializer_list<const Var*> inputs) const;
 
@@ -91,6 +96,8 @@ class Tape {
     std::weak_ptr<const Bf16Buffer> copy;
   };
   std::unordered_map<const Variable*, Bf16Entry> bf16_cache_;
+  /// Lists copy as v's, after dropping the entries whose value or copy is gone once there are many.
+  void list_bf16(const Var& v, const std::shared_ptr<const Bf16Buffer>& copy);
   std::shared_ptr<const Bf16Buffer> bf16_recent_;
 };
 

@@ -38,8 +38,8 @@ void round_to_bf16_scaled(const float* src, float scale, uint16_t* dst, int64_t 
 /// reorder (`simple:any`), which made the emulated bf16 ALM step spend seconds in conversions.
 void to_bf16_flat(const float* src, uint16_t* dst, int64_t n);
 
-/// dst = src rounded to bf16 bits (to_bf16_bits), n values, by our own loop compiled per
-/// instruction set (core/math/isa_clones.h), in parallel spans.
+/// dst = src rounded to bf16 bits (to_bf16_bits), n values, by round_to_bf16 (our loop compiled
+/// per instruction set, core/math/isa_clones.h, or vcvtneps2bf16) in parallel spans.
 void bf16_round_loop(const float* src, uint16_t* dst, int64_t n);
 /// dst = src widened from bf16 to f32 (exact), n values, as bf16_round_loop.
 void bf16_widen_loop(const uint16_t* src, float* dst, int64_t n);

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/autograd/grad_accum.h"
+#include "core/dnnl/bf16.h"
 #include "core/error.h"
 #include "core/math/isa_clones.h"
 #include "core/parallel.h"
@@ -13,11 +14,12 @@ namespace tn {
 namespace {
 
 /// Rows [begin, end) of the forward: norm[i] = ‖x_i‖, inv[i] = 1 / (‖x_i‖/√d + eps),
-/// y_i = w ⊙ x_i · inv[i] (w null: no weight). Compiled per instruction set.
+/// y_i = w ⊙ x_i · inv[i] (w null: no weight), and y16 = y rounded to bf16 when not null.
+/// Compiled per instruction set.
 TN_ISA_CLONES void forward_rows(const float* __restrict x, const float* __restrict w, int64_t d,
                                 float inv_sqrt_d, float eps, float* __restrict y,
-                                float* __restrict inv, float* __restrict norm, int64_t begin,
-                                int64_t end) {
+                                uint16_t* __restrict y16, float* __restrict inv,
+                                float* __restrict norm, int64_t begin, int64_t end) {
   for (int64_t i = begin; i < end; ++i) {
     const float* xr = x + i * d;
     float ss = 0.0f;
@@ -35,6 +37,7 @@ TN_ISA_CLONES void forward_rows(const float* __restrict x, const float* __restri
 #pragma omp simd
       for (int64_t j = 0; j < d; ++j) yr[j] = xr[j] * r;
     }
+    if (y16) round_to_bf16(yr, y16 + i * d, d);  // the row is in cache
   }
 }
 
@@ -100,10 +103,16 @@ Var rms_norm(Tape& tape, const Var& x, const Var& weight, float eps) {
   float* np = norm.data();
   const float inv_sqrt_d = 1.0f / std::sqrt(static_cast<float>(d));
   const int64_t min_rows = kParallelMinElements / std::max<int64_t>(d, 1);
+  // On a bf16 tape the output feeds bf16 products: its bf16 copy is written here, row by row,
+  // rather than converted from memory by the first product (Tape::offer_bf16).
+  std::shared_ptr<Bf16Buffer> y16;
+  if (tape.bf16()) y16 = std::make_shared<Bf16Buffer>(rows * d);
+  uint16_t* y16p = y16 ? y16->data() : nullptr;
   parallel_spans(rows, min_rows, [&](int64_t begin, int64_t end) {
-    forward_rows(xp, wp, d, inv_sqrt_d, eps, yp, rp, np, begin, end);
+    forward_rows(xp, wp, d, inv_sqrt_d, eps, yp, y16p, rp, np, begin, end);
   });
   Var result = make_var(std::move(y));
+  if (y16) tape.offer_bf16(result, std::move(y16));
   if (!tape.needs_grad({&x, &weight})) return result;
   result->requires_grad = true;
   tape.record([x, weight, result, inv, norm, rows, d, inv_sqrt_d]() {

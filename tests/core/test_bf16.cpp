@@ -18,6 +18,7 @@
 #include "core/ops/eltwise.h"
 #include "core/ops/linear.h"
 #include "core/ops/lm_head_loss.h"
+#include "core/ops/rms_norm.h"
 #include "core/ops/swiglu.h"
 #include "core/optim/adamw.h"
 #include "core/rng.h"
@@ -207,6 +208,28 @@ TEST_CASE("Tape::bf16_of: one conversion per value while it is held, none stale 
   auto third = tape.bf16_of(x);
   CHECK(third.get() != first.get());
   CHECK(from_bf16_bits(third->data()[0]) == 3.0f);
+}
+
+TEST_CASE("rms_norm on a bf16 tape: its output's bf16 copy is written with it and not converted again") {
+  std::mt19937 gen(31);
+  const int64_t rows = 70, d = 72;  // above the threaded size; d not a multiple of 16
+  Var x = make_var(Tensor::from({rows, d}, randn(rows * d, gen, 3.f)));
+  Tape tape;
+  tape.set_bf16(true);
+  Var y = rms_norm(tape, x, nullptr);
+  const std::vector<float> values(y->value.data(), y->value.data() + rows * d);
+  // Changed after the op: a copy converted now would hold 5, the op's own copy the op's values.
+  y->value.data()[3] = 5.0f;
+  auto copy = tape.bf16_of(y);
+  REQUIRE(copy->size() == rows * d);
+  int64_t bad = 0;
+  for (int64_t i = 0; i < rows * d; ++i) bad += copy->data()[i] != to_bf16_bits(values[i]);
+  CHECK(bad == 0);
+  CHECK(tape.bf16_of(y).get() == copy.get());
+  Tape f32_tape;  // an f32 tape offers nothing: its products read the f32 values
+  Var z = rms_norm(f32_tape, x, nullptr);
+  z->value.data()[3] = 5.0f;
+  CHECK(from_bf16_bits(f32_tape.bf16_of(z)->data()[3]) == 5.0f);
 }
 
 TEST_CASE("linear in bf16: forward and all gradients match f32 on the rounded operands, shared input accumulates") {
