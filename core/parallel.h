@@ -14,6 +14,12 @@ namespace tn {
 /// threshold (AdamW's update, bias_grad, some attention kernels).
 inline constexpr int64_t kParallelMinElements = 32768;
 
+/// Rows of `width` floats from which a row-wise pass runs on the team: kParallelMinElements
+/// floats' worth (the min_elements of parallel_spans over rows).
+inline int64_t parallel_min_rows(int64_t width) {
+  return kParallelMinElements / (width > 0 ? width : 1);
+}
+
 /// fn(begin, end) over [0, n) split into one contiguous span per OpenMP thread (the split of
 /// `schedule(static)`), or fn(0, n) on the calling thread when n <= min_elements. For loops whose
 /// body is a function compiled per instruction set (core/math/isa_clones.h), which an OpenMP

@@ -45,7 +45,7 @@ struct ScalingRow {
   int64_t batch = 1;
   bool skipped = false;
   std::string reason;          // why skipped
-  bool worker_failed = false;  // skipped because its worker process failed (not a size limit)
+  bool worker_failed = false;  // skipped because its worker process failed (in memory only, not in the JSON)
   double fwd_bwd_s = 0;        // median forward + backward time
   double fwd_s = 0;            // median forward time (part of fwd_bwd_s)
   double peak_mb = 0;          // memory of the measurement (MiB), method in `memory`

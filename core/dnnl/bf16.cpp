@@ -50,7 +50,8 @@ TN_ISA_CLONES void round_portable_scaled(const float* __restrict src, float scal
 
 using RoundFn = void (*)(const float*, float, uint16_t*, int64_t);
 
-/// round_avx512bf16 where the CPU has AVX512_BF16, else round_portable.
+/// round_avx512bf16 where the CPU has AVX512_BF16, else round_portable (round_portable_scaled
+/// when `scaled`).
 template <bool scaled>
 RoundFn pick_round() {
 #if defined(__x86_64__) && defined(__GNUC__)

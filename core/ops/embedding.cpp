@@ -55,7 +55,7 @@ Var embedding(Tape& tape, const Var& table, const std::vector<int32_t>& ids, int
   const float* tp = table->value.data();
   float* yp = y.data();
   const int32_t* idp = ids.data();
-  parallel_spans(n, kParallelMinElements / std::max<int64_t>(d, 1), [&](int64_t begin, int64_t end) {
+  parallel_spans(n, parallel_min_rows(d), [&](int64_t begin, int64_t end) {
     lookup_rows(tp, idp, d, scale, yp, begin, end);
   });
   Var result = make_var(std::move(y));

@@ -1,6 +1,5 @@
 #include "core/ops/rms_norm.h"
 
-#include <algorithm>
 #include <cmath>
 
 #include "core/autograd/grad_accum.h"
@@ -102,7 +101,7 @@ Var rms_norm(Tape& tape, const Var& x, const Var& weight, float eps) {
   float* rp = inv.data();
   float* np = norm.data();
   const float inv_sqrt_d = 1.0f / std::sqrt(static_cast<float>(d));
-  const int64_t min_rows = kParallelMinElements / std::max<int64_t>(d, 1);
+  const int64_t min_rows = parallel_min_rows(d);
   // On a bf16 tape the output feeds bf16 products: its bf16 copy is written here, row by row,
   // rather than converted from memory by the first product (Tape::offer_bf16).
   std::shared_ptr<Bf16Buffer> y16;
@@ -126,7 +125,7 @@ Var rms_norm(Tape& tape, const Var& x, const Var& weight, float eps) {
     if (!x->requires_grad) return;
     GradSink dx(x);
     float* dxp = dx.data();
-    const int64_t min_rows = kParallelMinElements / std::max<int64_t>(d, 1);
+    const int64_t min_rows = parallel_min_rows(d);
     parallel_spans(rows, min_rows, [&](int64_t begin, int64_t end) {
       backward_rows(xp, dy, wp, rp, np, d, inv_sqrt_d, dxp, begin, end);
     });

@@ -75,14 +75,8 @@ TN_ISA_CLONES double xent_row(const float* x, int64_t cols, int32_t t, float* gf
   if (!grad) return lse - static_cast<double>(xt);
   const float inv = 1.f / sum, scaled = grad_scale * inv;
   const float gt = grad_scale * (e[t] * inv - 1.f);
-  if (gb && !gf) {  // e is the thread's scratch row (in cache): scaled as it is rounded
+  if (gb) {  // e (the scratch row, or gf before it is scaled) is in cache: scaled as it is rounded
     round_to_bf16_scaled(e, scaled, gb, cols);
-    gb[t] = to_bf16_bits(gt);
-    return lse - static_cast<double>(xt);
-  }
-  if (gb) {
-#pragma omp simd
-    for (int64_t j = 0; j < cols; ++j) gb[j] = to_bf16_bits(e[j] * scaled);
     gb[t] = to_bf16_bits(gt);
   }
   if (gf) {

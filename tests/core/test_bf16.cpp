@@ -212,7 +212,7 @@ TEST_CASE("Tape::bf16_of: one conversion per value while it is held, none stale 
 
 TEST_CASE("rms_norm on a bf16 tape: its output's bf16 copy is written with it and not converted again") {
   std::mt19937 gen(31);
-  const int64_t rows = 70, d = 72;  // above the threaded size; d not a multiple of 16
+  const int64_t rows = 600, d = 72;  // 43,200 values: split over the threads; d not a multiple of 16
   Var x = make_var(Tensor::from({rows, d}, randn(rows * d, gen, 3.f)));
   Tape tape;
   tape.set_bf16(true);

@@ -1,6 +1,7 @@
 #pragma once
 // Internal helpers for the attention kernels in this folder (not part of their public API).
 // Small inline loops written so the compiler vectorises them (contiguous, restrict, omp simd).
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
