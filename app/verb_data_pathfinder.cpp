@@ -59,9 +59,13 @@ int run_generate_pathfinder(const PathfinderArgs& args) {
   const auto n = static_cast<double>(s.images);
   spdlog::info(
       "pathfinder: {} images in {:.1f} s ({:.0f} images/s), {:.1f} % positive; per image {:.2f} target "
-      "pairs sampled, {:.2f} distractors placed",
+      "pairs sampled, {:.2f} distractors placed, {:.1f} % of pixels lit ({:.1f} % at level 128 or above), "
+      "marker centres at level {:.1f} on average ({:.1f} % at 255)",
       s.images, s.seconds, n / s.seconds, 100.0 * static_cast<double>(s.positives) / n,
-      static_cast<double>(s.pair_attempts) / n, static_cast<double>(s.distractors) / n);
+      static_cast<double>(s.pair_attempts) / n, static_cast<double>(s.distractors) / n,
+      100.0 * static_cast<double>(s.lit_pixels) / (n * static_cast<double>(p.window * p.window)),
+      100.0 * static_cast<double>(s.bright_pixels) / (n * static_cast<double>(p.window * p.window)),
+      static_cast<double>(s.marker_level) / (2.0 * n), 100.0 * static_cast<double>(s.markers_full) / (2.0 * n));
   spdlog::info("pathfinder: {}/imgs/0..{}/sample_<i>.png and {}/metadata/0..{}.npy", args.out, s.batches - 1, args.out,
                s.batches - 1);
   return 0;

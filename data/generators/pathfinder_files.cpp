@@ -67,8 +67,8 @@ void create_folder(const fs::path& folder) {
 void write_chunk(const PathfinderGenerator& generator, const PathfinderSetOptions& o, int64_t batch, int64_t first,
                  int64_t count, const fs::path& folder, std::vector<int>& labels, PathfinderSetSummary& summary) {
   std::exception_ptr error;
-  int64_t attempts = 0, distractors = 0;
-#pragma omp parallel for schedule(dynamic, 4) reduction(+ : attempts, distractors)
+  int64_t attempts = 0, distractors = 0, lit = 0, bright = 0, marker_level = 0, markers_full = 0;
+#pragma omp parallel for schedule(dynamic, 4) reduction(+ : attempts, distractors, lit, bright, marker_level, markers_full)
   for (int64_t i = first; i < first + count; ++i) {
     try {
       const PathfinderImage image = generator.generate(pathfinder_image_seed(o.seed, batch * o.batch_size + i));
@@ -76,6 +76,11 @@ void write_chunk(const PathfinderGenerator& generator, const PathfinderSetOption
       labels[static_cast<size_t>(i)] = image.label;
       attempts += image.pair_attempts;
       distractors += image.distractors;
+      const PathfinderPixelStats pixels = pathfinder_pixel_stats(image);
+      lit += pixels.lit;
+      bright += pixels.bright;
+      marker_level += pixels.marker_level;
+      markers_full += pixels.markers_full;
     } catch (...) {
 #pragma omp critical(pathfinder_error)
       if (!error) error = std::current_exception();
@@ -84,6 +89,10 @@ void write_chunk(const PathfinderGenerator& generator, const PathfinderSetOption
   if (error) std::rethrow_exception(error);
   summary.pair_attempts += attempts;
   summary.distractors += distractors;
+  summary.lit_pixels += lit;
+  summary.bright_pixels += bright;
+  summary.marker_level += marker_level;
+  summary.markers_full += markers_full;
 }
 
 }  // namespace

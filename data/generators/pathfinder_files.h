@@ -35,6 +35,10 @@ struct PathfinderSetSummary {
   int64_t images = 0, positives = 0, batches = 0;
   int64_t pair_attempts = 0;  // target pairs sampled, over all images
   int64_t distractors = 0;    // distractor snakes placed, over all images
+  int64_t lit_pixels = 0;     // pixels above level 0, over all images
+  int64_t bright_pixels = 0;  // pixels at level 128 or above, over all images
+  int64_t marker_level = 0;   // the levels at the two marker centres, summed over all images
+  int64_t markers_full = 0;   // marker centres at level 255, over all images
   double seconds = 0.0;       // generation and writing, wall clock
   int stopped_by = 0;         // the signal that stopped the writer before the set was complete, else 0
 };

@@ -143,23 +143,22 @@ float PathfinderScene::dilated_occupancy(const Pixel& q) const {
 }
 
 std::vector<Pixel> PathfinderScene::seed_positions(const PaddleStamp& stamp, int64_t keep_out) const {
-  // seed_snake: the occupancy with a border of `keep_out` pixels marked, dilated with the paddle's
-  // structuring element; free pixels in row-major order (np.nonzero's).
+  // seed_snake: the occupancy with a border of `keep_out` pixels marked, dilated (cv2.dilate of a
+  // float64 mask) with the paddle's head-centric structuring element. A pixel where no tap of the
+  // element lands inside the image keeps OpenCV's border value, below 0, and then
+  // find_available_coordinates offers no position at all (its np.min(mask) < 0 guard): most
+  // orientations cannot seed. Otherwise the free pixels in row-major order (np.nonzero's).
   const int64_t n = p_.window;
-  auto lined = [&](int64_t y, int64_t x) {
-    return (y < keep_out || y >= n - keep_out || x < keep_out || x >= n - keep_out) ? 1.0f : mask_.at(y, x);
-  };
+  Raster lined = mask_;
+  for (int64_t y = 0; y < n; ++y)
+    for (int64_t x = 0; x < n; ++x)
+      if (y < keep_out || y >= n - keep_out || x < keep_out || x >= n - keep_out) lined.at(y, x) = 1.0f;
+  const Raster dilated = dilate(lined, stamp.seed_element);
+  if (std::any_of(dilated.values.begin(), dilated.values.end(), [](float v) { return v < 0.0f; })) return {};
   std::vector<Pixel> free;
   for (int64_t y = 0; y < n; ++y)
-    for (int64_t x = 0; x < n; ++x) {
-      bool blocked = false;
-      for (const Offset& o : stamp.seed_element)
-        if (mask_.contains(y + o.dy, x + o.dx) && lined(y + o.dy, x + o.dx) > kFreeLevel) {
-          blocked = true;
-          break;
-        }
-      if (!blocked) free.push_back({y, x});
-    }
+    for (int64_t x = 0; x < n; ++x)
+      if (dilated.at(y, x) <= kFreeLevel) free.push_back({y, x});
   return free;
 }
 
@@ -355,6 +354,20 @@ void PathfinderParams::validate() const {
           max_paddle_retrial <= 100,
       field("max_distractor_retrial", max_distractor_retrial) + ", " + field("max_paddle_retrial", max_paddle_retrial),
       "retrials are 0..100 (LRA: 4 and 2)");
+}
+
+PathfinderPixelStats pathfinder_pixel_stats(const PathfinderImage& image) {
+  PathfinderPixelStats s;
+  for (uint8_t v : image.image.pixels) {
+    s.lit += v > 0;
+    s.bright += v >= 128;
+  }
+  for (const auto& [row, column] : image.markers) {
+    const uint8_t v = image.image.pixels[static_cast<size_t>(row * image.image.width + column)];
+    s.marker_level += v;
+    s.markers_full += v == 255;
+  }
+  return s;
 }
 
 uint64_t pathfinder_image_seed(uint64_t seed, int64_t index) {

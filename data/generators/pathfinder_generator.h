@@ -20,8 +20,13 @@
 //      filter (data/generators/paddle_raster.h), combined with max; target paddles have contrast
 //      snake_contrast · paddle_contrast, distractors snake_contrast, markers 1; the image is
 //      byte-scaled to 0..255 (its maximum becomes 255) as scipy.misc.imsave does.
-// It keeps snakes2's quirks: seed 2 is not checked against seed 1, and the first snake's last
-// paddle is never added to the occupancy before the distractors are placed.
+// It keeps snakes2's quirks: seed 2 is not checked against seed 1; the first snake's last
+// paddle is never added to the occupancy before the distractors are placed; and a seed (of a
+// target pair or a distractor) can only be placed at the orientations whose head-centric
+// structuring element reaches into the image from every pixel, since OpenCV's dilation leaves
+// its negative border value elsewhere and snakes.py then finds no free position (raster_ops.h,
+// kDilateBorder): about one orientation in twelve at LRA's geometry, so many target pairs are
+// sampled per image and few distractors are placed.
 //
 // It cannot be bit-identical to the released LRA images: those come from NumPy's MT19937 call
 // sequence, PIL's rasteriser and Lanczos fixed-point arithmetic and scipy's byte-scaling; this
@@ -80,6 +85,17 @@ struct PathfinderImage {
   int64_t pair_attempts = 0;                        // target pairs sampled until one grew to full length (>= 1)
   int64_t distractors = 0;                          // distractor snakes placed (<= num_distractor_snakes)
 };
+
+/// What an image's pixels show, as docs/datasets compare it with the original generator's.
+struct PathfinderPixelStats {
+  int64_t lit = 0;           // pixels above level 0
+  int64_t bright = 0;        // pixels at level 128 or above
+  int64_t marker_level = 0;  // the levels at the two marker centres, summed
+  int64_t markers_full = 0;  // marker centres at level 255 (0..2)
+};
+
+/// Counts an image's lit and bright pixels and reads the levels at its marker centres.
+PathfinderPixelStats pathfinder_pixel_stats(const PathfinderImage& image);
 
 /// The seed of image `index` of a set generated with `seed`: a SplitMix64 hash of both, so an
 /// image depends on (seed, index) only, whatever the thread count or batch split.

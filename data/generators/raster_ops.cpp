@@ -70,7 +70,8 @@ void draw_line(Raster& canvas, int x0, int y0, int x1, int y1, int width, float 
       }
     return;
   }
-  // PIL's line32: Bresenham over the major axis (vertical on a tie), n steps, the end excluded.
+  // PIL's line32: Bresenham over the major axis (vertical on a tie), n steps that stop short of the
+  // end; ImageDraw.line then sets the end point itself (_imaging.c _draw_lines, "draw last point").
   int dx = std::abs(x1 - x0), dy = std::abs(y1 - y0);
   const int xs = x1 >= x0 ? 1 : -1, ys = y1 >= y0 ? 1 : -1;
   int x = x0, y = y0;
@@ -89,6 +90,7 @@ void draw_line(Raster& canvas, int x0, int y0, int x1, int y1, int width, float 
       if (e >= 0) x += xs, e -= 2 * dy;
     }
   }
+  put(x1, y1);
 }
 
 void fill_disk(Raster& canvas, int64_t cy, int64_t cx, double radius, float value) {
@@ -112,7 +114,7 @@ Raster dilate(const Raster& src, const std::vector<Offset>& element) {
   Raster out(src.height, src.width);
   for (int64_t y = 0; y < src.height; ++y)
     for (int64_t x = 0; x < src.width; ++x) {
-      float m = 0.0f;
+      float m = kDilateBorder;
       for (const Offset& o : element)
         if (src.contains(y + o.dy, x + o.dx)) m = std::max(m, src.at(y + o.dy, x + o.dx));
       out.at(y, x) = m;

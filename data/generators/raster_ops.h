@@ -6,6 +6,7 @@
 // libraries' definitions, not their exact floating-point arithmetic.
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace tn {
@@ -27,9 +28,10 @@ struct Offset {
   int dy = 0, dx = 0;
 };
 
-/// Draws the segment from column x0, row y0 towards (x1, y1) as PIL's ImageDraw.line does on an
-/// 'F' image: `width` <= 1 is PIL's Bresenham line, which stops one pixel short of (x1, y1) (PIL's
-/// loop runs `i < n`); a wider line sets the pixels whose centres lie within width / 2 of the
+/// Draws the segment from column x0, row y0 to (x1, y1) as PIL's ImageDraw.line does on an 'F'
+/// image: `width` <= 1 is PIL's Bresenham line (its loop runs `i < n`, one pixel short of (x1, y1))
+/// followed by the end point, which ImageDraw.line sets on its own (Pillow's _imaging.c
+/// _draw_lines: "draw last point"), so both ends are drawn; a wider line sets the pixels whose centres lie within width / 2 of the
 /// segment (PIL fills a polygon there; the two differ on a few edge pixels). Pixels outside the
 /// raster are skipped. Sets the pixels to `value` (no blending).
 void draw_line(Raster& canvas, int x0, int y0, int x1, int y1, int width, float value);
@@ -42,9 +44,18 @@ void fill_disk(Raster& canvas, int64_t cy, int64_t cx, double radius, float valu
 /// 0 is the anchor alone), as snakes.generate_dilation_struct.
 std::vector<Offset> disk_offsets(int64_t radius);
 
-/// cv2.dilate with a binary structuring element given as offsets from its anchor:
-/// out(y, x) = max over the offsets of src(y + dy, x + dx), pixels outside `src` ignored (OpenCV's
-/// default border for dilation); 0 where no offset lands inside.
+/// The value cv2.dilate gives a pixel of float input where no offset of the element lands inside
+/// the image: OpenCV's default border for morphology (morphologyDefaultBorderValue) becomes, for
+/// a dilation, the lowest value of the depth (-FLT_MAX for CV_32F, -DBL_MAX for CV_64F;
+/// imgproc/src/morph.dispatch.cpp), so the border never wins a max but a pixel with no tap
+/// inside keeps it. snakes.py's dilations of float masks rely on this: find_available_coordinates
+/// returns no position when np.min of the dilated mask is negative.
+inline constexpr float kDilateBorder = std::numeric_limits<float>::lowest();
+
+/// cv2.dilate of float input with a binary structuring element given as offsets from its anchor:
+/// out(y, x) = max over the offsets of src(y + dy, x + dx), pixels outside `src` contributing
+/// nothing; kDilateBorder where no offset lands inside (an element that holds its anchor never
+/// leaves one).
 Raster dilate(const Raster& src, const std::vector<Offset>& element);
 
 /// PIL's Image.resize with the LANCZOS filter on an 8-bit ('L') image, as scipy.misc.imresize

@@ -94,11 +94,26 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("pathfinder raster: PIL's line stops short of its end, Lanczos keeps a flat image, dilation is a max") {
+TEST_CASE("pathfinder raster: PIL's line includes both ends, Lanczos keeps a flat image, dilation is a max") {
+  // ImageDraw.line with width 1: Bresenham's n = max(|dx|, |dy|) steps from the start, then the end
+  // point on its own (Pillow's _draw_lines), so a line of n steps lights n + 1 pixels.
   Raster canvas(5, 7);
-  draw_line(canvas, 1, 2, 5, 2, 1, 255.0f);  // (x, y) = (1, 2) to (5, 2): pixels x = 1..4
-  for (int64_t x = 0; x < 7; ++x) CHECK(canvas.at(2, x) == ((x >= 1 && x <= 4) ? 255.0f : 0.0f));
-  CHECK(std::accumulate(canvas.values.begin(), canvas.values.end(), 0.0f) == 4 * 255.0f);
+  draw_line(canvas, 1, 2, 5, 2, 1, 255.0f);  // (x, y) = (1, 2) to (5, 2): pixels x = 1..5
+  for (int64_t x = 0; x < 7; ++x) CHECK(canvas.at(2, x) == ((x >= 1 && x <= 5) ? 255.0f : 0.0f));
+  CHECK(std::accumulate(canvas.values.begin(), canvas.values.end(), 0.0f) == 5 * 255.0f);
+  // (0, 0) to (4, 2), by hand: e = 2·2 − 4 = 0; step 0 lights (0, 0) and moves down (e ≥ 0), then
+  // (1, 1), (2, 1) (moves down), (3, 2), and the end (4, 2).
+  Raster slope(4, 6);
+  draw_line(slope, 0, 0, 4, 2, 1, 1.0f);
+  const std::vector<std::array<int, 2>> lit{{0, 0}, {1, 1}, {1, 2}, {2, 3}, {2, 4}};  // (row, column)
+  for (int64_t y = 0; y < 4; ++y)
+    for (int64_t x = 0; x < 6; ++x) {
+      const bool on = std::find(lit.begin(), lit.end(), std::array<int, 2>{static_cast<int>(y), static_cast<int>(x)}) != lit.end();
+      CHECK(slope.at(y, x) == (on ? 1.0f : 0.0f));
+    }
+  Raster dot_line(3, 3);
+  draw_line(dot_line, 1, 1, 1, 1, 1, 1.0f);  // a zero-length line is its one point
+  CHECK(std::accumulate(dot_line.values.begin(), dot_line.values.end(), 0.0f) == 1.0f);
 
   const Raster flat = lanczos_resize(Raster(17, 17, 200.0f), 9, 9);
   CHECK(std::all_of(flat.values.begin(), flat.values.end(), [](float v) { return v == 200.0f; }));
@@ -109,7 +124,34 @@ TEST_CASE("pathfinder raster: PIL's line stops short of its end, Lanczos keeps a
   CHECK(cross.at(1, 2) == 0.5f);
   CHECK(cross.at(2, 3) == 0.5f);
   CHECK(cross.at(1, 1) == 0.0f);
+  CHECK(cross.at(0, 0) == 0.0f);  // an element holding its anchor always lands inside
   CHECK(disk_offsets(2).size() == 13);
+}
+
+TEST_CASE("pathfinder raster: dilation keeps OpenCV's border value where no tap lands inside") {
+  // cv2.dilate on float input: the default border is the lowest float, so with the element
+  // {(+1, +1)} alone (no anchor) out(y, x) = src(y + 1, x + 1) inside and the border value on the
+  // last row and column, by hand.
+  Raster src(3, 3);
+  for (int64_t i = 0; i < 9; ++i) src.values[static_cast<size_t>(i)] = static_cast<float>(i);
+  const Raster out = dilate(src, {{1, 1}});
+  CHECK(out.at(0, 0) == 4.0f);
+  CHECK(out.at(1, 1) == 8.0f);
+  CHECK(out.at(0, 1) == 5.0f);
+  for (int64_t k = 0; k < 3; ++k) {
+    CHECK(out.at(2, k) == kDilateBorder);
+    CHECK(out.at(k, 2) == kDilateBorder);
+  }
+  CHECK(kDilateBorder < 0.0f);
+  // A second tap (−1, −1) covers the last row and column and the max takes the larger, but the
+  // corners (0, 2) and (2, 0) still have no tap inside: their quadrants hold none.
+  const Raster both = dilate(src, {{1, 1}, {-1, -1}});
+  CHECK(both.at(2, 2) == 4.0f);
+  CHECK(both.at(0, 0) == 4.0f);
+  CHECK(both.at(1, 1) == 8.0f);
+  CHECK(both.at(1, 2) == 1.0f);
+  CHECK(both.at(0, 2) == kDilateBorder);
+  CHECK(both.at(2, 0) == kDilateBorder);
 }
 
 TEST_CASE("pathfinder raster: every paddle of the LRA geometry is a short bright line inside its wider mask") {
@@ -314,4 +356,50 @@ TEST_CASE("pathfinder generator: refuses impossible parameters, naming the optio
   CHECK_THROWS_WITH_AS((PathfinderSetOptions{.count = 0}.validate()), doctest::Contains("--count 0"), ConfigError);
   CHECK_THROWS_WITH_AS((PathfinderSetOptions{.count = 5, .batch_size = 0}.validate()),
                        doctest::Contains("--batch-size 0"), ConfigError);
+}
+
+TEST_CASE("pathfinder pixel stats: lit and bright pixels and the levels at the marker centres, by hand") {
+  PathfinderImage im;
+  im.image.width = im.image.height = 3;
+  im.image.pixels = {0, 10, 128, 255, 0, 127, 0, 0, 200};
+  im.markers = {{{1, 0}, {2, 2}}};  // (row, column): levels 255 and 200
+  const PathfinderPixelStats s = pathfinder_pixel_stats(im);
+  CHECK(s.lit == 5);     // 10, 128, 255, 127, 200
+  CHECK(s.bright == 3);  // 128, 255, 200
+  CHECK(s.marker_level == 455);
+  CHECK(s.markers_full == 1);
+}
+
+TEST_CASE("pathfinder generator: seeds only at the orientations the original can seed, so few distractors") {
+  // snakes.py's seed element is the paddle's mask cut around its head; cv2.dilate leaves its
+  // negative border value on some pixel unless a tap reaches into the image from every pixel
+  // (for a 32 x 32 window: a tap in each quadrant, which these elements have only when they hold
+  // their anchor). The original code, run with OpenCV 4.6, seeds at exactly 30 orientations:
+  // -150..-121 degrees.
+  const PaddleAtlas atlas(PaddleGeometry{});
+  std::vector<int> seeding;
+  for (int degrees = -180; degrees < 180; ++degrees) {
+    Raster empty(32, 32);
+    const Raster dilated = dilate(empty, atlas.stamp(degrees * kPi / 180.0).seed_element);
+    if (std::none_of(dilated.values.begin(), dilated.values.end(), [](float v) { return v < 0.0f; }))
+      seeding.push_back(degrees);
+  }
+  std::vector<int> original(30);
+  std::iota(original.begin(), original.end(), -150);
+  CHECK(seeding == original);
+
+  // Per image over 200 images at LRA's parameters the original samples about 300 target pairs and
+  // places 1.26 of 5 distractors (datasets/README.md); a generator without the border rule
+  // sampled about 25 and placed 4.8.
+  const std::vector<PathfinderImage> images = generate(PathfinderParams{}, 11, 200);
+  double pairs = 0, distractors = 0;
+  for (const PathfinderImage& im : images) {
+    pairs += static_cast<double>(im.pair_attempts);
+    distractors += static_cast<double>(im.distractors);
+  }
+  MESSAGE("per image: " << pairs / 200 << " target pairs sampled, " << distractors / 200 << " distractors placed");
+  CHECK(pairs / 200 > 200.0);
+  CHECK(pairs / 200 < 450.0);
+  CHECK(distractors / 200 > 0.9);
+  CHECK(distractors / 200 < 1.7);
 }
