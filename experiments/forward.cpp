@@ -10,6 +10,8 @@
 namespace tn {
 namespace {
 
+enum class ForwardTask { Lm, Classification, Retrieval };
+
 /// Checks one id from the input: in [0, limit), or the ignore index when `may_ignore` (targets).
 int32_t checked_id(const nlohmann::json& v, int64_t limit, bool may_ignore, const std::string& key,
                    const std::string& where) {
@@ -52,6 +54,72 @@ nlohmann::json rows_to_json(const Tensor& t) {
   return out;
 }
 
+/// The input's task: "lm" (the default), "classification" or "retrieval"; it must match the
+/// checkpoint's head (lm and mlm heads score tokens).
+ForwardTask read_task(const nlohmann::json& input, HeadKind head, const std::string& where) {
+  const std::string name = input.value("task", "lm");
+  ForwardTask task = ForwardTask::Lm;
+  if (name == "classification")
+    task = ForwardTask::Classification;
+  else if (name == "retrieval")
+    task = ForwardTask::Retrieval;
+  else if (name != "lm")
+    throw DataError(where + ": task \"" + name + "\" is unknown; use \"lm\", \"classification\" or \"retrieval\"");
+  const ForwardTask expected = head == HeadKind::Classification ? ForwardTask::Classification
+                               : head == HeadKind::Retrieval    ? ForwardTask::Retrieval
+                                                                : ForwardTask::Lm;
+  if (task != expected) throw DataError(where + ": task \"" + name + "\" does not match the checkpoint's head");
+  return task;
+}
+
+/// "training": true runs the forward in training mode (BatchNorm on the batch's statistics, which
+/// also updates its running ones; dropout at the checkpoint's rates); absent or false: eval mode.
+bool read_training(const nlohmann::json& input, const std::string& where) {
+  if (!input.contains("training")) return false;
+  if (!input["training"].is_boolean()) throw DataError(where + ": \"training\" must be true or false");
+  return input["training"].get<bool>();
+}
+
+/// One class id per pair or sequence, each in [0, classes).
+std::vector<int32_t> read_labels(const nlohmann::json& labels, int64_t batch, int64_t classes, const std::string& where) {
+  if (!labels.is_array() || static_cast<int64_t>(labels.size()) != batch)
+    throw DataError(where + ": \"targets\" must hold one class id per row (" + std::to_string(batch) + ")");
+  std::vector<int32_t> out;
+  for (const auto& v : labels) out.push_back(checked_id(v, classes, false, "targets", where));
+  return out;
+}
+
+/// out["logits_first"] and out["logits_last"]: every sequence's logits at positions 0 and T-1.
+void first_and_last_logits(TransNormerModel& model, const Var& hidden, int64_t batch, int64_t seq_len,
+                           nlohmann::json& out) {
+  std::vector<int64_t> first, last;
+  for (int64_t b = 0; b < batch; ++b) {
+    first.push_back(b * seq_len);
+    last.push_back(b * seq_len + seq_len - 1);
+  }
+  Tape no_grad;
+  no_grad.set_enabled(false);
+  Rng rng(0);
+  ForwardContext eval_ctx{no_grad, false, rng, nullptr};
+  out["logits_first"] = rows_to_json(model.token_logits(eval_ctx, hidden, first));
+  out["logits_last"] = rows_to_json(model.token_logits(eval_ctx, hidden, last));
+}
+
+/// out["grad_norms"] {name: L2 of its gradient} and out["grad_global_norm"], after the backward.
+void add_gradient_norms(TransNormerModel& model, nlohmann::json& out) {
+  double global = 0.0;
+  nlohmann::json grad_norms = nlohmann::json::object();
+  for (const auto& [name, var] : model.params().parameters()) {
+    double acc = 0.0;
+    if (var->has_grad())
+      for (int64_t i = 0; i < var->grad.numel(); ++i) acc += static_cast<double>(var->grad.data()[i]) * var->grad.data()[i];
+    grad_norms[name] = std::sqrt(acc);
+    global += acc;
+  }
+  out["grad_norms"] = grad_norms;
+  out["grad_global_norm"] = std::sqrt(global);
+}
+
 }  // namespace
 
 nlohmann::json parse_forward_input(std::string_view text, const std::string& where) {
@@ -65,54 +133,34 @@ nlohmann::json parse_forward_input(std::string_view text, const std::string& whe
 nlohmann::json run_forward(TransNormerModel& model, const nlohmann::json& input, bool grads,
                            const std::string& where) {
   if (!input.is_object()) throw DataError(where + ": expected a JSON object");
-  const std::string task = input.value("task", "lm");
-  const bool classification = task == "classification";
-  if (task != "lm" && !classification)
-    throw DataError(where + ": task \"" + task + "\" is unknown; use \"lm\" or \"classification\"");
-  if (classification != (model.config().head == HeadKind::Classification))
-    throw DataError(where + ": task \"" + task + "\" does not match the checkpoint's head");
+  const ForwardTask task = read_task(input, model.config().head, where);
   const int64_t batch = required_int(input, "batch", where);
   const int64_t seq_len = required_int(input, "seq_len", where);
+  const bool training = read_training(input, where);
   if (!input.contains("tokens") || !input.contains("targets"))
     throw DataError(where + ": \"tokens\" and \"targets\" are required");
   const int64_t vocab = model.config().vocab_size;
-  const auto tokens = flatten_ids(input["tokens"], batch, seq_len, vocab, false, "tokens", where);
-  std::vector<int32_t> targets;
-  if (classification) {
-    const auto& labels = input["targets"];
-    if (!labels.is_array() || static_cast<int64_t>(labels.size()) != batch)
-      throw DataError(where + ": \"targets\" must hold one class id per row (" +
-                      std::to_string(batch) + ")");
-    for (const auto& v : labels) targets.push_back(checked_id(v, model.config().num_classes, false, "targets", where));
-  } else {
-    targets = flatten_ids(input["targets"], batch, seq_len, vocab, true, "targets", where);
-  }
+  const int64_t sequences = task == ForwardTask::Retrieval ? 2 * batch : batch;
+  const auto tokens = flatten_ids(input["tokens"], sequences, seq_len, vocab, false, "tokens", where);
+  const auto targets = task == ForwardTask::Lm ? flatten_ids(input["targets"], batch, seq_len, vocab, true, "targets", where)
+                                               : read_labels(input["targets"], batch, model.config().num_classes, where);
 
   Tape tape;
   tape.set_enabled(grads);
   Rng rng(0);
-  ForwardContext ctx{tape, false, rng, nullptr};
+  ForwardContext ctx{tape, training, rng, nullptr};
   model.params().zero_grad();
   std::vector<double> norms;
-  Var hidden = model.forward(ctx, tokens, batch, seq_len, &norms);
+  Var hidden = model.forward(ctx, tokens, sequences, seq_len, &norms);
   nlohmann::json out;
   LmLoss loss;
-  if (classification) {
-    Var logits = model.classify(ctx, hidden);
+  if (task == ForwardTask::Lm) {
+    loss = model.lm_loss(ctx, hidden, targets);
+    first_and_last_logits(model, hidden, batch, seq_len, out);
+  } else {
+    Var logits = task == ForwardTask::Retrieval ? model.retrieve(ctx, hidden, nullptr) : model.classify(ctx, hidden);
     loss = cross_entropy(ctx.tape, logits, targets);
     out["logits"] = rows_to_json(logits->value);
-  } else {
-    loss = model.lm_loss(ctx, hidden, targets);
-    std::vector<int64_t> first, last;
-    for (int64_t b = 0; b < batch; ++b) {
-      first.push_back(b * seq_len);
-      last.push_back(b * seq_len + seq_len - 1);
-    }
-    Tape no_grad;
-    no_grad.set_enabled(false);
-    ForwardContext eval_ctx{no_grad, false, rng, nullptr};
-    out["logits_first"] = rows_to_json(model.token_logits(eval_ctx, hidden, first));
-    out["logits_last"] = rows_to_json(model.token_logits(eval_ctx, hidden, last));
   }
   out["loss"] = loss.n_targets ? loss.sum_nll / static_cast<double>(loss.n_targets) : 0.0;
   out["hidden_norms"] = {{"embed", norms.front()},
@@ -120,18 +168,7 @@ nlohmann::json run_forward(TransNormerModel& model, const nlohmann::json& input,
                          {"final", norms.back()}};
   if (grads) {
     tape.backward(loss.loss);
-    double global = 0.0;
-    nlohmann::json grad_norms = nlohmann::json::object();
-    for (const auto& [name, var] : model.params().parameters()) {
-      double acc = 0.0;
-      if (var->has_grad())
-        for (int64_t i = 0; i < var->grad.numel(); ++i)
-          acc += static_cast<double>(var->grad.data()[i]) * var->grad.data()[i];
-      grad_norms[name] = std::sqrt(acc);
-      global += acc;
-    }
-    out["grad_norms"] = grad_norms;
-    out["grad_global_norm"] = std::sqrt(global);
+    add_gradient_norms(model, out);
   }
   return out;
 }
