@@ -243,7 +243,7 @@ ordered_json ordered_model(const json& model) {
       "arch",       "vocab_size", "d_model",      "n_layers",     "n_heads",     "max_positions",  "token_mixer",
       "diag_layers", "layers",    "attention",    "channel_mixer", "norm",       "prenorm",        "final_norm",
       "positional", "relative",   "embed_scale",  "embed_norm",   "tie_embeddings", "dropout",     "attention_dropout",
-      "head",       "pooling",    "num_classes",  "pooler_dropout"};
+      "head",       "pooling",    "num_classes",  "pooler_dropout", "positional_dropout"};
   static const std::vector<std::string> kMixerOrder = {"softmax", "linear", "norm_attention", "diag", "performer",
                                                        "cosformer"};
   ordered_json out = ordered_json::object();

@@ -44,6 +44,7 @@ std::string to_string(Positional v) {
     case Positional::Sinusoidal: return "sinusoidal";
     case Positional::Learned: return "learned";
     case Positional::None: return "none";
+    case Positional::SinusoidalInterleaved: return "sinusoidal_interleaved";
   }
   return "?";
 }

@@ -4,6 +4,7 @@
 // from YAML; layers/model_config_json converts it to and from the JSON stored in checkpoints
 // (`__metadata__["transnormer.config"]`), key for key the reference's resolved dictionary.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,9 @@ enum class Kernel { OnePlusElu, Elu, Relu };
 enum class NormKind { None, LayerNorm, RMSNorm, SRMSNorm, BatchNorm };
 enum class Activation { SiLU, GELU, ReLU, Identity };
 enum class ChannelMixerKind { GLU, FFN };
-enum class Positional { Sinusoidal, Learned, None };
+/// Absolute positions (docs/model.md §1): fairseq's sinusoidal table, the official LRA encoder's
+/// interleaved one, learned rows, or none.
+enum class Positional { Sinusoidal, Learned, None, SinusoidalInterleaved };
 enum class Relative { URPE, RoPE, None };
 /// Output heads: lm (h Eᵀ), mlm (RoBERTa LM head), classification (pooled, one sequence), retrieval
 /// (the LRA retrieval dual encoder, docs/model.md §10: two sequences through one encoder, mean-pooled,
@@ -107,6 +110,10 @@ struct ModelConfig {
   NormKind embed_norm = NormKind::None;
   bool tie_embeddings = true;
   double dropout = 0.1;
+  /// Dropout on the input embedding plus the absolute positions, before the first layer: the
+  /// official LRA encoder's positional encoder (`encoder: {_name_: position, dropout: 0.1}`).
+  /// Unset, it is `dropout`, as fairseq's models apply it there (embedding_dropout()).
+  std::optional<double> positional_dropout;
   double attention_dropout = 0.0;
   HeadKind head = HeadKind::LM;
   Pooling pooling = Pooling::Mean;
@@ -116,6 +123,8 @@ struct ModelConfig {
   bool operator==(const ModelConfig&) const = default;
 
   int64_t d_head() const { return d_model / n_heads; }
+  /// The rate applied after the input embedding and positions: positional_dropout, else dropout.
+  double embedding_dropout() const { return positional_dropout.value_or(dropout); }
   bool causal() const { return arch == Arch::Decoder; }
 };
 

@@ -33,7 +33,8 @@ const Names<Activation> kActivations = {{"silu", Activation::SiLU},
                                         {"relu", Activation::ReLU},
                                         {"identity", Activation::Identity}};
 const Names<Positional> kPositionals = {
-    {"sinusoidal", Positional::Sinusoidal}, {"learned", Positional::Learned}, {"none", Positional::None}};
+    {"sinusoidal", Positional::Sinusoidal}, {"learned", Positional::Learned}, {"none", Positional::None},
+    {"sinusoidal_interleaved", Positional::SinusoidalInterleaved}};
 const Names<Relative> kRelatives = {{"urpe", Relative::URPE}, {"rope", Relative::RoPE}, {"none", Relative::None}};
 const Names<HeadKind> kHeads = {
     {"lm", HeadKind::LM}, {"mlm", HeadKind::MLM}, {"classification", HeadKind::Classification},
@@ -52,7 +53,7 @@ const std::vector<std::string> kModelKeys = {
     "token_mixer", "diag_layers", "layers",     "attention",    "channel_mixer",  "norm",
     "prenorm",  "final_norm",    "positional",  "relative",     "embed_scale",    "embed_norm",
     "tie_embeddings", "dropout", "attention_dropout", "head",   "pooling",        "num_classes",
-    "pooler_dropout", "input"};
+    "pooler_dropout", "input", "positional_dropout"};
 
 std::string join(const std::vector<std::string>& items, const std::string& sep = ", ") {
   std::string out;
@@ -151,6 +152,8 @@ ModelConfig resolve_model_json(const json& model, const ModelJsonOptions& option
   c.num_classes = s.at_least("num_classes", s.integer("num_classes", c.num_classes), 1,
                              "use the number of labels of the task");
   c.dropout = s.probability("dropout", s.number("dropout", c.dropout));
+  if (s.has("positional_dropout"))
+    c.positional_dropout = s.probability("positional_dropout", s.number("positional_dropout", c.dropout));
   c.attention_dropout = s.probability("attention_dropout", s.number("attention_dropout", c.attention_dropout));
   c.pooler_dropout = s.probability("pooler_dropout", s.number("pooler_dropout", c.pooler_dropout));
   c.prenorm = s.boolean("prenorm", c.prenorm);
@@ -248,6 +251,8 @@ nlohmann::json model_config_to_json(const ModelConfig& c) {
       {"num_classes", c.num_classes},
       {"pooler_dropout", c.pooler_dropout},
   };
+  // Written only when given, so that the models of the reference keep its keys exactly.
+  if (c.positional_dropout) out["positional_dropout"] = *c.positional_dropout;
   if (c.input != InputOptions{})  // token models keep the reference's keys exactly
     out["input"] = {{"kind", std::string(input_entry(c.input.kind).name)}, {"mean", c.input.mean}, {"std", c.input.std}};
   return out;

@@ -77,9 +77,9 @@ Var TransNormerModel::forward(ForwardContext& ctx, const std::vector<int32_t>& t
   const ModelConfig& c = config_;
   const float embed_scale = c.embed_scale ? std::sqrt(static_cast<float>(c.d_model)) : 1.0f;
   Var x = input_->forward(ctx, tokens, batch, seq_len, embed_scale);
-  if (c.positional == Positional::Sinusoidal) {
+  if (c.positional == Positional::Sinusoidal || c.positional == Positional::SinusoidalInterleaved) {
     if (!sinusoidal_ || sinusoidal_->value.dim(0) < seq_len)
-      sinusoidal_ = make_var(sinusoidal_table(seq_len, c.d_model), false);
+      sinusoidal_ = make_var(fixed_position_table(c.positional, seq_len, c.d_model), false);
     x = add_positions(ctx.tape, x, sinusoidal_);
   } else if (c.positional == Positional::Learned) {
     if (seq_len > c.max_positions)
@@ -89,7 +89,7 @@ Var TransNormerModel::forward(ForwardContext& ctx, const std::vector<int32_t>& t
     x = add_positions(ctx.tape, x, embed_positions_);
   }
   x = embed_norm_->forward(ctx, x);
-  x = dropout(ctx.tape, x, static_cast<float>(c.dropout), ctx.training, ctx.rng);
+  x = dropout(ctx.tape, x, static_cast<float>(c.embedding_dropout()), ctx.training, ctx.rng);
   if (hidden_norms) hidden_norms->push_back(frobenius(x->value));
   const float p = static_cast<float>(c.dropout);
   for (size_t i = 0; i < blocks_.size(); ++i) {
@@ -198,9 +198,9 @@ Tensor TransNormerModel::decode_step(ForwardContext& ctx, ModelDecodeState& stat
   const int64_t d = c.d_model;
   const float embed_scale = c.embed_scale ? std::sqrt(static_cast<float>(d)) : 1.0f;
   Var x = input_->forward(ctx, {token}, 1, 1, embed_scale);
-  if (c.positional == Positional::Sinusoidal) {
-    // The row forward() adds at this position: p = position + 2 (sinusoidal_table's offset).
-    x = add_positions(ctx.tape, x, make_var(sinusoidal_table(1, d, position + 2), false));
+  if (c.positional == Positional::Sinusoidal || c.positional == Positional::SinusoidalInterleaved) {
+    // The row forward() adds at this position.
+    x = add_positions(ctx.tape, x, make_var(fixed_position_table(c.positional, 1, d, position), false));
   } else if (c.positional == Positional::Learned) {
     if (position >= c.max_positions)
       throw ConfigError("position " + std::to_string(position) + " exceeds model.max_positions=" +
