@@ -72,7 +72,7 @@ TEST_CASE("report CLI: a sweep folder gives md, csv, json, html and plots, and b
   CHECK(by.err.find("--by: give a config key or sweep axis") != std::string::npos);
 }
 
-TEST_CASE("scripts/keep_run_records.sh keeps a sweep's records, and with --resume-state what a stopped run resumes from") {
+TEST_CASE("scripts/keep_run_records.sh keeps a sweep's records, never checkpoints, train states or predictions") {
   const std::string dir = scratch_dir("keep_records");
   const std::string src = dir + "/sweep", dest = dir + "/kept";
   const std::string root = dir + "/data";  // the data root named in the logs, replaced in the copies
@@ -80,12 +80,11 @@ TEST_CASE("scripts/keep_run_records.sh keeps a sweep's records, and with --resum
   write_text(src + "/sweep.json", "{\"points\": []}\n");
   for (const char* run : {"done_seed-1", "stopped_seed-1"}) {
     for (const char* f : {"config.yaml", "metrics.jsonl", "run.json", "checkpoint.safetensors",
-                          "checkpoint_best.safetensors", "train_state.safetensors"})
+                          "checkpoint_best.safetensors", "train_state.safetensors", "predictions/valid.jsonl"})
       write_text(src + "/" + run + "/" + f, std::string(f) + "\n");
     write_text(src + "/" + run + "/train.log", "read " + root + "/lra/imdb\n");
   }
   write_text(src + "/done_seed-1/summary.json", "{}\n");
-  write_text(dest + "/done_seed-1/train_state.safetensors", "kept while it was unfinished\n");
   const std::string script = "TRANSNORMER_DATA='" + root + "' bash '" + source_dir() + "/scripts/keep_run_records.sh' ";
   auto kept = [&](const std::string& f) { return fs::exists(dest + "/" + f); };
 
@@ -94,15 +93,29 @@ TEST_CASE("scripts/keep_run_records.sh keeps a sweep's records, and with --resum
   CHECK(kept("done_seed-1/summary.json"));
   CHECK(kept("stopped_seed-1/metrics.jsonl"));
   CHECK(slurp(dest + "/stopped_seed-1/train.log") == "read <data root>/lra/imdb\n");
-  CHECK_FALSE(kept("stopped_seed-1/train_state.safetensors"));  // no resume state unless asked
-  CHECK_FALSE(kept("done_seed-1/train_state.safetensors"));      // a finished run's old copy: removed
+  for (const char* run : {"done_seed-1/", "stopped_seed-1/"})
+    for (const char* f : {"checkpoint.safetensors", "checkpoint_best.safetensors", "train_state.safetensors",
+                          "predictions", "run.json"}) {
+      INFO(run << f);
+      CHECK_FALSE(kept(std::string(run) + f));
+    }
+  REQUIRE(std::system((script + "'" + src + "' '" + dest + "' 2>/dev/null").c_str()) == 0);  // again: same records
 
-  REQUIRE(std::system((script + "--resume-state '" + src + "' '" + dest + "' 2>/dev/null").c_str()) == 0);
-  for (const char* f : {"checkpoint.safetensors", "checkpoint_best.safetensors", "train_state.safetensors",
-                        "run.json"}) {
+  // A DEST holding what records must not keep (an older copy) is refused, naming the files.
+  auto keep = [&](const std::string& args) {
+    return run_command_line(script + args, dir + "/out.txt", dir + "/err.txt");
+  };
+  for (const char* f : {"done_seed-1/train_state.safetensors", "stopped_seed-1/predictions/test.jsonl"}) {
     INFO(f);
-    CHECK(slurp(dest + "/stopped_seed-1/" + f) == std::string(f) + "\n");
-    CHECK_FALSE(kept(std::string("done_seed-1/") + f));
+    write_text(dest + "/" + f, "old\n");
+    const CliResult refused = keep("'" + src + "' '" + dest + "'");
+    CHECK(refused.code == 2);
+    CHECK(refused.err.find(f) != std::string::npos);
+    CHECK(refused.err.find("delete them") != std::string::npos);
+    fs::remove(dest + "/" + f);
   }
-  CHECK(std::system((script + "'" + dir + "/nothing' '" + dest + "' 2>/dev/null").c_str()) != 0);  // not a sweep folder
+  const CliResult option = keep("--resume-state '" + src + "' '" + dest + "'");  // no such mode
+  CHECK(option.code == 2);
+  CHECK(option.err.find("unknown option --resume-state") != std::string::npos);
+  CHECK(keep("'" + dir + "/nothing' '" + dest + "'").code == 2);  // not a sweep folder
 }
