@@ -422,6 +422,9 @@ void refuse_sweep_file(const YamlDocument& doc, const std::string& path, const s
                     "spec named by the sweep file's own base:)");
 }
 
+/// The longest chain of base: files a spec may build on (beyond the spec itself).
+constexpr size_t kMaxBaseDepth = 32;
+
 YamlDocument compose(const std::string& path, std::vector<std::string>& chain,
                      const std::string& used_as) {
   YamlDocument doc = read_yaml_document(path);
@@ -438,12 +441,19 @@ YamlDocument compose(const std::string& path, std::vector<std::string>& chain,
                       (ec ? " (" + ec.message() + ")" : "") + "; give its path relative to " + path);
   std::string id = std::filesystem::weakly_canonical(base, ec).string();
   if (ec) id = base.lexically_normal().string();
-  if (std::find(chain.begin(), chain.end(), id) != chain.end() || chain.size() > 32)
+  if (std::find(chain.begin(), chain.end(), id) != chain.end())
     throw ConfigError(at + ": base: " + base.string() + " comes back to a spec already on the way (a cycle of base:)");
+  if (chain.size() > kMaxBaseDepth)
+    throw ConfigError(at + ": base: " + base.string() + " is spec number " + std::to_string(chain.size() + 1) +
+                      " of one chain of base: files, more than " + std::to_string(kMaxBaseDepth + 1) +
+                      "; merge some of them into one spec");
   chain.push_back(id);
   YamlDocument out = compose(base.string(), chain, at + ": base: " + base.string());
   doc.root.erase("base");
-  if (!out.root.is_object()) out.root = json::object();
+  if (out.root.is_null()) out.root = json::object();  // an empty base file
+  if (!out.root.is_object())
+    throw ConfigError(at + ": base: " + base.string() + " holds " + describe_json(out.root) +
+                      ", not a spec (a mapping of task:, model:, data:, train:); give a spec file");
   merge_over(out.root, doc.root, "", out.where);
   out.where.overlay(doc.where);
   return out;
