@@ -2,6 +2,7 @@
 //                                     [--max-depth D --max-args A --min-length L --max-length L]
 //                                     [--overwrite]`
 // `transnormer data generate pathfinder --out DIR --count N [...]` (app/verb_data_pathfinder.h)
+// `transnormer data generate aan --out DIR [--count N] [--seed S] [--overwrite]` (app/verb_data_aan.h)
 // `transnormer data stats SPEC.yaml [--set key=value ...] [--out FILE.json] [--data-root DIR]
 //                                  [--images N --images-dir DIR [--images-scale K]]`
 // Dataset utilities, one function per subcommand: `data generate listops` writes the LRA ListOps
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "app/config_path.h"
+#include "app/verb_data_aan.h"
 #include "app/verb_data_pathfinder.h"
 #include "app/verbs.h"
 #include "core/error.h"
@@ -133,8 +135,8 @@ std::string generator_problem(const std::vector<std::string>& extras, const Subc
 
 /// `data generate`: one subcommand per generator.
 std::pair<CLI::App*, Action> add_data_generate(CLI::App& data) {
-  CLI::App* sub = data.add_subcommand("generate", "Generate a synthetic dataset (listops, pathfinder)");
-  Subcommands generators = {add_generate_listops(*sub), add_generate_pathfinder(*sub)};
+  CLI::App* sub = data.add_subcommand("generate", "Generate a synthetic dataset (listops, pathfinder, aan)");
+  Subcommands generators = {add_generate_listops(*sub), add_generate_pathfinder(*sub), add_generate_aan(*sub)};
   // At most one generator; an unknown name stays as an extra and is named in the error below (CLI11
   // alone would only say that a subcommand is required). Set after the generators were added, so
   // that they do not inherit it and still refuse unknown options themselves.
@@ -193,7 +195,9 @@ std::pair<CLI::App*, Action> add_data_stats(CLI::App& data) {
 
 Action add_data_verb(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
-      "data", "Dataset utilities: generate synthetic datasets (LRA ListOps, Pathfinder), statistics of a spec's data");
+      "data",
+      "Dataset utilities: generate synthetic datasets (LRA ListOps, Pathfinder, a small Retrieval set), statistics "
+      "of a spec's data");
   sub->require_subcommand(1, 1);
   // One entry per subcommand of `data`.
   return dispatch({add_data_generate(*sub), add_data_stats(*sub)});
