@@ -1,6 +1,9 @@
-// `transnormer data generate listops`: a small set through the binary, and its refusals (exit 2:
-// a bad option named, existing files kept without --overwrite).
+// `transnormer data generate listops`, `pathfinder` and `aan`: a small set through the binary, and
+// its refusals (exit 2: a bad option named, existing files kept without --overwrite); a generated
+// AAN set trains configs/small/lra/retrieval_t1.yaml for a few steps.
 #include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <string>
@@ -156,5 +159,83 @@ TEST_CASE("cli: data generate pathfinder refuses a bad option with exit 2, namin
   CHECK(unknown.code == 2);
   CHECK(contains(unknown.err, "unknown generator 'pathfinder32'"));
   CHECK(contains(unknown.err, "listops, pathfinder"));
+  std::filesystem::remove_all(dir);
+}
+
+namespace {
+CliResult generate_aan(const std::string& out, int seed, const std::string& extra, const std::string& dir) {
+  return run_cli("data generate aan --out '" + out + "' --count 40 --seed " + std::to_string(seed) + extra, dir);
+}
+}  // namespace
+
+TEST_CASE("cli: data generate aan writes the three AAN files, and refuses to overwrite them") {
+  const std::string dir = scratch_dir("data_generate_aan");
+  const std::string out = dir + "/aan";
+  CliResult r = generate_aan(out, 3, "", dir);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const std::string train = slurp(out + "/new_aan_pairs.train.tsv");
+  const std::string eval = slurp(out + "/new_aan_pairs.eval.tsv");
+  CHECK(count_lines(train) == 32);
+  CHECK(count_lines(eval) == 4);
+  CHECK(count_lines(slurp(out + "/new_aan_pairs.test.tsv")) == 4);
+  CHECK((train.rfind("0\tsyn-0-1\tsyn-0-2\t", 0) == 0 || train.rfind("1\tsyn-0-1\tsyn-0-2\t", 0) == 0));
+  CHECK(contains(r.err, "new_aan_pairs.train.tsv: 32 pairs, 50.0 % label 1, mean document length"));
+
+  // The same folder again, another seed, no --overwrite: refused, the files kept.
+  CliResult again = generate_aan(out, 4, "", dir);
+  CHECK(again.code == 2);
+  CHECK(contains(again.err, "already exists"));
+  CHECK(contains(again.err, "--overwrite"));
+  CHECK((slurp(out + "/new_aan_pairs.train.tsv") == train));
+  CHECK((slurp(out + "/new_aan_pairs.eval.tsv") == eval));
+
+  CliResult same = generate_aan(dir + "/again", 3, "", dir);  // the same seed elsewhere: the same bytes
+  CHECK(same.code == 0);
+  CHECK((slurp(dir + "/again/new_aan_pairs.train.tsv") == train));
+
+  CliResult replaced = generate_aan(out, 4, " --overwrite", dir);
+  CHECK(replaced.code == 0);
+  CHECK((slurp(out + "/new_aan_pairs.train.tsv") != train));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("cli: data generate aan refuses a bad option with exit 2, naming it") {
+  const std::string dir = scratch_dir("data_generate_aan_bad");
+  CliResult few = run_cli("data generate aan --out '" + dir + "/aan' --count 5", dir);
+  CHECK(few.code == 2);
+  CHECK(contains(few.err, "--count 5"));
+  CliResult seed = run_cli("data generate aan --out '" + dir + "/aan' --seed -1", dir);
+  CHECK(seed.code == 2);
+  CHECK(contains(seed.err, "--seed"));
+  CliResult extra = run_cli("data generate aan --out '" + dir + "/aan' --topics 3", dir);
+  CHECK(extra.code == 2);
+  CHECK(contains(extra.err, "--topics"));
+  CHECK(!std::filesystem::exists(dir + "/aan"));
+
+  CliResult no_out = run_cli("data generate aan --count 40", dir);
+  CHECK(no_out.code == 2);
+  CHECK(contains(no_out.err, "--out"));
+  write_text(dir + "/file", "x");
+  CliResult file = run_cli("data generate aan --out '" + dir + "/file'", dir);
+  CHECK(file.code == 2);
+  CHECK(contains(file.err, "is not a folder"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("cli: a generated AAN set trains configs/small/lra/retrieval_t1.yaml") {
+  const std::string dir = scratch_dir("data_generate_aan_train");
+  REQUIRE(run_cli("data generate aan --out '" + dir + "/data/lra/aan-generated' --count 100 --seed 1", dir).code == 0);
+  CliResult r = run_cli("train '" + source_dir() + "/configs/small/lra/retrieval_t1.yaml' --data-root '" + dir +
+                            "/data' --out '" + dir + "/run' --set train.max_steps=6 --set train.eval_every=6 "
+                            "--set train.test_every=6 --set train.log_every=3",
+                        dir);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const nlohmann::json summary = nlohmann::json::parse(slurp(dir + "/run/summary.json"));
+  CHECK(summary["valid"]["examples"] == 10);
+  CHECK(summary["test"]["examples"] == 10);
+  CHECK(summary["test"]["accuracy"].get<double>() >= 0.0);
+  CHECK(contains(r.err, "AAN train: 80 examples"));
   std::filesystem::remove_all(dir);
 }
