@@ -30,6 +30,7 @@
 #include "app/verbs.h"
 #include "core/error.h"
 #include "core/io/atomic_file.h"
+#include "core/io/json_errors.h"
 #include "data/data_root.h"
 #include "data/generators/listops_generator.h"
 #include "experiments/data_stats.h"
@@ -164,7 +165,7 @@ int run_stats(const StatsArgs& args) {
   const nlohmann::ordered_json stats = data_stats(spec, resolve_data_root(args.data_root), args.options);
   std::fputs(data_stats_table(stats).c_str(), stdout);
   if (!args.out.empty()) {
-    write_file_atomic(args.out, stats.dump(2) + "\n");
+    write_file_atomic(args.out, dump_json_text(stats, 2) + "\n");
     spdlog::info("{}: the statistics as JSON", args.out);
   }
   return 0;

@@ -10,6 +10,7 @@
 #include "app/verbs.h"
 #include "core/dnnl/engine.h"
 #include "core/error.h"
+#include "core/io/json_errors.h"
 #include "data/data_root.h"
 #include "data/readers/wikitext.h"
 #include "experiments/runner/load_run.h"
@@ -50,7 +51,7 @@ int eval_checkpoint(const EvalArgs& args) {
   data.test = data.vocab.encode(read_lines(file));
   data.test_file = file;
   const LanguageModelingTask task(std::move(data), args.seq_len, args.batch, 0);
-  std::cout << task.evaluate(*ckpt.model, Task::kTest, args.batch).to_json().dump() << std::endl;
+  std::cout << dump_json_text(task.evaluate(*ckpt.model, Task::kTest, args.batch).to_json()) << std::endl;
   return 0;
 }
 
@@ -62,7 +63,7 @@ int eval_run(const EvalArgs& args) {
                       (args.split == "valid" ? "" : "; evaluate another with --split, e.g. --split valid"));
   nlohmann::json out = {{"split", args.split}};
   run.task->evaluate(*run.checkpoint.model, args.split, run.spec.train.eval_batch_size).write_to(out);
-  std::cout << out.dump() << std::endl;
+  std::cout << dump_json_text(out) << std::endl;
   return 0;
 }
 }  // namespace

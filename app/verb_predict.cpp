@@ -9,6 +9,7 @@
 
 #include "app/verbs.h"
 #include "core/dnnl/engine.h"
+#include "core/io/json_errors.h"
 #include "data/data_root.h"
 #include "experiments/runner/load_run.h"
 
@@ -40,7 +41,7 @@ Action add_predict_verb(CLI::App& app) {
     const std::string out = args->out.empty() ? (std::filesystem::path(run.dir) / "submission").string() : args->out;
     const int64_t batch = args->batch > 0 ? args->batch : run.spec.train.eval_batch_size;
     const std::vector<std::string> files = run.task->write_submission(*run.checkpoint.model, args->split, batch, out);
-    std::cout << nlohmann::json{{"split", args->split}, {"files", files}}.dump() << std::endl;
+    std::cout << dump_json_text(nlohmann::json{{"split", args->split}, {"files", files}}) << std::endl;
     return 0;
   };
 }

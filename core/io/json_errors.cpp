@@ -4,6 +4,14 @@
 
 namespace tn {
 
+std::string dump_json_text(const nlohmann::json& value, int indent) {
+  return value.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string dump_json_text(const nlohmann::ordered_json& value, int indent) {
+  return value.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 std::string json_error_message(const std::exception& e) {
   std::string_view text = e.what();
   constexpr std::string_view kTag = "[json.exception.";

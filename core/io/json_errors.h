@@ -4,6 +4,7 @@
 // value - unexpected end of input; ..." becomes "not valid JSON at line 1, column 9: unexpected end
 // of input; ...".
 #include <exception>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace tn {
@@ -12,5 +13,11 @@ namespace tn {
 /// as "not valid JSON at line L, column C: <what was found>", a missing key as `the key "k" is
 /// missing`, a type error as "a value of the wrong type (<what>)". Any other exception: e.what().
 std::string json_error_message(const std::exception& e);
+
+/// value.dump(indent) for text the tool writes (metrics, summaries, predictions, statistics): a
+/// string holding bytes that are not UTF-8 (a file or class name from a dataset) gets U+FFFD in
+/// their place where dump() would throw json type_error 316.
+std::string dump_json_text(const nlohmann::json& value, int indent = -1);
+std::string dump_json_text(const nlohmann::ordered_json& value, int indent = -1);
 
 }  // namespace tn

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/io/json_errors.h"
 #include "experiments/reports/report_format.h"
 #include "experiments/reports/report_writers.h"
 
@@ -110,7 +111,7 @@ std::string report_json(const ReportDocument& doc) {
   ordered_json plots = ordered_json::array();
   for (const ReportPlot& p : doc.plots) plots.push_back(p.file);
   out["plots"] = plots;
-  return out.dump(2) + "\n";
+  return dump_json_text(out, 2) + "\n";
 }
 
 }  // namespace tn

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/io/atomic_file.h"
 #include "core/io/dir_lock.h"
+#include "core/io/json_errors.h"
 #include "experiments/runner/best_checkpoint.h"
 #include "experiments/runner/train_state.h"
 
@@ -94,7 +95,7 @@ std::string RunDir::file(const std::string& name) const {
 }
 
 void RunDir::append_line(const nlohmann::json& record) {
-  metrics_ += record.dump() + "\n";
+  metrics_ += dump_json_text(record) + "\n";
   write_file_atomic(file("metrics.jsonl"), metrics_);
 }
 
@@ -133,7 +134,7 @@ std::vector<EvalRecord> RunDir::resume_metrics(int64_t step, bool keep_evals_at_
 }
 
 void RunDir::write_summary(const RunSummary& summary) const {
-  write_file_atomic(file("summary.json"), summary.to_json().dump(2) + "\n");
+  write_file_atomic(file("summary.json"), dump_json_text(summary.to_json(), 2) + "\n");
 }
 
 void RunDir::write_config(const std::string& yaml) const {
@@ -150,7 +151,7 @@ void RunDir::write_predictions(const std::string& split, const std::vector<nlohm
   std::filesystem::create_directories(dir, ec);
   if (ec) throw IoError(dir.string() + ": cannot create the folder (" + ec.message() + ")");
   std::string text;
-  for (const nlohmann::json& r : records) text += r.dump() + "\n";
+  for (const nlohmann::json& r : records) text += dump_json_text(r) + "\n";
   write_file_atomic((dir / (split + ".jsonl")).string(), text);
 }
 
