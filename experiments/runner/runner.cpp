@@ -15,8 +15,10 @@
 #include "core/io/dir_lock.h"
 #include "core/math/isa_clones.h"
 #include "core/memory_pool.h"
+#include "core/process/shell_quote.h"
 #include "core/process/stop_signal.h"
 #include "core/system.h"
+#include "data/data_root.h"
 #include "experiments/analysis/grad_stats.h"
 #include "experiments/runner/best_checkpoint.h"
 #include "experiments/runner/memory_check.h"
@@ -33,6 +35,16 @@
 #include "layers/init_from.h"
 
 namespace tn {
+
+std::string resume_command(const std::string& path, const std::string& data_root) {
+  std::vector<std::string> argv = {"transnormer", "train", "--resume", path};
+  if (!data_root.empty() && data_root != resolve_data_root("")) {
+    argv.push_back("--data-root");
+    argv.push_back(data_root);
+  }
+  return shell_command(argv);
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -332,8 +344,9 @@ bool Run::checkpoint_after_validation(const Metrics& v, int64_t step) {
 void Run::stop(int signal, int64_t step) {
   if (saved_step_ != step) save(step);
   throw TrainingInterrupted(signal, fmt::format("stopped by {} after step {}: the checkpoint and train state of that "
-                                                "step are in {}; continue with `transnormer train --resume {}`",
-                                                signal_name(signal), step, run_->path(), run_->path()));
+                                                "step are in {}; continue with `{}`",
+                                                signal_name(signal), step, run_->path(),
+                                                resume_command(run_->path(), options_.data_root)));
 }
 
 void Run::stop_if_asked(int64_t step) {

@@ -55,6 +55,11 @@ struct TrainingInterrupted : std::runtime_error {
 /// TrainingInterrupted when options.stop_requested stopped it.
 RunSummary run_training(const ExperimentSpec& spec, const RunOptions& options);
 
+/// The command that continues the run in `path`: `transnormer train --resume PATH`, with
+/// `--data-root ROOT` when the run's data root is not the one a plain command would find
+/// ($TRANSNORMER_DATA, else ./datasets). Quoted for a POSIX shell.
+std::string resume_command(const std::string& path, const std::string& data_root);
+
 /// The same with a task built by the caller (tests; tasks outside the registry). `task` must be
 /// the task of `spec`.
 RunSummary run_training(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<Task> task);
