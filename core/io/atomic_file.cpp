@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "core/io/own_files.h"
 
 namespace tn {
 
@@ -98,14 +99,45 @@ void remove_stale_temps(const std::string& dest) {
   }
 }
 
-/// Renames `tmp` over `dest`, removing tmp on failure.
+[[noreturn]] void replace_failed(const std::string& tmp, const std::string& dest, int err) {
+  std::remove(tmp.c_str());
+  throw IoError("cannot replace " + dest + ": " + std::strerror(err) +
+                (err == EISDIR || err == ENOTEMPTY ? " (a directory is in the way)" : ""));
+}
+
+/// Whether a renameat2 failure says the file system or kernel lacks the flag asked for.
+bool flag_unsupported(int err) { return err == EINVAL || err == ENOSYS || err == EOPNOTSUPP; }
+
+/// Renames `tmp` over `dest` in one step without ever unlinking anything but a regular file: when
+/// dest is missing, a rename that replaces nothing (RENAME_NOREPLACE); when it is there, the two are
+/// exchanged (RENAME_EXCHANGE) and what came back under tmp's name is removed only if it is a
+/// regular file. A device, FIFO, socket, link or folder found at dest (there since the caller
+/// looked, or put there meanwhile) is exchanged back and left as it was: IoError naming it. A file
+/// system without those flags gets a plain rename. tmp is removed on failure.
 void replace(const std::string& tmp, const std::string& dest) {
-  if (std::rename(tmp.c_str(), dest.c_str()) != 0) {
-    const int err = errno;
-    std::remove(tmp.c_str());
-    throw IoError("cannot replace " + dest + ": " + std::strerror(err) +
-                  (err == EISDIR || err == ENOTEMPTY ? " (a directory is in the way)" : ""));
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, dest.c_str(), RENAME_NOREPLACE) == 0) return;
+    int err = errno;
+    if (err == EEXIST) {
+      if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, dest.c_str(), RENAME_EXCHANGE) == 0) {
+        const std::string kind = non_regular_kind(tmp);  // what dest was
+        if (kind.empty()) {
+          ::unlink(tmp.c_str());
+          return;
+        }
+        ::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, dest.c_str(), RENAME_EXCHANGE);  // give it back
+        std::remove(tmp.c_str());
+        throw IoError("cannot replace " + dest + ": it is " + kind + ", not a regular file; it was left as it " +
+                      "was" + (kind == "a folder" ? " (a directory is in the way)" : ""));
+      }
+      err = errno;
+      if (err == ENOENT) continue;  // dest went away in between: rename again
+    }
+    if (!flag_unsupported(err)) replace_failed(tmp, dest, err);
+    if (std::rename(tmp.c_str(), dest.c_str()) != 0) replace_failed(tmp, dest, errno);
+    return;
   }
+  replace_failed(tmp, dest, EBUSY);
 }
 
 /// The bytes in an unnamed file of dest's folder (O_TMPFILE), given a name only once complete and
@@ -164,6 +196,12 @@ void write_file_atomic(const std::string& path, std::string_view bytes) {
   }
   if (!write_unnamed(dest, bytes)) write_named(dest, bytes);
   remove_stale_temps(dest);
+}
+
+void write_own_file(const std::string& path, std::string_view bytes, const std::string& owner) {
+  refuse_non_regular(path, owner);
+  if (!write_unnamed(path, bytes)) write_named(path, bytes);
+  remove_stale_temps(path);
 }
 
 std::string read_file(const std::string& path) {

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/io/own_files.h"
 
 namespace tn {
 namespace {
@@ -52,10 +54,32 @@ void check_folder_path(const std::string& dir, const std::string& what) {
   }
 }
 
+namespace {
+/// Opens the lock file `path` with `flags`, never through a symbolic link and never blocking (a
+/// FIFO would block the open for good, past any SIGTERM): -1 (errno set) when it cannot be opened.
+/// Throws ConfigError naming it when it is a link, FIFO, device, socket or folder: the pid would be
+/// written into whatever it leads to.
+int open_lock_file(const std::string& path, int flags) {
+  refuse_non_regular(path, "transnormer");
+  const int fd = ::open(path.c_str(), flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    if (errno == ELOOP) refuse_non_regular(path, "transnormer");  // made a link in between
+    return -1;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    refuse_non_regular(path, "transnormer");  // made something else in between
+    throw ConfigError(path + " is not a regular file; move it away, or choose another folder (--out)");
+  }
+  return fd;
+}
+}  // namespace
+
 void DirLock::check_free(const std::string& dir, const std::string& what) {
   check_folder_path(dir, what);
   const std::string path = (std::filesystem::path(dir) / kLockFile).string();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = open_lock_file(path, O_RDONLY);
   if (fd < 0) return;  // never claimed (or unreadable: acquire says why)
   const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
   const std::string pid = holder_pid(fd);
@@ -69,7 +93,7 @@ DirLock DirLock::acquire(const std::string& dir, const std::string& what) {
   std::filesystem::create_directories(dir, ec);
   if (ec) throw IoError("cannot create the " + what + " " + dir + ": " + ec.message());
   const std::string path = (std::filesystem::path(dir) / kLockFile).string();
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  const int fd = open_lock_file(path, O_RDWR | O_CREAT);
   if (fd < 0) throw IoError("cannot claim the " + what + " " + dir + ": " + path + ": " + std::strerror(errno));
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;

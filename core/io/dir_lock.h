@@ -3,7 +3,9 @@
 // process that writes in it, so two `train` (or two `sweep`) processes never mix their files. The
 // claim is a flock(2) on "<folder>/.lock", which the kernel releases when the process ends, however
 // it ends (kill -9 included): no stale claim to clean up. The file holds the holder's pid, for the
-// message of the process refused.
+// message of the process refused. A ".lock" that is a symbolic link, FIFO, device or anything but a
+// regular file is refused (ConfigError): it is opened without following a link and without
+// blocking, so the pid never lands in a link's target and a FIFO never hangs the open.
 #include <string>
 
 namespace tn {
@@ -13,7 +15,8 @@ class DirLock {
   DirLock() = default;
   /// Claims `dir` (created, with its parents, if missing). `what` names it in messages ("run
   /// folder", "sweep folder"). Throws ConfigError (exit 2) when another process holds it, naming
-  /// the folder and that process's pid; IoError when the lock file cannot be made.
+  /// the folder and that process's pid, or when its .lock is not a regular file; IoError when the
+  /// lock file cannot be made.
   static DirLock acquire(const std::string& dir, const std::string& what);
   /// Throws the ConfigError of acquire when another process holds `dir` now, claiming nothing (so
   /// a refusal names the writer at work before anything about the folder's files). Free, missing,

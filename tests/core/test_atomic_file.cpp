@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <sys/resource.h>
+#include <sys/sysmacros.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -231,4 +232,59 @@ TEST_CASE("write_file_atomic: the temporaries of dead writers of this machine ar
   CHECK(std::filesystem::exists(unrelated));
   CHECK(std::filesystem::is_directory(folder));
   CHECK(std::filesystem::is_symlink(link));
+}
+
+TEST_CASE("write_own_file: a regular file is replaced, a link, a FIFO, a device or a folder is refused and kept") {
+  TempDir dir("own_file");
+  const std::string path = dir.file("summary.json");
+  write_own_file(path, "one");
+  write_own_file(path, "two");  // a regular file: replaced
+  CHECK(read_file(path) == "two");
+
+  const std::string victim = dir.write("victim.txt", "the user's");
+  const std::string link = dir.file("metrics.jsonl");
+  std::filesystem::create_symlink(victim, link);
+  std::string message;  // a ConfigError: bad input, exit 2
+  try {
+    write_own_file(link, "new", "a run");
+  } catch (const ConfigError& e) {
+    message = e.what();
+  }
+  CHECK(message.find(link + " is a symbolic link, not a file a run writes") != std::string::npos);
+  CHECK(read_file(victim) == "the user's");
+  CHECK(std::filesystem::is_symlink(link));
+
+  const std::string fifo = dir.file("config.yaml");  // written into, it would block with no reader
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_THROWS_AS(write_own_file(fifo, "x"), ConfigError);
+  CHECK(std::filesystem::is_fifo(fifo));
+
+  std::filesystem::create_directories(dir.file("folder"));
+  CHECK_THROWS_AS(write_own_file(dir.file("folder"), "x"), ConfigError);
+  CHECK(std::filesystem::is_directory(dir.file("folder")));
+
+  if (::geteuid() == 0) {  // a null device of our own (never /dev/null itself)
+    const std::string device = dir.file("run.json");
+    REQUIRE(::mknod(device.c_str(), S_IFCHR | 0666, ::makedev(1, 3)) == 0);
+    CHECK_THROWS_AS(write_own_file(device, "x"), ConfigError);
+    struct stat st {};
+    REQUIRE(::lstat(device.c_str(), &st) == 0);
+    CHECK(S_ISCHR(st.st_mode));
+  }
+}
+
+TEST_CASE("write_file_atomic: a device node is written into and stays a device, never renamed over") {
+  if (::geteuid() != 0) return;  // making a device node needs root
+  TempDir dir("atomic_device");
+  const std::string device = dir.file("null");
+  REQUIRE(::mknod(device.c_str(), S_IFCHR | 0666, ::makedev(1, 3)) == 0);
+  const std::string link = dir.file("out.json");
+  std::filesystem::create_symlink(device, link);
+  write_file_atomic(device, "into the device");
+  write_file_atomic(link, "through the link");
+  struct stat st {};
+  REQUIRE(::lstat(device.c_str(), &st) == 0);
+  CHECK(S_ISCHR(st.st_mode));
+  CHECK(std::filesystem::is_symlink(link));
+  CHECK(std::distance(std::filesystem::directory_iterator(dir.path), {}) == 2);  // no temporary
 }

@@ -2,10 +2,12 @@
 // and a claim ends with its process, however that ends.
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <csignal>
+#include <filesystem>
 #include <string>
 
 #include "core/error.h"
@@ -83,4 +85,59 @@ TEST_CASE("DirLock: a file, a file above the folder, or a dangling link is refus
   CHECK(read_file(file) == "x\n");  // nothing written over the file
   CHECK(refusal(root.file("new/run")).empty());  // missing folders are made
   CHECK(refusal(root.file("new/run/../other")).empty());
+}
+
+namespace {
+
+/// Runs `claim` in a child process; its exit code (0: returned, 2: ConfigError, 1: another error),
+/// or -1 when it was still running after `seconds` (then killed): a claim that blocks.
+template <class Claim>
+int in_child(Claim&& claim, int seconds = 5) {
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    try {
+      claim();
+    } catch (const ConfigError&) {
+      ::_exit(2);
+    } catch (...) {
+      ::_exit(1);
+    }
+    ::_exit(0);
+  }
+  for (int waited = 0; waited < seconds * 100; ++waited) {
+    int status = 0;
+    if (::waitpid(child, &status, WNOHANG) == child) return WIFEXITED(status) ? WEXITSTATUS(status) : -2;
+    ::usleep(10000);
+  }
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("DirLock: a .lock that is a symbolic link or a FIFO is refused, its target untouched and nothing blocked") {
+  TempDir root("dir_lock_link");
+  const std::string victim = root.write("victim.txt", "the user's file\n");
+  const std::string linked = root.file("linked");
+  std::filesystem::create_directories(linked);
+  REQUIRE(::symlink(victim.c_str(), (linked + "/.lock").c_str()) == 0);
+  const std::string message = refusal(linked);
+  CHECK(message.find(linked + "/.lock is a symbolic link") != std::string::npos);
+  CHECK_THROWS_AS(DirLock::check_free(linked, "run folder"), ConfigError);
+  CHECK(read_file(victim) == "the user's file\n");  // no pid written into the link's target
+  const std::string dangling = root.file("dangling");  // a link to nothing would be created
+  std::filesystem::create_directories(dangling);
+  REQUIRE(::symlink(root.file("made-by-lock").c_str(), (dangling + "/.lock").c_str()) == 0);
+  CHECK(refusal(dangling).find("is a symbolic link") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(root.file("made-by-lock")));
+
+  // A FIFO: the open of check_free blocked until a writer came, past any SIGTERM.
+  const std::string piped = root.file("piped");
+  std::filesystem::create_directories(piped);
+  REQUIRE(::mkfifo((piped + "/.lock").c_str(), 0600) == 0);
+  CHECK(in_child([&] { DirLock::check_free(piped, "run folder"); }) == 2);
+  CHECK(in_child([&] { DirLock lock = DirLock::acquire(piped, "run folder"); }) == 2);
+  CHECK(std::filesystem::is_fifo(piped + "/.lock"));  // left as it was
 }
