@@ -33,8 +33,9 @@ ModelFlops model_flops(const ModelConfig& config, int64_t batch, int64_t seq_len
     case HeadKind::LM: f.head = 2.0 * N * d * V; break;
     // The masked-LM loss runs the head on the selected positions only (15 %: masked_lm, bench).
     case HeadKind::MLM: f.head = 0.15 * (2.0 * N * d * d + 2.0 * N * d * V); break;
-    case HeadKind::Classification:  // pooled dense d×d then d×classes, one row per sequence
-      f.head = 2.0 * static_cast<double>(batch) * d * (d + static_cast<double>(config.num_classes));
+    case HeadKind::Classification:  // pooled dense d×d (dense_tanh only) then d×classes, one row per sequence
+      f.head = 2.0 * static_cast<double>(batch) * d *
+               ((config.classifier == Classifier::DenseTanh ? d : 0.0) + static_cast<double>(config.num_classes));
       break;
     case HeadKind::Retrieval:  // two encodings pooled: [4d → d] then [d → classes]
       f.head = 2.0 * static_cast<double>(batch) * d * (4.0 * d + static_cast<double>(config.num_classes));

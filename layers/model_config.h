@@ -31,6 +31,10 @@ enum class Relative { URPE, RoPE, None };
 /// [a, b, a⊙b, a−b] → Linear(4d, d) + GELU → Linear(d, num_classes)).
 enum class HeadKind { LM, MLM, Classification, Retrieval };
 enum class Pooling { Mean, Cls, Last };
+/// What the classification head does after pooling (docs/model.md §10): dense_tanh is RoBERTa's
+/// (dropout, Linear(d, d), tanh, dropout, Linear(d, classes); fairseq's GLUE head), linear the
+/// official LRA decoder's single Linear(d, classes) (OpenNLPLab/lra SequenceDecoder).
+enum class Classifier { DenseTanh, Linear };
 /// How the model reads its ids (layers/inputs/input_table.h): a token embedding, or levels mapped
 /// to values through Linear(1 → d_model) (LRA's image tasks).
 enum class InputKind { Tokens, Linear };
@@ -117,6 +121,7 @@ struct ModelConfig {
   double attention_dropout = 0.0;
   HeadKind head = HeadKind::LM;
   Pooling pooling = Pooling::Mean;
+  Classifier classifier = Classifier::DenseTanh;  // head: classification only
   int64_t num_classes = 2;
   double pooler_dropout = 0.0;
 

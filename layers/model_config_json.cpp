@@ -40,6 +40,7 @@ const Names<HeadKind> kHeads = {
     {"lm", HeadKind::LM}, {"mlm", HeadKind::MLM}, {"classification", HeadKind::Classification},
     {"retrieval", HeadKind::Retrieval}};
 const Names<Pooling> kPoolings = {{"mean", Pooling::Mean}, {"cls", Pooling::Cls}, {"last", Pooling::Last}};
+const Names<Classifier> kClassifiers = {{"dense_tanh", Classifier::DenseTanh}, {"linear", Classifier::Linear}};
 
 template <class E>
 std::string name_of(E value, const Names<E>& names) {
@@ -53,7 +54,7 @@ const std::vector<std::string> kModelKeys = {
     "token_mixer", "diag_layers", "layers",     "attention",    "channel_mixer",  "norm",
     "prenorm",  "final_norm",    "positional",  "relative",     "embed_scale",    "embed_norm",
     "tie_embeddings", "dropout", "attention_dropout", "head",   "pooling",        "num_classes",
-    "pooler_dropout", "input", "positional_dropout"};
+    "pooler_dropout", "input", "positional_dropout", "classifier"};
 
 std::string join(const std::vector<std::string>& items, const std::string& sep = ", ") {
   std::string out;
@@ -206,6 +207,10 @@ ModelConfig resolve_model_json(const json& model, const ModelJsonOptions& option
                          : c.arch == Arch::Decoder ? HeadKind::LM
                                                    : HeadKind::MLM;
   c.pooling = s.choice("pooling", c.pooling, kPoolings);
+  c.classifier = s.choice("classifier", c.classifier, kClassifiers);
+  if (c.classifier != Classifier::DenseTanh && c.head != HeadKind::Classification)
+    s.fail("classifier", "applies to the classification head only, and model.head is " + name_of(c.head, kHeads),
+           "leave classifier out, or set head: classification", {"head"});
   c.input = read_input(s, c, strict);
   return c;
 }
@@ -253,6 +258,7 @@ nlohmann::json model_config_to_json(const ModelConfig& c) {
   };
   // Written only when given, so that the models of the reference keep its keys exactly.
   if (c.positional_dropout) out["positional_dropout"] = *c.positional_dropout;
+  if (c.classifier != Classifier::DenseTanh) out["classifier"] = name_of(c.classifier, kClassifiers);  // likewise
   if (c.input != InputOptions{})  // token models keep the reference's keys exactly
     out["input"] = {{"kind", std::string(input_entry(c.input.kind).name)}, {"mean", c.input.mean}, {"std", c.input.std}};
   return out;

@@ -23,7 +23,9 @@ double estimate_parameter_count(const ModelConfig& c) {
   switch (c.head) {
     case HeadKind::LM: break;
     case HeadKind::MLM: n += d * d + d + 2.0 * d + V; break;  // dense, layer norm, output bias
-    case HeadKind::Classification: n += d * d + d + d * static_cast<double>(c.num_classes); break;
+    case HeadKind::Classification:  // dense (dense_tanh only), out_proj
+      n += (c.classifier == Classifier::DenseTanh ? d * d + d : 0.0) + d * static_cast<double>(c.num_classes);
+      break;
     case HeadKind::Retrieval: n += 4.0 * d * d + d + d * static_cast<double>(c.num_classes); break;
   }
   return n;

@@ -24,20 +24,21 @@ Var MlmHead::transform(ForwardContext& ctx, const Var& hidden) const {
   return layer_norm(ctx.tape, h, ln_weight_, ln_bias_);
 }
 
-ClassificationHead::ClassificationHead(int64_t d_model, int64_t num_classes, Pooling pooling,
+ClassificationHead::ClassificationHead(int64_t d_model, int64_t num_classes, Pooling pooling, Classifier classifier,
                                        double dropout, ParamStore& store, Rng& rng)
-    : pooling_(pooling),
-      dropout_(static_cast<float>(dropout)),
-      dense_(make_linear(d_model, d_model, store, "head.dense", rng)),
-      out_proj_(make_linear(d_model, num_classes, store, "head.out_proj", rng)) {}
+    : pooling_(pooling), dropout_(static_cast<float>(dropout)) {
+  if (classifier == Classifier::DenseTanh) dense_ = make_linear(d_model, d_model, store, "head.dense", rng);
+  out_proj_ = make_linear(d_model, num_classes, store, "head.out_proj", rng);
+}
 
 Var ClassificationHead::forward(ForwardContext& ctx, const Var& hidden) const {
   const PoolKind kind = pooling_ == Pooling::Mean ? PoolKind::Mean
                         : pooling_ == Pooling::Cls ? PoolKind::First
                                                    : PoolKind::Last;
   Var x = sequence_pool(ctx.tape, hidden, kind, ctx.key_valid);
+  if (!dense_) return out_proj_.forward(ctx, x);  // linear: the pooled state straight to the classes
   x = dropout(ctx.tape, x, dropout_, ctx.training, ctx.rng);
-  x = eltwise(ctx.tape, dense_.forward(ctx, x), Eltwise::Tanh);
+  x = eltwise(ctx.tape, dense_->forward(ctx, x), Eltwise::Tanh);
   x = dropout(ctx.tape, x, dropout_, ctx.training, ctx.rng);
   return out_proj_.forward(ctx, x);
 }

@@ -2,7 +2,10 @@
 // Output heads (docs/model.md §10; RoBERTa's heads, as in the official code):
 //   mlm:            logits = LayerNorm(GELU(dense h)) Eᵀ + bias   (RoBERTa LM head; E tied or lm_head)
 //   classification: pool (mean | cls = position 0 | last) → dropout → dense → tanh → dropout → out_proj
+//                   (classifier dense_tanh), or pool → out_proj (classifier linear: the official LRA decoder)
 // The lm head (logits = h Eᵀ) needs no parameters of its own and lives in the model.
+#include <optional>
+
 #include "core/ops/sequence_pool.h"
 #include "layers/attention/projections.h"
 #include "layers/model_config.h"
@@ -24,8 +27,9 @@ class MlmHead {
 
 class ClassificationHead {
  public:
-  /// Parameters head.dense.{weight,bias} [d,d], head.out_proj.{weight,bias} [classes,d].
-  ClassificationHead(int64_t d_model, int64_t num_classes, Pooling pooling, double dropout,
+  /// Parameters head.dense.{weight,bias} [d,d] (dense_tanh only), head.out_proj.{weight,bias}
+  /// [classes,d].
+  ClassificationHead(int64_t d_model, int64_t num_classes, Pooling pooling, Classifier classifier, double dropout,
                      ParamStore& store, Rng& rng);
   /// hidden [B, T, d] → logits [B, num_classes]; pooling skips padded positions (ctx.key_valid).
   Var forward(ForwardContext& ctx, const Var& hidden) const;
@@ -33,7 +37,8 @@ class ClassificationHead {
  private:
   Pooling pooling_;
   float dropout_;
-  Projection dense_, out_proj_;
+  std::optional<Projection> dense_;  // dense_tanh only
+  Projection out_proj_;
 };
 
 /// The dual-encoder head of LRA retrieval (docs/model.md §10; OpenNLPLab/lra's RetrievalHead with

@@ -60,7 +60,7 @@ TransNormerModel::TransNormerModel(ModelConfig config, uint64_t seed) : config_(
   }
   if (c.head == HeadKind::MLM) mlm_head_ = std::make_unique<MlmHead>(d, c.vocab_size, store_, rng);
   if (c.head == HeadKind::Classification)
-    classification_head_ = std::make_unique<ClassificationHead>(d, c.num_classes, c.pooling,
+    classification_head_ = std::make_unique<ClassificationHead>(d, c.num_classes, c.pooling, c.classifier,
                                                                 c.pooler_dropout, store_, rng);
   if (c.head == HeadKind::Retrieval)
     retrieval_head_ = std::make_unique<RetrievalHead>(d, c.num_classes, store_, rng);
