@@ -9,8 +9,9 @@ reference changes, then commit the folders it writes:
 
 Each case is described by its own `case.json` (name, seed, model section, batch, seq_len, whether
 gradients are stored, whether parameters are perturbed, the share of ignored targets), so the
-committed folders are the list of cases: a new case is a new folder with a case.json. For every
-case the script:
+committed folders are the list of cases: a new case is a new folder with a case.json (folders whose
+case.json names another `generator`, the lra_* cases of make_lra_golden.py, are left alone). For
+every case the script:
   1. seeds torch with the case's seed, builds the model from its model section and, when asked,
      moves every parameter that its initialisation leaves special away from it (norm gains off 1,
      biases off 0, URPE angles scaled), so that each one influences the result;
@@ -181,6 +182,10 @@ def read_cases(root, names):
             continue
         with open(path) as f:
             case = json.load(f)
+        if case.get("generator", "make_golden.py") != "make_golden.py":  # the lra_* cases: make_lra_golden.py
+            if names:
+                sys.exit(f"{path}: written by {case['generator']}, not by this script")
+            continue
         case.pop("resolved_model", None)
         cases.append(case)
     return cases

@@ -1,7 +1,9 @@
-// Parity with the PyTorch reference: every fixture in tests/golden (found by scanning the folder)
+// Parity with the PyTorch references: every fixture in tests/golden (found by scanning the folder)
 // reproduces the expected loss, logits and parameter gradients (per-parameter norms and, where
 // grads.safetensors exists, every element) through the code path of `transnormer forward`, each
 // within ten times the reference's own float32 error recorded in the case (tests/golden/README.md).
+// A case whose input says "training": true runs the training-mode forward (BatchNorm on the batch's
+// statistics) and must also leave the running statistics its expected.json lists.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -35,6 +37,9 @@ json read_json(const std::string& path) {
 /// tensor), where scale(r) = max(r, 1e-3 · grad_global_norm).
 struct GoldenErrors {
   double loss_rel = 0, logits_abs = 0, grad_norm_rel = 0, grad_elem_rel_of_max = 0;
+  /// Training-mode cases: max |r − ref| / max(1, |ref|) over the BatchNorm running statistics the
+  /// forward left in the model (−1 when the case lists none).
+  double running_stats_abs = -1;
   std::string worst_norm, worst_elem;  // the parameters behind the two gradient figures
 };
 
@@ -50,6 +55,23 @@ double worst_logit_error(const json& got, const json& expected) {
   return worst;
 }
 
+/// The running statistics of `model` against expected["running_stats"] {buffer name: values}, in
+/// the units of running_stats_abs; every listed buffer must exist with the listed length.
+double running_stats_error(const TransNormerModel& model, const json& expected) {
+  double worst = 0.0;
+  const auto& entries = model.params().entries();
+  for (const auto& [name, values] : expected.items()) {
+    REQUIRE_MESSAGE(entries.count(name), "no buffer " << name);
+    const Tensor& got = entries.at(name)->value;
+    REQUIRE(got.numel() == static_cast<int64_t>(values.size()));
+    for (size_t i = 0; i < values.size(); ++i) {
+      const double ref = values[i].get<double>();
+      worst = std::max(worst, std::abs(got.data()[i] - ref) / std::max(1.0, std::abs(ref)));
+    }
+  }
+  return worst;
+}
+
 GoldenErrors measure_case(const std::string& dir) {
   LoadedCheckpoint ckpt = load_checkpoint(dir + "/model.safetensors");
   const json input = read_json(dir + "/input.json");
@@ -59,6 +81,8 @@ GoldenErrors measure_case(const std::string& dir) {
   const double ref_loss = expected["loss"].get<double>();
   e.loss_rel = std::abs(got["loss"].get<double>() - ref_loss) / std::abs(ref_loss);
   e.logits_abs = worst_logit_error(got, expected);
+  if (expected.contains("running_stats"))
+    e.running_stats_abs = running_stats_error(*ckpt.model, expected["running_stats"]);
   const double floor = 1e-3 * expected["grad_global_norm"].get<double>();
   for (const auto& [param, ref_json] : expected["grad_norms"].items()) {
     const double ref = ref_json.get<double>();
@@ -85,9 +109,10 @@ GoldenErrors measure_case(const std::string& dir) {
 // Each case's tolerance comes from its recorded float32 error: ours may be up to kErrorMargin
 // times the reference's own float32 error (`float32_vs_float64`), floored at kErrorFloor (2^-24,
 // float32's unit roundoff) for figures the reference happened to get almost exactly. Measured
-// (2026-12-03): ours is 0.006 to 4.2 times the reference's across the 16 cases, so 10 leaves a
-// margin while a wrong epsilon (1e-5 against 1e-6) or a missing bias, errors of 1e-5 and more,
-// fail; the old flat 1e-3 let both pass.
+// (2026-12-03): ours is 0.006 to 4.2 times the reference's across the 16 cases of make_golden.py
+// (2026-12-06: at most 2.6 times in the 6 LRA cases), so 10 leaves a margin while a wrong epsilon
+// (1e-5 against 1e-6) or a missing bias, errors of 1e-5 and more, fail; the old flat 1e-3 let both
+// pass.
 constexpr double kErrorMargin = 10.0;
 constexpr double kErrorFloor = 5.96e-8;
 
@@ -105,6 +130,9 @@ void check_case(const std::string& name) {
   INFO("worst gradient norm: " << e.worst_norm << "; worst gradient element: " << e.worst_elem);
   CHECK(e.grad_norm_rel <= tolerance(recorded, "grad_norm_rel"));
   CHECK(e.grad_elem_rel_of_max <= tolerance(recorded, "grad_elem_rel_of_max"));
+  // A training-mode case lists the running statistics after its forward; no other case may.
+  CHECK((e.running_stats_abs >= 0) == recorded.contains("running_stats_abs"));
+  if (recorded.contains("running_stats_abs")) CHECK(e.running_stats_abs <= tolerance(recorded, "running_stats_abs"));
 }
 
 /// The case folders of the golden root: every folder holding an expected.json, sorted.
@@ -121,14 +149,15 @@ std::vector<std::string> golden_cases() {
 
 TEST_CASE("golden: every case of tests/golden within its recorded float32 error") {
   const std::vector<std::string> cases = golden_cases();
-  // The 16 cases of tests/golden/README.md: a case lost or not found fails here, not silently.
-  CHECK(cases.size() == 16);
+  // The 22 cases of tests/golden/README.md (16 of make_golden.py, 6 LRA cases of
+  // make_lra_golden.py): a case lost or not found fails here, not silently.
+  CHECK(cases.size() == 22);
   for (const std::string& name : cases) check_case(name);
 }
 
 TEST_CASE("checkpoints we write reload with identical tensors and the same resolved config") {
-  // (The PyTorch reference reading our files is checked outside CI: the 16 golden models re-saved
-  // by save_checkpoint pass the reference's check-golden; see docs/testing.md.)
+  // (The PyTorch reference reading our files is checked outside CI: the 16 golden models of
+  // make_golden.py re-saved by save_checkpoint pass the reference's check-golden; see docs/testing.md.)
   for (const char* name : {"enc_t1_cls", "enc_performer", "dec_cosformer"}) {
     const std::string dir = test::golden_root() + "/" + name;
     LoadedCheckpoint original = load_checkpoint(dir + "/model.safetensors");

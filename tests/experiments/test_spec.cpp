@@ -150,7 +150,7 @@ TEST_CASE("model_config_json: every golden case's resolved_model round-trips, an
     // A whole case (a mapping with a `model:` key) is accepted as well, as resolve_config does.
     CHECK(model_config_to_json(model_config_from_json(golden, case_file.string())) == resolved);
   }
-  CHECK(cases == 16);
+  CHECK(cases == 22);  // tests/golden/README.md: 16 cases of make_golden.py, 6 of make_lra_golden.py
 }
 
 TEST_CASE("model_config_json: defaults, batchnorm, and errors naming `where` and the key") {
@@ -195,6 +195,19 @@ TEST_CASE("model_config_json: defaults, batchnorm, and errors naming `where` and
             .find("did you mean `scaling`?") != std::string::npos);
   // Unknown keys in a checkpoint's config are ignored with a warning, as the reference keeps them.
   CHECK(model_config_from_json(json{{"vocab_size", 10}, {"future_key", 1}}, "x").vocab_size == 10);
+
+  // classifier: RoBERTa's dense + tanh by default (not written), the official LRA decoder's single
+  // Linear when asked (written), and only for the classification head.
+  const json cls = {{"vocab_size", 10}, {"arch", "encoder"}, {"head", "classification"}};
+  CHECK(model_config_from_json(cls, "x").classifier == Classifier::DenseTanh);
+  CHECK_FALSE(model_config_to_json(model_config_from_json(cls, "x")).contains("classifier"));
+  json linear = cls;
+  linear["classifier"] = "linear";
+  CHECK(model_config_from_json(linear, "x").classifier == Classifier::Linear);
+  CHECK(model_config_to_json(model_config_from_json(linear, "x"))["classifier"] == "linear");
+  linear["head"] = "retrieval";
+  CHECK(error(linear).find("model.classifier: applies to the classification head only, and model.head is retrieval") !=
+        std::string::npos);
 }
 
 TEST_CASE("spec: each kind of bad input names the file, the line and a fix") {
