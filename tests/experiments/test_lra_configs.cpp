@@ -58,6 +58,10 @@ void check_common(const ExperimentSpec& s, const Official& o) {
   CHECK(m.dropout == o.dropout);
   CHECK(m.num_classes == o.num_classes);
   CHECK(m.pooling == o.pooling);
+  // One Linear(d, classes) after pooling (SequenceDecoder); the retrieval head has its own MLP.
+  if (m.head == HeadKind::Classification) CHECK(m.classifier == Classifier::Linear);
+  CHECK(m.head == (o.task == "retrieval" ? HeadKind::Retrieval : HeadKind::Classification));
+  CHECK(m.tie_embeddings);  // no output matrix that no head reads
   CHECK(m.input.kind == o.input);
   CHECK(s.train.batch_size * s.train.update_freq == o.global_batch);
   CHECK(s.train.max_steps == o.max_steps);
@@ -84,7 +88,8 @@ TEST_CASE("lra configs: T1 and T2 match the official settings of each task") {
       CHECK(m.attention_dropout == o.dropout);  // every layer gets the model's dropout
       const int64_t diag_heads = m.attention.diag.n_heads > 0 ? m.attention.diag.n_heads : m.n_heads;
       CHECK(diag_heads == o.diag_heads);  // lg_local_heads
-      CHECK(m.attention.diag.norm == NormKind::BatchNorm);
+      // NormLocalAttention normalises its output only without softmax.
+      CHECK(m.attention.diag.norm == (variant == "t2" ? NormKind::None : NormKind::BatchNorm));
       CHECK(m.attention.norm_attention.norm == NormKind::BatchNorm);
       const bool t2 = variant == "t2";
       CHECK(m.attention.diag.inner == (t2 ? DiagInner::Softmax : DiagInner::Relu));  // use_softmax
