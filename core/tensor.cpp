@@ -9,9 +9,24 @@
 
 namespace tn {
 
+namespace {
+
+/// The most elements a tensor may hold: 2^60 floats (4 EiB). Its bytes, rounded up by the pool's
+/// size classes (at most 12.5 %) and doubled by its best-fit search, then stay below 2^63.
+constexpr int64_t kMaxTensorElements = int64_t{1} << 60;
+
+[[noreturn]] void too_large(const Shape& shape) {
+  throw ShapeError("[tensor] shape " + shape_str(shape) + " holds more than 2^60 values (4 EiB of floats), more than any "
+                   "machine holds: a size in the config, checkpoint or input that made this shape is out of range");
+}
+
+}  // namespace
+
 int64_t numel_of(const Shape& shape) {
+  if (std::find(shape.begin(), shape.end(), int64_t{0}) != shape.end()) return 0;
   int64_t n = 1;
-  for (int64_t s : shape) n *= s;
+  for (int64_t s : shape)
+    if (__builtin_mul_overflow(n, s, &n)) too_large(shape);
   return n;
 }
 
@@ -26,9 +41,11 @@ std::string shape_str(const Shape& shape) {
 Tensor Tensor::empty(const Shape& shape) {
   for (int64_t s : shape)
     if (s < 0) throw ShapeError("[tensor] negative size in shape " + shape_str(shape));
+  const int64_t numel = numel_of(shape);
+  if (numel > kMaxTensorElements) too_large(shape);
   Tensor t;
   t.shape_ = shape;
-  t.numel_ = numel_of(shape);
+  t.numel_ = numel;
   t.storage_ = std::make_shared<Storage>(t.numel_);
   return t;
 }
@@ -70,8 +87,8 @@ Tensor Tensor::reshape(const Shape& shape) const {
     if (resolved[i] == -1) {
       if (infer >= 0) throw ShapeError("[reshape] more than one -1 in " + shape_str(shape));
       infer = static_cast<int>(i);
-    } else {
-      known *= resolved[i];
+    } else if (__builtin_mul_overflow(known, resolved[i], &known)) {
+      throw ShapeError("[reshape] cannot view " + shape_str(shape_) + " as " + shape_str(shape));
     }
   }
   if (infer >= 0) resolved[infer] = known ? numel_ / known : 0;

@@ -12,7 +12,8 @@ namespace tn {
 
 using Shape = std::vector<int64_t>;
 
-/// Number of elements of a shape (1 for a scalar shape {}).
+/// Number of elements of a shape (1 for a scalar shape {}). Throws ShapeError, naming the shape,
+/// when the product overflows 64 bits (a size read from a config or file that is out of range).
 int64_t numel_of(const Shape& shape);
 /// "[2, 3, 4]" for messages.
 std::string shape_str(const Shape& shape);
@@ -22,7 +23,9 @@ struct Storage;  // pooled buffer, see memory_pool.h
 class Tensor {
  public:
   Tensor() = default;
-  /// Uninitialised tensor of `shape` (contents are whatever the pool hands back).
+  /// Uninitialised tensor of `shape` (contents are whatever the pool hands back). Throws
+  /// ShapeError for a negative size or more than 2^60 elements (checked without overflow, so the
+  /// byte count and the pool's size class always fit), std::bad_alloc when the system has no memory.
   static Tensor empty(const Shape& shape);
   /// Zero-filled tensor.
   static Tensor zeros(const Shape& shape);
