@@ -12,6 +12,12 @@
 #include <utility>
 #include <vector>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
 #include "core/error.h"
 #include "core/io/atomic_file.h"
 #include "core/io/json_errors.h"
@@ -106,61 +112,37 @@ void convert_to_f32(Dtype dtype, const char* src, int64_t count, float* dst) {
   }
 }
 
-/// One tensor entry of the header, validated against the data section's size.
-struct Entry {
-  std::string name;
-  const DtypeInfo* dtype = nullptr;
-  Shape shape;
-  int64_t numel = 1;
-  uint64_t begin = 0, end = 0;
-};
-
-class Loader {
+/// Validates a header's JSON against a data section of `data_size` bytes; failures name the file.
+class HeaderParser {
  public:
-  Loader(const std::string& path, const std::string& bytes) : path_(path), bytes_(bytes) {}
+  HeaderParser(const std::string& path, uint64_t data_size) : path_(path), data_size_(data_size) {}
 
-  SafetensorsFile load() {
-    if (bytes_.size() < 8)
-      fail("truncated: " + std::to_string(bytes_.size()) +
-           " bytes, too short for the 8-byte header length");
-    const uint64_t header_len = read_le<uint64_t>(bytes_.data());
-    if (header_len > bytes_.size() - 8)
-      fail("header length " + std::to_string(header_len) + " runs past the end of the file (" +
-           std::to_string(bytes_.size()) + " bytes); the file is truncated or not safetensors");
-    data_ = bytes_.data() + 8 + header_len;
-    data_size_ = bytes_.size() - 8 - header_len;
-
+  /// Parses and validates the header text: every entry against the data section, the ranges tiling
+  /// it exactly, the metadata a string map.
+  SafetensorsHeader parse(const char* begin, const char* end) const {
     nlohmann::json header;
     try {
-      header = nlohmann::json::parse(bytes_.data() + 8, data_);
+      header = nlohmann::json::parse(begin, end);
     } catch (const nlohmann::json::exception& err) {
       fail("header is " + json_error_message(err));
     }
     if (!header.is_object()) fail("header is not a JSON object");
-
-    SafetensorsFile file;
-    std::vector<Entry> entries;
+    SafetensorsHeader out;
     for (auto it = header.begin(); it != header.end(); ++it) {
       if (it.key() == kMetadataKey)
-        read_metadata(it.value(), file.metadata);
+        read_metadata(it.value(), out.metadata);
       else
-        entries.push_back(read_entry(it.key(), it.value()));
+        out.entries.push_back(read_entry(it.key(), it.value()));
     }
-    check_tiling(entries);
-    for (const Entry& entry : entries) {
-      Tensor tensor = Tensor::empty(entry.shape);
-      convert_to_f32(entry.dtype->dtype, data_ + entry.begin, entry.numel, tensor.data());
-      file.tensors.emplace(entry.name, std::move(tensor));
-      file.dtypes.emplace(entry.name, entry.dtype->code);
-    }
-    return file;
+    check_tiling(out.entries);
+    return out;
   }
 
- private:
   [[noreturn]] void fail(const std::string& problem) const {
     throw DataError(path_ + ": " + problem + " (" + kLoadFix + ")");
   }
 
+ private:
   void read_metadata(const nlohmann::json& value, std::map<std::string, std::string>& out) const {
     if (value.is_null()) return;
     if (!value.is_object()) fail("__metadata__ is not a JSON object of strings");
@@ -178,19 +160,9 @@ class Loader {
     fail(what + " must be a non-negative integer, got " + value.dump());
   }
 
-  Entry read_entry(const std::string& name, const nlohmann::json& info) const {
-    const std::string where = "tensor \"" + name + "\": ";
-    if (!info.is_object()) fail(where + "header entry is not an object");
-    Entry entry;
-    entry.name = name;
-
-    const auto dtype_it = info.find("dtype");
-    if (dtype_it == info.end() || !dtype_it->is_string()) fail(where + "missing \"dtype\" string");
-    entry.dtype = find_dtype(dtype_it->get_ref<const std::string&>());
-    if (!entry.dtype)
-      fail(where + "unsupported dtype " + dtype_it->dump() +
-           " (supported: F32 F64 F16 BF16 I64 I32 I16 I8 U8 BOOL)");
-
+  /// The entry's shape, and its element count checked against the data section without overflow.
+  void read_shape(const nlohmann::json& info, const std::string& where, const DtypeInfo& dtype,
+                  SafetensorsEntry& entry) const {
     const auto shape_it = info.find("shape");
     if (shape_it == info.end() || !shape_it->is_array()) fail(where + "missing \"shape\" list");
     bool has_zero = false;
@@ -201,20 +173,35 @@ class Loader {
       entry.shape.push_back(static_cast<int64_t>(size));
       has_zero = has_zero || size == 0;
     }
-    // numel * itemsize must fit in the data section; check without overflowing.
-    const uint64_t max_numel = data_size_ / static_cast<uint64_t>(entry.dtype->itemsize);
+    const uint64_t max_numel = data_size_ / static_cast<uint64_t>(dtype.itemsize);
     uint64_t numel = 1;
     if (has_zero) {
       numel = 0;
     } else {
       for (int64_t size : entry.shape) {
         if (numel > max_numel / static_cast<uint64_t>(size))
-          fail(where + "shape " + shape_str(entry.shape) + " of " + entry.dtype->code +
+          fail(where + "shape " + shape_str(entry.shape) + " of " + dtype.code +
                " needs more bytes than the data section holds (" + std::to_string(data_size_) + ")");
         numel *= static_cast<uint64_t>(size);
       }
     }
     entry.numel = static_cast<int64_t>(numel);
+  }
+
+  SafetensorsEntry read_entry(const std::string& name, const nlohmann::json& info) const {
+    const std::string where = "tensor \"" + name + "\": ";
+    if (!info.is_object()) fail(where + "header entry is not an object");
+    SafetensorsEntry entry;
+    entry.name = name;
+
+    const auto dtype_it = info.find("dtype");
+    if (dtype_it == info.end() || !dtype_it->is_string()) fail(where + "missing \"dtype\" string");
+    const DtypeInfo* dtype = find_dtype(dtype_it->get_ref<const std::string&>());
+    if (!dtype)
+      fail(where + "unsupported dtype " + dtype_it->dump() +
+           " (supported: F32 F64 F16 BF16 I64 I32 I16 I8 U8 BOOL)");
+    entry.dtype = dtype->code;
+    read_shape(info, where, *dtype, entry);
 
     const auto offsets_it = info.find("data_offsets");
     if (offsets_it == info.end() || !offsets_it->is_array() || offsets_it->size() != 2)
@@ -226,19 +213,18 @@ class Loader {
     if (entry.begin > entry.end || entry.end > data_size_)
       fail(where + range + " lie outside the data section of " + std::to_string(data_size_) +
            " bytes");
-    const uint64_t expected = numel * static_cast<uint64_t>(entry.dtype->itemsize);
+    const uint64_t expected = static_cast<uint64_t>(entry.numel) * static_cast<uint64_t>(dtype->itemsize);
     if (entry.end - entry.begin != expected)
       fail(where + range + " span " + std::to_string(entry.end - entry.begin) + " bytes but shape " +
-           shape_str(entry.shape) + " of " + entry.dtype->code + " needs " +
-           std::to_string(expected));
+           shape_str(entry.shape) + " of " + dtype->code + " needs " + std::to_string(expected));
     return entry;
   }
 
   /// The byte ranges must tile [0, data_size_) exactly, as the format requires.
-  void check_tiling(const std::vector<Entry>& entries) const {
+  void check_tiling(const std::vector<SafetensorsEntry>& entries) const {
     std::vector<std::pair<uint64_t, uint64_t>> spans;
     spans.reserve(entries.size());
-    for (const Entry& entry : entries) spans.emplace_back(entry.begin, entry.end);
+    for (const SafetensorsEntry& entry : entries) spans.emplace_back(entry.begin, entry.end);
     std::sort(spans.begin(), spans.end());
     uint64_t pos = 0;
     for (const auto& [begin, end] : spans) {
@@ -253,22 +239,128 @@ class Loader {
   }
 
   const std::string& path_;
-  const std::string& bytes_;
-  const char* data_ = nullptr;
   uint64_t data_size_ = 0;
+};
+
+/// A safetensors file open for reading: a regular file (read by offset, never whole).
+class SafetensorsReader {
+ public:
+  explicit SafetensorsReader(const std::string& path) : path_(path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+      throw DataError(path + ": no such file (check the path; checkpoints are written by "
+                             "`transnormer train` into the run directory)");
+    if (std::filesystem::is_directory(path, ec))
+      throw DataError(path + ": is a directory, expected a .safetensors file");
+    fd_.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // a FIFO must not block the open
+    if (fd_.fd < 0)
+      throw DataError("cannot read " + path + ": " + std::strerror(errno) +
+                      (errno == EACCES ? " (check the file's permissions)" : ""));
+    struct stat st {};
+    if (::fstat(fd_.fd, &st) != 0) throw DataError("cannot read " + path + ": " + std::strerror(errno));
+    if (!S_ISREG(st.st_mode))
+      throw DataError(path + ": is not a regular file (a device, pipe or socket); give the path of a "
+                             ".safetensors file");
+    size_ = static_cast<uint64_t>(st.st_size);
+  }
+
+  /// The header, checked against the file's size before anything is read or allocated.
+  SafetensorsHeader header() const {
+    const HeaderParser parser(path_, 0);
+    if (size_ < 8)
+      parser.fail("truncated: " + std::to_string(size_) + " bytes, too short for the 8-byte header length");
+    uint64_t header_len = 0;
+    read_exact(0, reinterpret_cast<char*>(&header_len), 8);
+    if (header_len > size_ - 8)
+      parser.fail("header length " + std::to_string(header_len) + " runs past the end of the file (" +
+                  std::to_string(size_) + " bytes); the file is truncated or not safetensors");
+    if (header_len > kMaxSafetensorsHeaderBytes)
+      parser.fail("header length " + std::to_string(header_len) + " is over the format's limit of " +
+                  std::to_string(kMaxSafetensorsHeaderBytes) + " bytes");
+    std::string text(static_cast<size_t>(header_len), '\0');
+    read_exact(8, text.data(), header_len);
+    SafetensorsHeader out = HeaderParser(path_, size_ - 8 - header_len).parse(text.data(), text.data() + text.size());
+    out.data_offset = 8 + header_len;
+    return out;
+  }
+
+  /// The values of `entry` converted to f32, read from the file in pieces (F32 straight into the
+  /// tensor), so no more than the tensor and one piece is ever held.
+  Tensor tensor(const SafetensorsHeader& header, const SafetensorsEntry& entry) const {
+    const DtypeInfo& dtype = *find_dtype(entry.dtype);
+    Tensor out = Tensor::empty(entry.shape);
+    const uint64_t offset = header.data_offset + entry.begin;
+    if (dtype.dtype == Dtype::F32) {
+      read_exact(offset, reinterpret_cast<char*>(out.data()), entry.end - entry.begin);
+      return out;
+    }
+    constexpr int64_t kPiece = int64_t{1} << 18;  // values per read
+    std::vector<char> piece(static_cast<size_t>(std::min<int64_t>(entry.numel, kPiece) * dtype.itemsize));
+    for (int64_t done = 0; done < entry.numel; done += kPiece) {
+      const int64_t count = std::min<int64_t>(kPiece, entry.numel - done);
+      read_exact(offset + static_cast<uint64_t>(done * dtype.itemsize), piece.data(),
+                 static_cast<uint64_t>(count * dtype.itemsize));
+      convert_to_f32(dtype.dtype, piece.data(), count, out.data() + done);
+    }
+    return out;
+  }
+
+ private:
+  /// Reads `bytes` at `offset`; a file that ends first (truncated meanwhile) is a DataError.
+  void read_exact(uint64_t offset, char* dst, uint64_t bytes) const {
+    while (bytes > 0) {
+      const ssize_t n = ::pread(fd_.fd, dst, static_cast<size_t>(std::min<uint64_t>(bytes, uint64_t{1} << 30)),
+                                static_cast<off_t>(offset));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) throw DataError("error while reading " + path_ + ": " + std::strerror(errno));
+      if (n == 0)
+        throw DataError(path_ + ": the file ended at byte " + std::to_string(offset) +
+                        " while it was read (was it truncated meanwhile?); re-copy it");
+      dst += n;
+      offset += static_cast<uint64_t>(n);
+      bytes -= static_cast<uint64_t>(n);
+    }
+  }
+
+  /// The descriptor, closed however the reader ends (a throwing constructor included).
+  struct Fd {
+    int fd = -1;
+    Fd() = default;
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    ~Fd() {
+      if (fd >= 0) ::close(fd);
+    }
+  };
+
+  const std::string& path_;
+  Fd fd_;
+  uint64_t size_ = 0;
 };
 
 }  // namespace
 
+int64_t SafetensorsHeader::values() const {
+  int64_t n = 0;
+  for (const SafetensorsEntry& entry : entries) n += entry.numel;
+  return n;
+}
+
+SafetensorsHeader read_safetensors_header(const std::string& path) { return SafetensorsReader(path).header(); }
+
 SafetensorsFile load_safetensors(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec))
-    throw DataError(path + ": no such file (check the path; checkpoints are written by "
-                           "`transnormer train` into the run directory)");
-  if (std::filesystem::is_directory(path, ec))
-    throw DataError(path + ": is a directory, expected a .safetensors file");
-  const std::string bytes = read_file(path);
-  return Loader(path, bytes).load();
+  const SafetensorsReader reader(path);
+  const SafetensorsHeader header = reader.header();
+  std::vector<const SafetensorsEntry*> order;  // by offset: the file is read front to back
+  for (const SafetensorsEntry& entry : header.entries) order.push_back(&entry);
+  std::sort(order.begin(), order.end(), [](const auto* a, const auto* b) { return a->begin < b->begin; });
+  SafetensorsFile file;
+  file.metadata = header.metadata;
+  for (const SafetensorsEntry* entry : order) {
+    file.tensors.emplace(entry->name, reader.tensor(header, *entry));
+    file.dtypes.emplace(entry->name, entry->dtype);
+  }
+  return file;
 }
 
 void save_safetensors(const std::string& path, const std::map<std::string, Tensor>& tensors,
