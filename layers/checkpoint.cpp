@@ -2,13 +2,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 
 #include "core/error.h"
-#include "layers/inputs/input_table.h"
 #include "layers/model_config_json.h"
+#include "layers/parameter_floor.h"
 
 namespace tn {
 
@@ -60,36 +61,39 @@ void load_weights(TransNormerModel& model, const SafetensorsFile& file, const st
 
 namespace {
 
-/// A config edited or crafted to describe a far larger model than its file holds (a vocab_size of
-/// 10^12, a d_model of 2^20, a million layers) would be allocated before load_weights compared the
-/// shapes. This compares first a lower bound of the config's parameter count with the values the
-/// file holds: the input's own parameters (the input table's count: vocab_size × d_model for a
-/// token embedding), and every layer's token mixer projects q, k and v (3·d_model² weights; the
-/// output projection is optional in cosFormer). Throws DataError naming the file.
-void check_config_fits_tensors(const ModelConfig& config, const SafetensorsFile& file,
-                               const std::string& path) {
-  long double held = 0;
-  for (const auto& [name, tensor] : file.tensors) held += static_cast<long double>(tensor.numel());
-  const long double d = static_cast<long double>(config.d_model);
-  const long double at_least = static_cast<long double>(input_entry(config.input.kind).parameters(config)) +
-                                static_cast<long double>(config.n_layers) * 3 * d * d;
-  if (at_least <= held) return;
-  char numbers[160];
-  std::snprintf(numbers, sizeof numbers, "at least %.3g parameters (d_model %lld, %lld layers, vocab_size %lld)",
-                static_cast<double>(at_least), static_cast<long long>(config.d_model),
-                static_cast<long long>(config.n_layers), static_cast<long long>(config.vocab_size));
-  char held_text[40];
-  std::snprintf(held_text, sizeof held_text, "%.3g", static_cast<double>(held));
-  throw DataError(path + ": its \"transnormer.config\" describes a model of " + numbers + " but the file holds " +
-                  held_text + " values: the metadata does not belong to these tensors (was the file edited by hand?)");
+/// The sizes of `config` that set how much a model allocates, for messages:
+/// "d_model 64, 4 layers, vocab_size 100, channel_mixer.d_ff 170".
+std::string size_keys(const ModelConfig& c) {
+  std::string out = "d_model " + std::to_string(c.d_model) + ", " + std::to_string(c.n_layers) + " layers, vocab_size " +
+                    std::to_string(c.vocab_size) + ", channel_mixer.d_ff " + std::to_string(c.channel_mixer.d_ff);
+  if (c.head == HeadKind::Classification || c.head == HeadKind::Retrieval)
+    out += ", num_classes " + std::to_string(c.num_classes);
+  if (std::find(c.layers.begin(), c.layers.end(), MixerKind::Performer) != c.layers.end())
+    out += ", attention.performer.features " + std::to_string(c.attention.performer.features);
+  if (c.positional == Positional::Learned) out += ", max_positions " + std::to_string(c.max_positions);
+  return out;
 }
 
-}  // namespace
+/// A config edited or crafted to describe a far larger model than its file holds (a vocab_size of
+/// 10^12, a d_ff of 10^7 or 2^62, a million layers) would be allocated before load_weights compared
+/// the shapes. This compares first the fewest values the config's model holds (parameter_floor)
+/// with the values the file's header lists. Throws DataError naming the file and the sizes.
+void check_config_fits_tensors(const ModelConfig& config, const SafetensorsHeader& header, const std::string& path) {
+  const long double held = static_cast<long double>(header.values());
+  const long double at_least = parameter_floor(config);
+  if (at_least <= held) return;
+  char numbers[96];
+  std::snprintf(numbers, sizeof numbers, "at least %.3Lg values but the file holds %.3Lg", at_least, held);
+  throw DataError(path + ": its \"transnormer.config\" describes a model of " + numbers + " (" + size_keys(config) +
+                  "): the metadata does not belong to these tensors (was the file edited by hand?); use the "
+                  "checkpoint the run wrote, or restore its config");
+}
 
-LoadedCheckpoint load_checkpoint(const std::string& path) {
-  SafetensorsFile file = load_safetensors(path);
-  auto it = file.metadata.find("transnormer.config");
-  if (it == file.metadata.end())
+/// The "transnormer.config" of a checkpoint's metadata, resolved; DataError when absent or not
+/// JSON, ConfigError (naming the file and key) when invalid.
+ModelConfig stored_config(const SafetensorsHeader& header, const std::string& path) {
+  auto it = header.metadata.find("transnormer.config");
+  if (it == header.metadata.end())
     throw DataError(path + ": no \"transnormer.config\" in the safetensors metadata; "
                     "this is not a transnormer checkpoint");
   nlohmann::json config_json;
@@ -98,10 +102,20 @@ LoadedCheckpoint load_checkpoint(const std::string& path) {
   } catch (const nlohmann::json::exception& e) {
     throw DataError(path + ": \"transnormer.config\" is not valid JSON: " + e.what());
   }
+  return model_config_from_json(config_json, path);
+}
+
+}  // namespace
+
+LoadedCheckpoint load_checkpoint(const std::string& path) {
+  // The header first: the config is checked against the tensors it lists before the model it
+  // sizes is built, and before any tensor is read.
+  const SafetensorsHeader header = read_safetensors_header(path);
+  ModelConfig config = stored_config(header, path);
+  check_config_fits_tensors(config, header, path);
   LoadedCheckpoint out;
-  ModelConfig config = model_config_from_json(config_json, path);
-  check_config_fits_tensors(config, file, path);  // before building: the config sizes the allocation
   out.model = std::make_unique<TransNormerModel>(std::move(config), 0);
+  const SafetensorsFile file = load_safetensors(path);
   load_weights(*out.model, file, path);
   if (auto v = file.metadata.find("transnormer.vocab"); v != file.metadata.end()) {
     try {

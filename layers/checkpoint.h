@@ -21,10 +21,12 @@ struct LoadedCheckpoint {
 void save_checkpoint(const std::string& path, const TransNormerModel& model,
                      const std::vector<std::string>& vocab, int64_t step = -1);
 
-/// Reads the config, builds the model and loads its tensors. Throws DataError naming the file for a
-/// missing/corrupt file or a missing config, a config that describes a larger model than the file
-/// holds (checked before building), tensors missing, unexpected, mis-shaped or stored as integers,
-/// and a vocabulary whose size is not the model's vocab_size; ConfigError for an invalid config.
+/// Reads the header and its config, builds the model and loads its tensors. Throws DataError naming
+/// the file for a missing/corrupt file or a missing config, a config that describes a larger model
+/// than the file holds (parameter_floor against the values the header lists, checked before the
+/// model is built or any tensor read), tensors missing, unexpected, mis-shaped or stored as
+/// integers, and a vocabulary whose size is not the model's vocab_size; ConfigError for an invalid
+/// config (naming the file and the key).
 LoadedCheckpoint load_checkpoint(const std::string& path);
 
 /// `path`, or, when it is a folder (a run directory), its checkpoint.safetensors: what the verbs

@@ -1,5 +1,6 @@
 #include "layers/attention/attention_ops.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/autograd/grad_accum.h"
@@ -144,6 +145,10 @@ Var diag_attention(Tape& tape, const Var& q, const Var& k, const Var& v, int64_t
   check_same(q, k);
   check_same(q, v);
   const AttentionDims d = dims_of(q, n_heads);
+  // A block at least as long as the sequence is the whole sequence, one block either way (the
+  // dropout entries do not depend on the block width): its probabilities are kept [T, T], not
+  // [T, block_size], so a config's block_size of 10^6, or 2^62, sizes nothing.
+  if (block_size >= d.seq_len) block_size = std::max<int64_t>(d.seq_len, 1);
   const uint8_t* mask = mask_ptr(key_valid, d);
   Tensor out = Tensor::empty(q->value.shape());
   Tensor probs = Tensor::empty({d.batch, d.n_heads, d.seq_len, block_size});

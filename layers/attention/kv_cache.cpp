@@ -10,6 +10,9 @@ namespace tn {
 
 KvCache::KvCache(int64_t n_heads, int64_t d_head, int64_t capacity)
     : n_heads_(n_heads), d_head_(d_head), acc_(static_cast<size_t>(d_head)) {
+  // Reserved up to kMaxReservedRows: a larger block (a checkpoint's block_size of 2^62) grows as
+  // rows arrive, and capacity · width never overflows.
+  capacity = std::clamp<int64_t>(capacity, 0, kMaxReservedRows);
   const size_t floats = static_cast<size_t>(capacity * n_heads * d_head);
   k_.reserve(floats);
   v_.reserve(floats);

@@ -17,8 +17,11 @@ namespace tn {
 
 class KvCache : public DecodeState {
  public:
-  /// capacity: rows reserved up front; the cache never reallocates while rows ≤ capacity
-  /// (DiagAttention reserves block_size rows, so its size never changes).
+  /// The most rows reserved up front; a cache grows past them as rows arrive.
+  static constexpr int64_t kMaxReservedRows = 4096;
+  /// capacity: rows reserved up front (at most kMaxReservedRows); the cache never reallocates
+  /// while rows ≤ the rows reserved (DiagAttention reserves block_size rows, so for blocks up to
+  /// kMaxReservedRows its size never changes).
   KvCache(int64_t n_heads, int64_t d_head, int64_t capacity);
 
   /// Forgets every row, keeping the reserved memory.
