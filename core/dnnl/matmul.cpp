@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/dnnl/engine.h"
+#include "core/dnnl/matmul_tiling.h"
 #include "core/dnnl/primitive_cache.h"
 
 namespace tn {
@@ -23,13 +24,14 @@ namespace {
 using dnnl::memory;
 using dt = memory::data_type;
 
-/// A primitive's key: the product, and for one row block of a product split across the threads
-/// (`matmul_split_parts`) the leading dimension of its transposed A (the whole product's m; 0 when
-/// A is dense). Blocks of equal shape share a primitive: with a scratchpad the caller provides,
-/// oneDNN lets threads run one primitive at the same time.
+/// A primitive's key: one tile of a product (core/dnnl/matmul_tiling.h; batch 1), with the leading
+/// dimensions its operands keep inside the whole product (0: dense): a transposed A's tile is read
+/// with the whole product's m, a column tile of a plain B and of C with its n. Tiles of equal shape
+/// share a primitive: with a scratchpad the caller provides, oneDNN lets threads run one primitive
+/// at the same time.
 struct PrimKey {
   MatmulShape s;
-  int64_t a_ld = 0;
+  int64_t a_ld = 0, b_ld = 0, c_ld = 0;
   bool operator==(const PrimKey&) const = default;
 };
 
@@ -41,7 +43,7 @@ struct KeyHash {
     for (int64_t v : {s.m, s.n, s.k,
                       int64_t{s.trans_a | (s.trans_b << 1) | (s.accumulate << 2) | (s.bias << 3) |
                               (s.bf16 << 4)},
-                      key.a_ld})
+                      key.a_ld, key.b_ld, key.c_ld})
       h = hash_mix(h, hash(v));
     return h;
   }
@@ -52,14 +54,14 @@ struct Cached {
   memory::desc a_md, b_md, c_md, bias_md, scratch_md;
 };
 
-/// Logical [batch, rows, cols]; stored as [batch, cols, rows] when transposed, with `ld` (0: rows)
+/// Logical [batch, rows, cols]; stored as [batch, cols, rows] when transposed, with `ld` (0: dense)
 /// between the stored rows.
 memory::desc matrix_desc(int64_t batch, int64_t rows, int64_t cols, bool transposed,
                          dt type = dt::f32, int64_t ld = 0) {
   memory::dims dims = {batch, rows, cols};
-  const int64_t t_ld = ld > 0 ? ld : rows;
+  const int64_t t_ld = ld > 0 ? ld : rows, n_ld = ld > 0 ? ld : cols;
   memory::dims strides = transposed ? memory::dims{t_ld * cols, 1, t_ld}
-                                    : memory::dims{rows * cols, cols, 1};
+                                    : memory::dims{rows * n_ld, n_ld, 1};
   return memory::desc(dims, type, strides);
 }
 
@@ -70,8 +72,8 @@ Cached build(const PrimKey& key) {
   Cached c;
   const dt operand = s.bf16 ? dt::bf16 : dt::f32;
   c.a_md = matrix_desc(s.batch, s.m, s.k, s.trans_a, operand, key.a_ld);
-  c.b_md = matrix_desc(s.batch, s.k, s.n, s.trans_b, operand);
-  c.c_md = matrix_desc(s.batch, s.m, s.n, false);
+  c.b_md = matrix_desc(s.batch, s.k, s.n, s.trans_b, operand, key.b_ld);
+  c.c_md = matrix_desc(s.batch, s.m, s.n, false, dt::f32, key.c_ld);
   if (s.bias) c.bias_md = memory::desc({1, 1, s.n}, dt::f32, memory::dims{s.n, s.n, 1});
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -175,42 +177,41 @@ void run_primitive(const PrimKey& key, const void* a, const void* b, float* c, c
   stream.wait();
 }
 
-constexpr int64_t kMinPartRows = 128;       // rows of C each thread gets at least, when split
-constexpr double kMinSplitFlops = 1 << 24;  // smaller products run whole
-
-}  // namespace
-
-int matmul_split_parts(const MatmulShape& s) {
-  if (s.batch != 1 || omp_in_parallel()) return 1;
-  const int threads = omp_get_max_threads();
-  if (threads < 2 || s.m < kMinPartRows * threads) return 1;
-  return 2.0 * double(s.m) * double(s.n) * double(s.k) < kMinSplitFlops ? 1 : threads;
+/// Tile `index` of s under t (index runs over batch, then rows, then columns of C): its shape, its
+/// operands' addresses and leading dimensions inside the whole product, run on this thread.
+void run_tile(const MatmulShape& s, const MatmulTiling& t, int64_t index, const void* a,
+              const void* b, float* c, const float* bias) {
+  const int64_t per_matrix = t.row_tiles * t.col_tiles, bt = index / per_matrix;
+  const int64_t r0 = (index % per_matrix) / t.col_tiles * t.rows;
+  const int64_t c0 = (index % t.col_tiles) * t.cols;
+  MatmulShape part = s;
+  part.batch = 1;
+  part.m = std::min(t.rows, s.m - r0);
+  part.n = std::min(t.cols, s.n - c0);
+  const bool row_cut = part.m != s.m, col_cut = part.n != s.n;
+  const PrimKey key{part, s.trans_a && row_cut ? s.m : 0, !s.trans_b && col_cut ? s.n : 0,
+                    col_cut ? s.n : 0};
+  const int64_t elem = s.bf16 ? 2 : 4;
+  const char* pa = static_cast<const char*>(a) + (bt * s.m * s.k + (s.trans_a ? r0 : r0 * s.k)) * elem;
+  const char* pb = static_cast<const char*>(b) + (bt * s.k * s.n + (s.trans_b ? c0 * s.k : c0)) * elem;
+  run_primitive(key, pa, pb, c + bt * s.m * s.n + r0 * s.n + c0, bias ? bias + c0 : nullptr);
 }
 
-namespace {
-
-/// Runs s on operands of its types: whole, or as matmul_split_parts(s) row blocks (multiples of
-/// 16 rows) in one OpenMP region, each block a single-threaded primitive (one thread in force
-/// while it is made, so oneDNN plans it for one); the threads the region really has take the
-/// blocks in turn. A transposed A's block is the same memory read with the whole product's
-/// leading dimension.
+/// Runs s on operands of its types as the tiles of matmul_tiling(s), each a single-threaded
+/// primitive (one thread in force while it is made, so oneDNN plans it for one), in one OpenMP
+/// region whose threads take the tiles in turn (inside another parallel region: every tile on the
+/// calling thread). The tiles depend on the shape only, so C has the same bits on any thread count.
 void execute(const MatmulShape& s, const void* a, const void* b, float* c, const float* bias) {
-  const int parts = matmul_split_parts(s);
-  if (parts == 1) return run_primitive(PrimKey{s}, a, b, c, bias);
-  const int64_t rows = ((s.m + parts - 1) / parts + 15) & ~int64_t{15};
-  const int64_t elem = s.bf16 ? 2 : 4;
+  const MatmulTiling t = matmul_tiling(s);
+  const int64_t tiles = t.count();
+  const int team = omp_in_parallel() ? 1 : static_cast<int>(std::min<int64_t>(tiles, omp_get_max_threads()));
   std::exception_ptr error;
-#pragma omp parallel num_threads(parts)
+#pragma omp parallel num_threads(team)
   {
     omp_set_num_threads(1);  // this thread's nested regions, and oneDNN's plan, use one
-    for (int blk = omp_get_thread_num(); blk < parts; blk += omp_get_num_threads()) {
-      const int64_t r0 = std::min(s.m, blk * rows), r1 = std::min(s.m, r0 + rows);
-      if (r1 <= r0) continue;
+    for (int64_t i = omp_get_thread_num(); i < tiles; i += omp_get_num_threads()) {
       try {
-        MatmulShape part = s;
-        part.m = r1 - r0;
-        const char* pa = static_cast<const char*>(a) + (s.trans_a ? r0 : r0 * s.k) * elem;
-        run_primitive(PrimKey{part, s.trans_a ? s.m : 0}, pa, b, c + r0 * s.n, bias);
+        run_tile(s, t, i, a, b, c, bias);
       } catch (...) {
 #pragma omp critical(tn_matmul_error)
         if (!error) error = std::current_exception();

@@ -30,7 +30,10 @@ struct MatmulShape {
 /// first call logs a warning once.
 bool bf16_matmul_native();
 
-/// Runs the cached primitive for `shape` on raw pointers, f32 in and out. With shape.bf16 the
+/// Runs `shape` on raw pointers, f32 in and out, as the tiles of matmul_tiling(shape)
+/// (core/dnnl/matmul_tiling.h): each tile of C a cached single-threaded primitive, the tiles shared
+/// by the OpenMP threads. Deterministic: the same bits on any thread count (the tiles depend on the
+/// shape only; K is never split). With shape.bf16 the
 /// operands are first converted to bf16 (to_bf16_flat into per-thread staging buffers; where bf16
 /// is emulated, rounded through bf16 in f32 staging buffers);
 /// callers that reuse an operand should convert it once and call matmul_bf16. Throws dnnl::error
@@ -43,13 +46,6 @@ void matmul(const MatmulShape& shape, const float* a, const float* b, float* c,
 /// bias are f32.
 void matmul_bf16(const MatmulShape& shape, const uint16_t* a, const uint16_t* b, float* c,
                  const float* bias = nullptr);
-
-/// How many threads matmul and matmul_bf16 split the product across, by blocks of rows of C, each
-/// block run single-threaded by one thread (1: the whole product on oneDNN's own threads). A
-/// product is split when it is not batched, not called inside a parallel region, has at least 128
-/// rows per thread and 2^24 flops: oneDNN's own split of one product over 2 threads leaves one
-/// thread waiting for the other (docs/performance.md, "Products split by rows").
-int matmul_split_parts(const MatmulShape& shape);
 
 /// Shape recording (for `bench`): between begin and end, every product's shape is appended
 /// to a list, so a step's matrix products can be replayed alone and timed.

@@ -3,10 +3,12 @@
 #include <cmath>
 #include <omp.h>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "core/dnnl/bf16.h"
 #include "core/dnnl/matmul.h"
+#include "core/dnnl/matmul_tiling.h"
 
 using namespace tn;
 
@@ -30,34 +32,48 @@ TEST_CASE("matmul: oneDNN equals the naive loop for every transpose, bias and ac
         }
 }
 
-TEST_CASE("matmul split across threads: every row block equals the naive loop") {
-  // Products large enough to be split by rows of C (at least 128 rows a thread and 2^24 flops),
-  // with 2 and 3 threads (520 rows: blocks of 272 + 248, and 176 + 176 + 168), every transpose,
-  // accumulate and bias, in f32 and bf16. Tolerance: the worst-case error of an f32 sum of k
-  // products, k·2⁻²³·Σ|a||b|, against the naive loop in double on the same (rounded) operands.
+TEST_CASE("matmul tiles: every tile equals the naive loop, and C has the same bits on 1, 2 and 3 threads") {
+  // Products cut into tiles of C (core/dnnl/matmul_tiling.h): 520 rows in row tiles (2 of a plain
+  // A, 3 of a transposed one); 40 rows by a wide product in column tiles (a strided B unless
+  // transposed, and a strided C); every transpose, accumulate and bias, in f32 and bf16. Tolerance: the worst-case error of an f32 sum
+  // of k products, k·2⁻²³·Σ|a||b|, against the naive loop in double on the same (rounded) operands.
   struct RestoreThreads {  // even when a REQUIRE ends the test early
     int saved = omp_get_max_threads();
     ~RestoreThreads() { omp_set_num_threads(saved); }
   } restore;
   std::mt19937 gen(11);
   std::normal_distribution<float> normal;
-  for (int threads : {2, 3})
+  for (const MatmulShape base : {MatmulShape{.m = 520, .n = 96, .k = 512}, MatmulShape{.m = 40, .n = 1100, .k = 1000}})
     for (bool bf16 : {false, true})
       for (bool ta : {false, true})
         for (bool tb : {false, true})
           for (bool acc : {false, true}) {
-            omp_set_num_threads(threads);
-            MatmulShape s{.m = 520, .n = 96, .k = 256, .trans_a = ta, .trans_b = tb,
-                          .accumulate = acc, .bias = !acc, .bf16 = bf16};
-            REQUIRE(matmul_split_parts(s) == threads);
-            std::vector<float> a(s.m * s.k), b(s.k * s.n), c(s.m * s.n), bias(s.n);
-            for (auto* v : {&a, &b, &c, &bias})
+            MatmulShape s = base;
+            s.trans_a = ta;
+            s.trans_b = tb;
+            s.accumulate = acc;
+            s.bias = !acc;
+            s.bf16 = bf16;
+            const MatmulTiling t = matmul_tiling(s);
+            REQUIRE(t.count() > 1);
+            CHECK((s.m == 40) == (t.col_tiles > 1));
+            std::vector<float> a(s.m * s.k), b(s.k * s.n), c0(s.m * s.n), bias(s.n);
+            for (auto* v : {&a, &b, &c0, &bias})
               for (float& x : *v) x = normal(gen);
             if (bf16)
               for (auto* v : {&a, &b})
                 for (float& x : *v) x = from_bf16_bits(to_bf16_bits(x));
-            std::vector<float> ref = c, abs_a(a.size()), abs_b(b.size()), bound(c.size(), 0.f);
-            matmul(s, a.data(), b.data(), c.data(), s.bias ? bias.data() : nullptr);
+            std::vector<std::vector<float>> runs;
+            for (int threads : {1, 2, 3}) {
+              omp_set_num_threads(threads);
+              runs.push_back(c0);
+              matmul(s, a.data(), b.data(), runs.back().data(), s.bias ? bias.data() : nullptr);
+            }
+            const std::string what = "m " + std::to_string(s.m) + " bf16 " + std::to_string(bf16) + " ta " +
+                                     std::to_string(ta) + " tb " + std::to_string(tb) + " acc " + std::to_string(acc);
+            CHECK_MESSAGE(runs[1] == runs[0], what);  // bit for bit
+            CHECK_MESSAGE(runs[2] == runs[0], what);
+            std::vector<float> ref = c0, abs_a(a.size()), abs_b(b.size()), bound(c0.size(), 0.f);
             MatmulShape f32 = s;
             f32.bf16 = false;
             f32.accumulate = false;
@@ -67,19 +83,40 @@ TEST_CASE("matmul split across threads: every row block equals the naive loop") 
             matmul_naive(f32, abs_a.data(), abs_b.data(), bound.data());
             matmul_naive(s, a.data(), b.data(), ref.data(), s.bias ? bias.data() : nullptr);
             int bad = 0;
-            for (size_t i = 0; i < c.size(); ++i) {
+            for (size_t i = 0; i < ref.size(); ++i) {
               const double tol = s.k * std::ldexp(1.0, -23) * bound[i] + 1e-6 * std::fabs(ref[i]);
-              bad += std::fabs(double(c[i]) - double(ref[i])) > tol;
+              bad += std::fabs(double(runs[0][i]) - double(ref[i])) > tol;
             }
-            CHECK_MESSAGE(bad == 0, "threads " << threads << " bf16 " << bf16 << " ta " << ta
-                                               << " tb " << tb << " acc " << acc);
+            CHECK_MESSAGE(bad == 0, what);
           }
-  omp_set_num_threads(1);  // and whole on one thread: the same
-  CHECK(matmul_split_parts({.m = 520, .n = 96, .k = 256}) == 1);
-  omp_set_num_threads(2);  // too few rows or flops: whole
-  CHECK(matmul_split_parts({.m = 255, .n = 4096, .k = 4096}) == 1);
-  CHECK(matmul_split_parts({.m = 4096, .n = 32, .k = 32}) == 1);
-  CHECK(matmul_split_parts({.batch = 2, .m = 4096, .n = 512, .k = 512}) == 1);
+}
+
+TEST_CASE("matmul_tiling: a function of the shape alone, rows or columns, at least 2^24 flops a tile") {
+  const MatmulTiling small = matmul_tiling({.m = 4096, .n = 32, .k = 32});  // 2^23 flops: whole
+  CHECK(small.count() == 1);
+  CHECK(small.rows == 4096);
+  const MatmulTiling rows = matmul_tiling({.m = 2048, .n = 128, .k = 128});  // 2^26 flops: 4 row tiles
+  CHECK(rows.row_tiles == 4);
+  CHECK(rows.rows == 512);
+  CHECK(rows.col_tiles == 1);
+  const MatmulTiling head = matmul_tiling({.m = 17488, .n = 128, .k = 512, .trans_a = true});
+  CHECK(head.row_tiles <= 64);
+  CHECK(head.rows % 16 == 0);
+  CHECK(head.rows * head.row_tiles >= 17488);
+  CHECK(head.rows * (head.row_tiles - 1) < 17488);
+  const MatmulTiling narrow = matmul_tiling({.m = 128, .n = 128, .k = 2048, .trans_a = true});
+  CHECK(narrow.rows == 64);  // 2^26 flops: 2 row tiles of 64 (too few columns to cut)
+  CHECK(narrow.cols == 128);
+  CHECK(narrow.count() == 2);
+  const MatmulTiling deep = matmul_tiling({.m = 512, .n = 512, .k = 50000});  // 2 rows or 2 columns
+  CHECK(deep.rows == 256);  // a tie: rows
+  CHECK(deep.row_tiles == 2);
+  CHECK(deep.col_tiles == 1);
+  const MatmulTiling logits = matmul_tiling({.m = 512, .n = 17488, .k = 128, .trans_b = true});
+  CHECK(logits.row_tiles == 1);  // 2 row tiles against 64 column tiles: columns
+  CHECK(logits.cols == 288);
+  CHECK(logits.col_tiles == 61);
+  CHECK(matmul_tiling({.batch = 3, .m = 8, .n = 8, .k = 8}).count() == 3);  // each matrix alone
 }
 
 TEST_CASE("matmul bf16: operands rounded to bfloat16, f32 accumulation (relative error ~ 2^-8)") {
