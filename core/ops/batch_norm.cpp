@@ -4,21 +4,15 @@
 #include <cstring>
 #include <memory>
 #include <string>
-#include <unordered_map>
 
 #include "core/autograd/grad_accum.h"
 #include "core/comm/communicator.h"
-#include "core/dnnl/engine.h"
-#include "core/dnnl/primitive_cache.h"
 #include "core/error.h"
+#include "core/ops/batch_norm_block.h"
 #include "core/parallel.h"
 
 namespace tn {
 namespace {
-
-using dnnl::memory;
-using dnnl::normalization_flags;
-using dnnl::prop_kind;
 
 // ---------------------------------------------------------------------------------------------
 // Argument checks shared by the op and the naive reference.
@@ -109,136 +103,21 @@ void scatter_rows(const Layout& l, const float* src, float* dst) {
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// oneDNN primitives, cached by (N, d, pass, flags, eps). N changes with the mask, so the cache is
-// bounded: it is dropped whole when it grows past kMaxCached (entries are shared_ptr, so a
-// primitive in use elsewhere outlives the drop).
-
-enum class Pass : int { ForwardTraining, ForwardInference, BackwardBatchStats, BackwardGlobalStats };
-
-struct PrimKey {
-  int64_t n_real, d;
-  Pass pass;
-  unsigned flags;
-  float eps;
-  bool operator==(const PrimKey& o) const {
-    return n_real == o.n_real && d == o.d && pass == o.pass && flags == o.flags && eps == o.eps;
-  }
-};
-
-struct PrimKeyHash {
-  size_t operator()(const PrimKey& k) const {
-    size_t h = std::hash<int64_t>()(k.n_real);
-    h = hash_mix(h, std::hash<int64_t>()(k.d));
-    h = hash_mix(h, static_cast<size_t>(k.pass) | (static_cast<size_t>(k.flags) << 4));
-    return hash_mix(h, std::hash<float>()(k.eps));
-  }
-};
-
-constexpr size_t kMaxCached = 256;
-
-// The [N, d] block as a 4-D {N, d, 1, 1} tensor in nhwc: the same bytes as row-major [N, d], but
-// this is the layout oneDNN 2.6 has JIT kernels for (bnorm_jit nspc). The plain 2-D nc desc lands
-// on ncsp_bnorm / bnorm_ref, about 40× slower at LRA sizes (N = 65536, d = 128: ~500 ms vs ~10 ms
-// per pass on 2 threads).
-memory::desc block_desc(int64_t n_real, int64_t d) {
-  return memory::desc({n_real, d, 1, 1}, memory::data_type::f32, memory::format_tag::nhwc);
-}
-
-dnnl::primitive build_primitive(const PrimKey& k) {
-  auto& eng = cpu_engine();
-  const memory::desc md = block_desc(k.n_real, k.d);
-  const auto flags = static_cast<normalization_flags>(k.flags);
-  const auto global = normalization_flags::use_global_stats;
-  const bool has_params =
-      (k.flags & static_cast<unsigned>(normalization_flags::use_scale | normalization_flags::use_shift)) != 0;
-  switch (k.pass) {
-    case Pass::ForwardTraining: {
-      dnnl::batch_normalization_forward::desc desc(prop_kind::forward_training, md, k.eps, flags);
-      dnnl::batch_normalization_forward::primitive_desc pd(desc, eng);
-      return dnnl::batch_normalization_forward(pd);
-    }
-    case Pass::ForwardInference: {
-      dnnl::batch_normalization_forward::desc desc(prop_kind::forward_inference, md, k.eps,
-                                                   flags | global);
-      dnnl::batch_normalization_forward::primitive_desc pd(desc, eng);
-      return dnnl::batch_normalization_forward(pd);
-    }
-    case Pass::BackwardBatchStats:
-    case Pass::BackwardGlobalStats: {
-      const auto f = k.pass == Pass::BackwardGlobalStats ? flags | global : flags;
-      dnnl::batch_normalization_forward::desc hint_desc(prop_kind::forward_training, md, k.eps, f);
-      dnnl::batch_normalization_forward::primitive_desc hint(hint_desc, eng);
-      dnnl::batch_normalization_backward::desc desc(
-          has_params ? prop_kind::backward : prop_kind::backward_data, md, md, k.eps, f);
-      dnnl::batch_normalization_backward::primitive_desc pd(desc, eng, hint);
-      return dnnl::batch_normalization_backward(pd);
-    }
-  }
-  throw ShapeError("[batch_norm] unknown pass");
-}
-
-std::shared_ptr<const dnnl::primitive> get_primitive(const PrimKey& k) {
-  static PrimitiveCache<PrimKey, dnnl::primitive, PrimKeyHash> cache(kMaxCached);
-  return cache.get(k, [&k] { return build_primitive(k); });
-}
-
-memory wrap(const memory::desc& md, const float* p) {
-  return memory(md, cpu_engine(), const_cast<float*>(p));
-}
-
-unsigned flags_for(bool has_weight, bool has_bias) {
-  normalization_flags f = normalization_flags::none;
-  if (has_weight) f = f | normalization_flags::use_scale;
-  if (has_bias) f = f | normalization_flags::use_shift;
-  return static_cast<unsigned>(f);
-}
-
-// Forward on a contiguous [N, d] block: src → dst (may alias). Training writes mean and biased var
-// into mean/var; inference reads them.
+// Forward on a contiguous [N, d] block: src → dst (may alias). Training writes the block's mean
+// and biased var into mean/var; inference reads them.
 void forward_block(int64_t n_real, int64_t d, float eps, bool training, const float* weight,
                    const float* bias, const float* src, float* dst, float* mean, float* var) {
-  const unsigned flags = flags_for(weight != nullptr, bias != nullptr);
-  auto prim = get_primitive(
-      {n_real, d, training ? Pass::ForwardTraining : Pass::ForwardInference, flags, eps});
-  const memory::desc md = block_desc(n_real, d);
-  const memory::desc vd({d}, memory::data_type::f32, memory::format_tag::a);
-  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, wrap(md, src)},
-                                          {DNNL_ARG_DST, wrap(md, dst)},
-                                          {DNNL_ARG_MEAN, wrap(vd, mean)},
-                                          {DNNL_ARG_VARIANCE, wrap(vd, var)}};
-  if (weight) args.emplace(DNNL_ARG_SCALE, wrap(vd, weight));
-  if (bias) args.emplace(DNNL_ARG_SHIFT, wrap(vd, bias));
-  prim->execute(cpu_stream(), args);
-  cpu_stream().wait();
+  if (training) batch_norm_block_stats(src, n_real, d, mean, var);
+  batch_norm_block_normalize(src, n_real, d, mean, var, eps, weight, bias, dst);
 }
 
 // Backward on a contiguous [N, d] block: diff_dst → diff_src (may alias); dweight/dbias are
-// written (not added) when weight/bias are non-null. oneDNN wants the shift as an input of the
-// backward too (it does not use its values), so bias is passed along.
+// written (not added) when weight/bias are non-null.
 void backward_block(int64_t n_real, int64_t d, float eps, bool training, const float* weight,
                     const float* bias, const float* src, const float* mean, const float* var,
                     const float* diff_dst, float* diff_src, float* dweight, float* dbias) {
-  const unsigned flags = flags_for(weight != nullptr, bias != nullptr);
-  auto prim = get_primitive(
-      {n_real, d, training ? Pass::BackwardBatchStats : Pass::BackwardGlobalStats, flags, eps});
-  const memory::desc md = block_desc(n_real, d);
-  const memory::desc vd({d}, memory::data_type::f32, memory::format_tag::a);
-  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, wrap(md, src)},
-                                          {DNNL_ARG_MEAN, wrap(vd, mean)},
-                                          {DNNL_ARG_VARIANCE, wrap(vd, var)},
-                                          {DNNL_ARG_DIFF_DST, wrap(md, diff_dst)},
-                                          {DNNL_ARG_DIFF_SRC, wrap(md, diff_src)}};
-  if (weight) {
-    args.emplace(DNNL_ARG_SCALE, wrap(vd, weight));
-    args.emplace(DNNL_ARG_DIFF_SCALE, wrap(vd, dweight));
-  }
-  if (bias) {
-    args.emplace(DNNL_ARG_SHIFT, wrap(vd, bias));
-    args.emplace(DNNL_ARG_DIFF_SHIFT, wrap(vd, dbias));
-  }
-  prim->execute(cpu_stream(), args);
-  cpu_stream().wait();
+  batch_norm_block_backward(src, diff_dst, n_real, d, mean, var, eps, weight, training, diff_src,
+                            weight ? dweight : nullptr, bias ? dbias : nullptr);
 }
 
 const Tensor* value_or_null(const Var& v) { return v ? &v->value : nullptr; }

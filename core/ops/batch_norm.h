@@ -36,13 +36,14 @@ BatchNormState batch_norm_state(int64_t d_model, double momentum = 0.1, double e
 /// row_valid: null (all rows real) or rows entries, 0 = padding. Padded rows never enter the
 ///   statistics, get y = 0 and receive no gradient, so at real rows a padded batch gives exactly
 ///   what the real rows give alone (the real rows are gathered into one contiguous [N, d] block
-///   and run through the same oneDNN primitive).
+///   and run through the same block code).
 /// Throws ShapeError when x has < 2 dims, weight/bias/running stats are not [d], row_valid has the
 /// wrong length, or in training when fewer than 2 real rows remain (0 rows: the mask marks
 /// everything as padding; 1 row: the unbiased variance is undefined, as PyTorch also refuses).
-/// Runs on oneDNN's batch_normalization primitives (f32; the [N, d] block as {N, d, 1, 1} nhwc,
-/// which is what oneDNN 2.6 JIT-compiles). Statistics accumulate in f32 inside oneDNN: at
-/// N = 65536 rows the batch variance is within ~2e-5 (relative) of a float64 reference.
+/// Runs on core/ops/batch_norm_block (the real rows as one [N, d] block): the statistics and the
+/// gradients' sums in float64 over fixed chunks of rows added in order, so the outputs, the
+/// statistics and every gradient have the same bits on any thread count (oneDNN's
+/// batch_normalization primitive, used before, split its f32 sums across the threads).
 /// ranks (SyncBatchNorm, as the official LRA code trains): with more than one rank, training
 ///   statistics are those of the real rows of every rank (their sums combined, in float64), the
 ///   running statistics take the ranks' total row count, a rank may hold 0 or 1 of the rows (2 in
