@@ -2,7 +2,9 @@
 // When our own element-wise loops go parallel (OpenMP `if` clauses).
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 namespace tn {
 
@@ -37,17 +39,21 @@ void parallel_spans(int64_t n, int64_t min_elements, Fn&& fn) {
   }
 }
 
-/// Σ fn(begin, end) over the spans of parallel_spans, added by OpenMP's reduction (fn returns a
-/// double): a sum whose per-span body is compiled per instruction set.
+/// Σ fn(begin, end) over [0, n) cut into chunks of `chunk` elements (the last one shorter), fn
+/// returning a double: the chunks run in parallel (OpenMP) when there is more than one, and their
+/// sums are added in chunk order. The chunks depend on n and `chunk` only, so the sum has the same
+/// bits on any thread count (a reduction over per-thread spans would not). For sums whose per-chunk
+/// body is compiled per instruction set.
 template <class Fn>
-double parallel_sum(int64_t n, int64_t min_elements, Fn&& fn) {
-  if (n <= min_elements) return fn(int64_t{0}, n);
+double parallel_sum(int64_t n, int64_t chunk, Fn&& fn) {
+  if (n <= chunk) return fn(int64_t{0}, n);
+  const int64_t chunks = (n + chunk - 1) / chunk;
+  std::vector<double> sums(static_cast<size_t>(chunks));
+#pragma omp parallel for schedule(static)
+  for (int64_t c = 0; c < chunks; ++c)
+    sums[static_cast<size_t>(c)] = fn(c * chunk, std::min(n, (c + 1) * chunk));
   double total = 0.0;
-#pragma omp parallel reduction(+ : total)
-  {
-    const int64_t t = omp_get_thread_num(), threads = omp_get_num_threads();
-    total += fn(n * t / threads, n * (t + 1) / threads);
-  }
+  for (const double s : sums) total += s;
   return total;
 }
 

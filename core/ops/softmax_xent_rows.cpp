@@ -91,10 +91,11 @@ TN_ISA_CLONES double xent_row(const float* x, int64_t cols, int32_t t, float* gf
 
 XentRows softmax_xent_rows(const float* logits, int64_t rows, int64_t cols, const int32_t* targets,
                            float* grad_f32, uint16_t* grad_bf16, float grad_scale) {
-  double sum_nll = 0.0;
-  int64_t n_targets = 0;
+  // Each row's loss is kept and the rows are added in order after the loop: an OpenMP reduction
+  // would add per-thread partial sums, whose bits follow the thread count.
+  std::vector<double> row_nll(static_cast<size_t>(rows), 0.0);
   const bool need_scratch = grad_bf16 && !grad_f32;
-#pragma omp parallel reduction(+ : sum_nll, n_targets)
+#pragma omp parallel
   {
     // One row of exponentials per thread, grown once and reused by every later call.
     thread_local std::vector<float> scratch;
@@ -110,12 +111,17 @@ XentRows softmax_xent_rows(const float* logits, int64_t rows, int64_t cols, cons
       }
       // The next row of this thread (static schedule: rows of one thread are contiguous).
       const float* next = i + 1 < rows ? logits + (i + 1) * cols : nullptr;
-      sum_nll +=
+      row_nll[static_cast<size_t>(i)] =
           xent_row(logits + i * cols, cols, targets[i], gf, gb, grad_scale, scratch.data(), next);
-      ++n_targets;
     }
   }
-  return {sum_nll, n_targets};
+  XentRows out;
+  for (int64_t i = 0; i < rows; ++i) {
+    if (targets[i] == kIgnoreIndex) continue;
+    out.sum_nll += row_nll[static_cast<size_t>(i)];
+    ++out.n_targets;
+  }
+  return out;
 }
 
 XentRows softmax_xent_rows_naive(const float* logits, int64_t rows, int64_t cols,

@@ -17,7 +17,7 @@ struct XentRows {
 /// An ignored row's gradient is all zeros. The function never writes logits through its own
 /// pointer: only grad_f32, which may be logits itself (then they become the gradient); the
 /// exponentials of a bf16-only gradient go to a per-thread row. exp is the
-/// vectorised Cephes polynomial (core/math/fast_exp.h, ~2 ulp). Rows run in parallel (OpenMP).
+/// vectorised Cephes polynomial (core/math/fast_exp.h, ~2 ulp). Rows run in parallel (OpenMP); sum_nll adds the rows in order: the same bits on any thread count.
 XentRows softmax_xent_rows(const float* logits, int64_t rows, int64_t cols, const int32_t* targets,
                            float* grad_f32, uint16_t* grad_bf16, float grad_scale = 1.0f);
 
