@@ -2,8 +2,7 @@
 // Legend: B batch, T seq_len, H n_heads, D d_head, M = D/2 rotation pairs.
 #include "layers/attention/kernels/relative_position.h"
 
-#include <omp.h>
-
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -13,6 +12,8 @@
 
 namespace tn {
 namespace {
+
+constexpr int64_t kThetaChunkRows = 64;  // (b, t) rows per partial sum of d_theta
 
 using kernel_detail::dot;
 
@@ -164,27 +165,25 @@ void relative_position_backward(const AttentionDims& dims, const float* theta,
   check_args("relative_position_backward", dims, period, offset, theta, x);
   const int64_t B = dims.batch, T = dims.seq_len, H = dims.n_heads, D = dims.d_head, M = D / 2;
   if (attention_numel(dims) == 0) return;
-  // Per-thread partial sums of d_theta, combined in thread order: deterministic for a fixed thread
-  // count.
-  const int max_threads = omp_get_max_threads();
-  std::vector<double> partial(d_theta ? size_t(max_threads) * size_t(M) : 0, 0.0);
+  // d_theta's partial sums over fixed chunks of kThetaChunkRows (b, t) rows, each chunk's rows in
+  // order, the chunks then added in order: the same bits on any thread count.
+  const int64_t rows = B * T, chunks = (rows + kThetaChunkRows - 1) / kThetaChunkRows;
+  std::vector<double> partial(d_theta ? size_t(chunks) * size_t(M) : 0, 0.0);
   const Tensor table = angle_table(T, period, offset, theta, M);
-#pragma omp parallel num_threads(max_threads)
-  {
-    double* mine = d_theta ? partial.data() + size_t(omp_get_thread_num()) * size_t(M) : nullptr;
-#pragma omp for collapse(2) schedule(static)
-    for (int64_t b = 0; b < B; ++b)
-      for (int64_t t = 0; t < T; ++t) {
-        const float* cs = table.data() + t * 2 * M;
-        const int64_t off = (b * T + t) * H * D;
-        backward_row(x + off, dy + off, householder, H, D, position(t, period, offset), cs, cs + M,
-                     kernel_detail::thread_scratch(size_t(2 * D)), dx + off, mine);
-      }
+#pragma omp parallel for schedule(static)
+  for (int64_t c = 0; c < chunks; ++c) {
+    double* mine = d_theta ? partial.data() + size_t(c) * size_t(M) : nullptr;
+    for (int64_t r = c * kThetaChunkRows; r < std::min(rows, (c + 1) * kThetaChunkRows); ++r) {
+      const int64_t t = r % T;
+      const float* cs = table.data() + t * 2 * M;
+      backward_row(x + r * H * D, dy + r * H * D, householder, H, D, position(t, period, offset), cs,
+                   cs + M, kernel_detail::thread_scratch(size_t(2 * D)), dx + r * H * D, mine);
+    }
   }
   if (d_theta)
     for (int64_t m = 0; m < M; ++m) {
       double s = 0.0;
-      for (int th = 0; th < max_threads; ++th) s += partial[size_t(th) * size_t(M) + size_t(m)];
+      for (int64_t c = 0; c < chunks; ++c) s += partial[size_t(c) * size_t(M) + size_t(m)];
       d_theta[m] += float(s);
     }
 }

@@ -27,7 +27,8 @@ void relative_position_forward(const AttentionDims& dims, const float* theta,
                                int64_t offset = 0);
 
 /// dx OVERWRITTEN with (I − 2vvᵀ) Rotᵀ dy; d_theta (if not null) ACCUMULATED (+=) with
-/// Σ over b, t, h of pos · (y_2m dy_2m+1 − y_2m+1 dy_2m). Deterministic for a fixed thread count.
+/// Σ over b, t, h of pos · (y_2m dy_2m+1 − y_2m+1 dy_2m), summed in double over fixed chunks of 64
+/// (b, t) rows added in order: the same bits on any thread count, as dx.
 void relative_position_backward(const AttentionDims& dims, const float* theta,
                                 const float* householder, int64_t period, const float* x,
                                 const float* dy, float* dx, float* d_theta, int64_t offset = 0);
