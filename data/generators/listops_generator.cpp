@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/io/atomic_file.h"
+#include "core/io/staged_folder.h"
 #include "core/rng.h"
 
 namespace tn {
@@ -281,6 +282,18 @@ std::vector<std::string> listops_files(const std::string& dir) {
   return files;
 }
 
+namespace {
+/// Whether `name` is one of the three ListOps files, or what an earlier version of the writer left
+/// when killed (`basic_*.tsv.partial`): the files of a set, replaced with it.
+bool listops_file_name(const std::string& name, bool* partial) {
+  for (const char* split : {"basic_train.tsv", "basic_val.tsv", "basic_test.tsv"}) {
+    *partial = name == std::string(split) + ".partial";
+    if (name == split || *partial) return true;
+  }
+  return false;
+}
+}  // namespace
+
 void check_listops_output(const std::string& dir, bool overwrite) {
   std::error_code ec;
   if (dir.empty()) throw ConfigError("--out is empty; name a folder (it is created when missing)");
@@ -289,10 +302,21 @@ void check_listops_output(const std::string& dir, bool overwrite) {
   for (fs::path up = fs::path(dir).parent_path(); !up.empty() && up != up.parent_path(); up = up.parent_path())
     if (fs::exists(up, ec) && !fs::is_directory(up, ec))
       throw ConfigError("--out " + dir + ": " + up.string() + " is a file, not a folder; pass another --out");
-  for (const std::string& file : listops_files(dir)) {
-    if (fs::is_directory(file, ec))
+  if (!fs::exists(dir, ec)) return;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string(), file = entry.path().string();
+    bool partial = false;
+    if (!listops_file_name(name, &partial))
+      throw ConfigError("--out " + dir + ": holds " + name + ", which is not a ListOps file; the set replaces the " +
+                        "whole folder (basic_train.tsv, basic_val.tsv, basic_test.tsv only): move it away, or pass an "
+                        "empty or new --out");
+    const fs::file_status status = entry.symlink_status(ec);
+    if (fs::is_directory(status))
       throw ConfigError("--out " + dir + ": " + file + " is a folder; remove it, or pass another --out");
-    if (!overwrite && fs::exists(file, ec))
+    if (!fs::is_regular_file(status))
+      throw ConfigError("--out " + dir + ": " + file + " is not a regular file (a link, FIFO or device); a set " +
+                        "replaces only its own files: move it away, or pass another --out");
+    if (!overwrite && !partial)
       throw ConfigError("--out " + dir + ": " + file +
                         " already exists; pass --overwrite to replace the ListOps files there, or another --out");
   }
@@ -304,10 +328,10 @@ std::vector<std::string> write_listops(const std::string& dir, const ListOpsOpti
     throw ShapeError("write_listops: " + std::to_string(data.examples.size()) + " examples for " +
                      std::to_string(options.total()) + " (train + valid + test)");
   check_listops_output(dir, overwrite);
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw IoError(dir + ": cannot create the folder (" + ec.message() + ")");
-  const std::vector<std::string> files = listops_files(dir);
+  // The three splits are written into a staging folder beside `dir`, which then takes its place in
+  // one rename: a kill at any moment leaves the old splits whole or the new ones, never a mix.
+  StagedFolder staged(dir);
+  const std::vector<std::string> files = listops_files(staged.path());
   const std::array<int64_t, 3> counts = {options.train, options.valid, options.test};
   auto example = data.examples.begin();
   for (size_t split = 0; split < files.size(); ++split) {
@@ -323,15 +347,10 @@ std::vector<std::string> write_listops(const std::string& dir, const ListOpsOpti
       text += static_cast<char>('0' + example->target);
       text += '\n';
     }
-    // Each split goes to a temporary file first; the three are renamed only once all are written,
-    // so an interrupted run never leaves splits of two generations side by side.
-    write_file_atomic(files[split] + ".partial", text);
+    write_own_file(files[split], text, "data generate");
   }
-  for (const std::string& file : files) {
-    fs::rename(file + ".partial", file, ec);
-    if (ec) throw IoError(file + ": cannot rename the written split into place (" + ec.message() + ")");
-  }
-  return files;
+  staged.commit();
+  return listops_files(dir);
 }
 
 }  // namespace tn

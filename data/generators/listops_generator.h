@@ -83,14 +83,17 @@ ListOpsData generate_listops(const ListOpsOptions& options, int64_t stall_sample
 std::vector<std::string> listops_files(const std::string& dir);
 
 /// Checks that `dir` can take the three files without destroying data: throws ConfigError when it
-/// exists and is not a directory, or when one of the files exists and `overwrite` is false.
-/// Creates nothing, so that a caller can check before a long generation.
+/// exists and is not a directory, when it holds anything but the three files (the set replaces the
+/// whole folder), when one of them is not a regular file, or when one exists and `overwrite` is
+/// false. Creates nothing, so that a caller can check before a long generation.
 void check_listops_output(const std::string& dir, bool overwrite);
 
 /// Writes the three splits of `data` (in order: options.train, options.valid, options.test
-/// examples) into `dir` as listops.py does: a header `Source\tTarget`, then one `source\ttarget`
-/// row per example, '\n' line ends. Creates `dir` (and its parents) when missing; each file is
-/// written atomically, its text built in memory first (635 MB for the defaults' train file).
+/// examples) as the folder `dir`, as listops.py writes them: a header `Source\tTarget`, then one
+/// `source\ttarget` row per example, '\n' line ends, each text built in memory first (635 MB for
+/// the defaults' train file). The files go into a staging folder beside `dir`, which takes dir's
+/// place in one rename once all three are written (core/io/staged_folder.h): at any moment, a kill
+/// included, `dir` holds the old splits whole or the new ones. Creates dir's parents when missing.
 /// Calls check_listops_output first. Throws ConfigError as it does; ShapeError when `data` does
 /// not hold options.total() examples; IoError when the folder or a file cannot be written.
 /// Returns the three paths.

@@ -13,12 +13,14 @@
 #include "core/error.h"
 #include "core/io/atomic_file.h"
 #include "core/io/png_image.h"
+#include "core/io/staged_folder.h"
 #include "core/progress.h"
 
 namespace tn {
 namespace {
 
-/// Where a new set is written before it replaces the old one (inside --out).
+/// Where an earlier version wrote a new set before it replaced the old one (inside --out): a killed
+/// run's leftover there is part of the old set, replaced with it.
 constexpr const char* kStaging = ".pathfinder-staging";
 
 namespace fs = std::filesystem;
@@ -123,10 +125,10 @@ void check_set_files(const fs::path& folder, bool images) {
   for (auto it = fs::recursive_directory_iterator(folder, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
     const std::string rel = fs::relative(it->path(), base, ec).generic_string();
-    const bool is_dir = it->is_directory(ec) && !it->is_symlink(ec);
-    const bool ours = images ? (is_dir ? std::regex_match(rel, image_dir)
-                                       : it->is_regular_file(ec) && std::regex_match(rel, image_file))
-                             : !is_dir && it->is_regular_file(ec) && std::regex_match(rel, metadata_file);
+    const fs::file_status status = it->symlink_status(ec);  // a link is no file of a set, whatever it leads to
+    const bool is_dir = fs::is_directory(status), is_file = fs::is_regular_file(status);
+    const bool ours = images ? (is_dir ? std::regex_match(rel, image_dir) : is_file && std::regex_match(rel, image_file))
+                             : is_file && std::regex_match(rel, metadata_file);
     if (!ours)
       throw ConfigError("--out " + base.string() + ": holds " + rel +
                         ", which is not a file of a Pathfinder set; --overwrite replaces a set, not other files: "
@@ -163,11 +165,11 @@ PathfinderSetSummary write_pathfinder_set(const std::string& dir, const Pathfind
   o.validate();
   check_pathfinder_output(dir, overwrite);
   const auto start = std::chrono::steady_clock::now();
-  // The new set is written apart and replaces the old one (only with --overwrite, checked above)
-  // once it is complete: a failure or a kill leaves the old set as it was.
-  const fs::path out(dir), root = out / kStaging;
-  std::error_code stale;
-  fs::remove_all(root, stale);
+  // The new set is written beside --out and takes its place in one rename once complete (only with
+  // --overwrite over a set, checked above): a failure, a stop or a kill at any moment leaves the old
+  // set whole, or the new one.
+  StagedFolder staged(dir);
+  const fs::path root(staged.path());
   create_folder(root / "metadata");
   PathfinderSetSummary summary;
   summary.batches = o.batches();
@@ -181,8 +183,7 @@ PathfinderSetSummary write_pathfinder_set(const std::string& dir, const Pathfind
       write_chunk(generator, o, batch, first, std::min(kChunk, size - first), root / subpath, labels, summary);
       progress.maybe_log(batch * o.batch_size + std::min(first + kChunk, size));
       if (const int signal = o.stop_requested ? o.stop_requested() : 0) {
-        fs::remove_all(root, stale);  // the unfinished set; the old one was never touched
-        summary.stopped_by = signal;
+        summary.stopped_by = signal;  // the unfinished set goes with `staged`; the old one was never touched
         return summary;
       }
     }
@@ -191,16 +192,10 @@ PathfinderSetSummary write_pathfinder_set(const std::string& dir, const Pathfind
       metadata += pathfinder_metadata_line(subpath, i, labels[static_cast<size_t>(i)], generator.params());
       summary.positives += labels[static_cast<size_t>(i)];
     }
-    write_file_atomic((root / "metadata" / (std::to_string(batch) + ".npy")).string(), metadata);
+    write_own_file((root / "metadata" / (std::to_string(batch) + ".npy")).string(), metadata, "data generate");
     summary.images += size;
   }
-  for (const char* part : {"imgs", "metadata"}) {
-    std::error_code ec;
-    fs::remove_all(out / part, ec);
-    if (!ec) fs::rename(root / part, out / part, ec);
-    if (ec) throw IoError((out / part).string() + ": cannot put the new set in place (" + ec.message() + ")");
-  }
-  fs::remove(root, stale);
+  staged.commit();
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return summary;
 }

@@ -54,15 +54,16 @@ std::string pathfinder_metadata_line(const std::string& subpath, int64_t index, 
 /// `imgs/` and `metadata/` (a previous set, which the writer replaces); anything else is refused.
 void check_pathfinder_output(const std::string& dir, bool overwrite);
 
-/// Generates options.count images with `generator` and writes them under `dir` (created when
-/// missing; with `overwrite`, an old set's imgs/ and metadata/ are removed first). Calls
-/// options.validate() and check_pathfinder_output first. Images are generated and written in
-/// parallel (OpenMP; the bytes do not depend on the thread count); every file is written
-/// atomically, and a batch's metadata file only after all its images, so an interrupted run leaves
-/// only complete batches listed. Logs progress (spdlog info: images, images/s, ETA) every few
-/// seconds. Stopped through options.stop_requested, it removes what it wrote and returns with
-/// stopped_by set (an older set untouched). Throws ConfigError as the checks do, IoError when a
-/// folder or file cannot be written.
+/// Generates options.count images with `generator` and writes them as the folder `dir` (created
+/// when missing). Calls options.validate() and check_pathfinder_output first. The set is written
+/// into a staging folder beside `dir` (core/io/staged_folder.h) and takes dir's place in one rename
+/// once complete, so at any moment, a kill included, `dir` holds the old set whole or the new one
+/// whole; with `overwrite` the old set is deleted after the swap. Images are generated and written
+/// in parallel (OpenMP; the bytes do not depend on the thread count); every file is written
+/// atomically. Logs progress (spdlog info: images, images/s, ETA) every few seconds. Stopped
+/// through options.stop_requested, it removes what it wrote and returns with stopped_by set (an
+/// older set untouched). Throws ConfigError as the checks do, IoError when a folder or file cannot
+/// be written (the staging folder needs dir's parent to be writable).
 PathfinderSetSummary write_pathfinder_set(const std::string& dir, const PathfinderGenerator& generator,
                                           const PathfinderSetOptions& options, bool overwrite);
 

@@ -1,0 +1,203 @@
+// A generated data set replaces an old one in one step (core/io/staged_folder.h): a writer killed
+// with SIGKILL at any moment, during the generation or in the swap, leaves the folder holding the
+// old set whole or the new set whole, never images of one set under the labels of the other, nor
+// splits of two generations, nor a partial file; and the next writer cleans up what the killed
+// one left beside it. Each case forks a writer, kills it at many points (timed from the moment its
+// new set is complete, where the swap happens, and across the generation), and looks at the folder.
+#include <doctest/doctest.h>
+#include <omp.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/io/atomic_file.h"
+#include "data/generators/listops_generator.h"
+#include "data/generators/pathfinder_files.h"
+#include "data/generators/pathfinder_generator.h"
+#include "tests/temp_dir.h"
+
+using namespace tn;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Every file below `dir` with its bytes, by path relative to `dir` (sorted); hidden entries (a
+/// writer's working folder, which readers do not list) are passed over.
+std::map<std::string, std::string> tree(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (it->path().filename().string()[0] == '.') {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_directory()) files[fs::relative(it->path(), dir).generic_string()] = read_file(it->path().string());
+  }
+  return files;
+}
+
+/// Whether the writer `pid` has written `file` into its working folder: the folder beside `out`
+/// whose name ends with ".<pid>" (this version's staging folder), or `older` below `out` (where an
+/// earlier version staged it). Looks at named paths only, so it is quick enough to catch the swap.
+bool staged(const fs::path& out, pid_t pid, const std::string& file, const std::string& older) {
+  std::error_code ec;
+  if (fs::exists(out / older, ec)) return true;
+  const std::string tail = "." + std::to_string(pid);
+  for (const auto& entry : fs::directory_iterator(out.parent_path(), ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() > tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0 &&
+        fs::exists(entry.path() / file, ec))
+      return true;
+  }
+  return false;
+}
+
+/// Forks a writer running `write`; waits until `ready(its pid)` (polled every 20 µs, at most 60 s)
+/// when given, then `delay_us` more, and kills it with SIGKILL. Returns whether it was still running.
+bool kill_writer(const std::function<void()>& write, const std::function<bool(pid_t)>& ready, int delay_us) {
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    omp_set_num_threads(1);  // the parent's OpenMP pool does not exist in the child
+    try {
+      write();
+    } catch (...) {
+      ::_exit(1);
+    }
+    ::_exit(0);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  while (ready && !ready(child) && std::chrono::steady_clock::now() - start < std::chrono::seconds(60)) {
+    if (::waitpid(child, nullptr, WNOHANG) == child) return false;
+    ::usleep(20);
+  }
+  if (delay_us > 0) ::usleep(static_cast<useconds_t>(delay_us));
+  const bool running = ::kill(child, SIGKILL) == 0 && ::waitpid(child, nullptr, WNOHANG) == 0;
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return running && WIFSIGNALED(status);
+}
+
+/// The delays after the new set is complete at which the writer is killed: in and around the swap.
+const std::vector<int> kSwapDelaysUs = {0, 20, 50, 100, 200, 400, 700, 1000, 1500, 2000, 3000, 5000, 8000, 12000,
+                                        20000, 35000, 60000};
+
+/// A Pathfinder set of 6,000 images (empty files) in 6 batches, as an older run left it: deleting it
+/// takes long enough that a swap deleting before renaming is caught part-way.
+std::map<std::string, std::string> make_old_pathfinder_set(const fs::path& out) {
+  for (int b = 0; b < 6; ++b) {
+    fs::create_directories(out / "imgs" / std::to_string(b));
+    std::string metadata;
+    for (int i = 0; i < 1000; ++i) {
+      const std::string name = "sample_" + std::to_string(i) + ".png";
+      std::ofstream(out / "imgs" / std::to_string(b) / name) << "old " << b << " " << i;
+      metadata += "imgs/" + std::to_string(b) + " " + name + " " + std::to_string(i) + " " + std::to_string((b + i) % 2) +
+                  " 1.0 14 4 2 0.5 1 1\n";
+    }
+    fs::create_directories(out / "metadata");
+    std::ofstream(out / "metadata" / (std::to_string(b) + ".npy")) << metadata;
+  }
+  return tree(out);
+}
+
+/// What a killed writer may leave beside `out`: nothing but its own hidden working folders.
+void check_only_leftovers(const fs::path& parent, const std::string& name) {
+  for (const auto& entry : fs::directory_iterator(parent)) {
+    const std::string n = entry.path().filename().string();
+    CHECK_MESSAGE((n == name || n == "ref" || n.rfind("." + name + ".", 0) == 0), n);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("data set swap: a Pathfinder --overwrite killed at any moment leaves the old set whole or the new one") {
+  const test::TempDir dir("pathfinder_swap");
+  const PathfinderGenerator generator{PathfinderParams{}};
+  const PathfinderSetOptions options{.count = 40, .batch_size = 10, .seed = 5};
+  write_pathfinder_set(dir.file("ref"), generator, options, false);
+  const std::map<std::string, std::string> fresh = tree(dir.file("ref"));
+  const fs::path out = dir.file("set");
+  std::map<std::string, std::string> old = make_old_pathfinder_set(out);
+  const auto write = [&] { write_pathfinder_set(out.string(), generator, options, true); };
+  // The new set is complete: its last metadata file is in the writer's staging folder (this
+  // version's, beside --out and named with its pid, or an earlier version's .pathfinder-staging).
+  const auto complete = [&](pid_t pid) {
+    return staged(out, pid, "metadata/3.npy", ".pathfinder-staging/metadata/3.npy");
+  };
+  int killed = 0, old_seen = 0, new_seen = 0;
+  std::vector<std::pair<std::function<bool(pid_t)>, int>> points;
+  for (int delay : kSwapDelaysUs) points.emplace_back(complete, delay);
+  for (int delay : {2000, 10000, 30000, 60000}) points.emplace_back(nullptr, delay);  // while generating
+  for (const auto& [ready, delay] : points) {
+    CAPTURE(delay);
+    killed += kill_writer(write, ready, delay);
+    const std::map<std::string, std::string> now = tree(out);
+    const bool is_old = now == old, is_new = now == fresh;
+    CHECK_MESSAGE((is_old || is_new), "a mixed or broken set: ", now.size(), " files");
+    old_seen += is_old;
+    new_seen += is_new;
+    if (!is_old) {  // the next kill starts from an old set again
+      fs::remove_all(out);
+      old = make_old_pathfinder_set(out);
+    }
+    check_only_leftovers(dir.path, "set");
+  }
+  MESSAGE(killed << " writers killed; " << old_seen << " times the old set, " << new_seen << " times the new");
+  CHECK(killed >= 10);
+  // The next writer removes the killed writers' leftovers and puts its set in place.
+  write();
+  CHECK(tree(out) == fresh);
+  for (const auto& entry : fs::directory_iterator(dir.path))
+    CHECK_MESSAGE((entry.path().filename() == "set" || entry.path().filename() == "ref"), entry.path().string());
+}
+
+TEST_CASE("data set swap: a ListOps --overwrite killed at any moment leaves one generation's three splits, no partial file") {
+  const test::TempDir dir("listops_swap");
+  ListOpsOptions o;
+  o.min_length = 10;
+  o.max_length = 200;
+  o.train = 6000;
+  o.valid = 500;
+  o.test = 500;
+  o.seed = 1;
+  const ListOpsData old_data = generate_listops(o);
+  ListOpsOptions other = o;
+  other.seed = 2;
+  const ListOpsData new_data = generate_listops(other);
+  write_listops(dir.file("ref"), other, new_data, false);
+  const std::map<std::string, std::string> fresh = tree(dir.file("ref"));
+  const fs::path out = dir.file("set");
+  write_listops(out.string(), o, old_data, false);
+  const std::map<std::string, std::string> old = tree(out);
+  const auto write = [&] { write_listops(out.string(), other, new_data, true); };
+  const auto complete = [&](pid_t pid) {  // this version's staging folder, or an earlier one's partial files
+    return staged(out, pid, "basic_test.tsv", "basic_test.tsv.partial");
+  };
+  int killed = 0;
+  std::vector<std::pair<std::function<bool(pid_t)>, int>> points;
+  for (int delay : kSwapDelaysUs) points.emplace_back(complete, delay);
+  for (int delay : {200, 1000, 3000, 10000}) points.emplace_back(nullptr, delay);
+  for (const auto& [ready, delay] : points) {
+    CAPTURE(delay);
+    killed += kill_writer(write, ready, delay);
+    const std::map<std::string, std::string> now = tree(out);
+    CHECK_MESSAGE((now == old || now == fresh), "files: ", now.size());
+    for (const auto& entry : fs::directory_iterator(out))  // no partial file of a killed writer
+      CHECK_MESSAGE(entry.path().extension() == ".tsv", entry.path().string());
+    if (now != old) write_listops(out.string(), o, old_data, true);
+    check_only_leftovers(dir.path, "set");
+  }
+  CHECK(killed >= 8);
+  write();
+  CHECK(tree(out) == fresh);
+}
