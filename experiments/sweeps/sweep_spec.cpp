@@ -34,6 +34,15 @@ struct NamedPoint {
   std::string base_key;  // "points[2].base", for errors
 };
 
+/// `text` when it is at most 120 bytes, else its first 100 bytes (cut at a UTF-8 boundary), "...",
+/// and its length.
+std::string abbreviated(const std::string& text) {
+  if (text.size() <= 120) return text;
+  size_t cut = 100;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return text.substr(0, cut) + "... (" + std::to_string(text.size()) + " bytes)";
+}
+
 /// The sweep document and the locations of its keys.
 class SweepFile {
  public:
@@ -69,7 +78,9 @@ class SweepFile {
   /// located at the option's text. ConfigError for a malformed assignment or a key the file has.
   void add_from_command_line(const std::string& section, const std::string& option, const std::string& assignment,
                              bool list) {
-    const std::string origin = path_ + ": " + option + " " + assignment;
+    // Every value of a --grid is located at this text: a long list is abbreviated, so that
+    // n values do not carry n copies of the whole option (quadratic memory).
+    const std::string origin = path_ + ": " + option + " " + abbreviated(assignment);
     const size_t eq = assignment.find('=');
     if (eq == std::string::npos || eq == 0)
       throw ConfigError(origin + ": expected key.path=value" + (list ? "s, e.g. --grid model.d_model=64,128" : ""));
@@ -123,12 +134,12 @@ std::vector<Axis> read_axes(const SweepFile& f, const std::string& section) {
     if (!values.is_array() || values.empty())
       f.fail(where, "is " + describe_json(values) + ", not a non-empty list", "list the values, e.g. [0, 1, 2]");
     Axis axis{key, {}, {}};
+    std::map<json, size_t> first;  // value -> its first index (json's order agrees with its ==)
     for (size_t i = 0; i < values.size(); ++i) {
       const std::string at = where + "[" + std::to_string(i) + "]";
-      for (size_t j = 0; j < i; ++j)
-        if (values[j] == values[i])
-          f.fail(at, "repeats the value " + values[i].dump() + " (" + where + "[" + std::to_string(j) + "])",
-                 "list each value once: a repeated value would train the same run twice");
+      if (const auto [it, fresh] = first.emplace(values[i], i); !fresh)
+        f.fail(at, "repeats the value " + values[i].dump() + " (" + where + "[" + std::to_string(it->second) + "])",
+               "list each value once: a repeated value would train the same run twice");
       axis.values.push_back(values[i]);
       axis.origins.push_back(f.at(at));
     }
@@ -181,14 +192,14 @@ std::optional<Axis> read_seeds(const SweepFile& f) {
   if (!seeds.is_array() || seeds.empty())
     f.fail("seeds", "is " + describe_json(seeds) + ", not a non-empty list", "list the seeds, e.g. [1, 2, 3]");
   Axis axis{kSeedKey, {}, {}};
+  std::map<json, size_t> first;  // seed -> its first index
   for (size_t i = 0; i < seeds.size(); ++i) {
     const std::string where = "seeds[" + std::to_string(i) + "]";
     if (!seeds[i].is_number_integer() || seeds[i].get<int64_t>() < 0)
       f.fail(where, "is " + describe_json(seeds[i]) + ", not a non-negative integer", "use seeds such as 1, 2, 3");
-    for (size_t j = 0; j < i; ++j)
-      if (seeds[j] == seeds[i])
-        f.fail(where, "repeats seed " + seeds[i].dump() + " (seeds[" + std::to_string(j) + "])",
-               "list each seed once: a repeated seed would train the same run twice");
+    if (const auto [it, fresh] = first.emplace(seeds[i], i); !fresh)
+      f.fail(where, "repeats seed " + seeds[i].dump() + " (seeds[" + std::to_string(it->second) + "])",
+             "list each seed once: a repeated seed would train the same run twice");
     axis.values.push_back(seeds[i]);
     axis.origins.push_back(f.at(where));
   }
@@ -381,12 +392,11 @@ class PointExpander {
                         "; give them distinct names in points:");
     json eff = effective(p.overrides);
     eff["(base)"] = p.base;
-    for (const auto& [other, other_name] : seen_overrides_)
-      if (other == eff)
-        throw ConfigError(origin + ": points `" + other_name + "` and `" + p.name +
-                          "` are the same experiment (duplicate points); remove one");
+    if (auto it = seen_overrides_.find(eff); it != seen_overrides_.end())
+      throw ConfigError(origin + ": points `" + it->second + "` and `" + p.name +
+                        "` are the same experiment (duplicate points); remove one");
     seen_dirs_[p.dir] = p.name;
-    seen_overrides_.emplace_back(std::move(eff), p.name);
+    seen_overrides_.emplace(std::move(eff), p.name);
   }
   const YamlDocument& base_document(const NamedPoint& np) {
     const std::string& path = np.base.empty() ? sweep_.base : np.base;
@@ -409,7 +419,7 @@ class PointExpander {
   std::vector<std::string> shorts_;
   std::map<std::string, YamlDocument> bases_;
   std::map<std::string, std::string> seen_dirs_;  // dir -> point name
-  std::vector<std::pair<json, std::string>> seen_overrides_;
+  std::map<json, std::string> seen_overrides_;  // effective overrides -> point name (json's order: 1 and 1.0 are one key, as ==)
 };
 
 }  // namespace
