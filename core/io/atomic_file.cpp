@@ -9,9 +9,11 @@
 #include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 
 #include "core/error.h"
 #include "core/io/own_files.h"
+#include "core/system.h"
 
 namespace tn {
 
@@ -204,7 +206,31 @@ void write_own_file(const std::string& path, std::string_view bytes, const std::
   remove_stale_temps(path);
 }
 
+namespace {
+
+/// The DataError of a file over its limit: its size (or "more than"), the limit and what it is.
+DataError too_large_to_read(const std::string& path, uint64_t size, bool at_least, uint64_t max_bytes,
+                            const std::string& what) {
+  return DataError("cannot read " + path + ": it holds " + (at_least ? "more than " : "") + std::to_string(size) +
+                   " bytes, over the limit of " + std::to_string(max_bytes) + " bytes for " + what +
+                   "; check that it is the file you mean");
+}
+
+}  // namespace
+
+uint64_t default_read_limit() {
+  static const uint64_t limit = [] {
+    const double bytes = memory_limit().bytes;
+    return bytes > 0 ? static_cast<uint64_t>(bytes / 2) : std::numeric_limits<uint64_t>::max();
+  }();
+  return limit;
+}
+
 std::string read_file(const std::string& path) {
+  return read_file(path, default_read_limit(), "a file read whole (half the memory this process may use)");
+}
+
+std::string read_file(const std::string& path, uint64_t max_bytes, const std::string& what) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     throw DataError("cannot read " + path + ": " + std::strerror(errno) +
@@ -220,6 +246,9 @@ std::string read_file(const std::string& path) {
   // A terminal, a pipe or a FIFO (/dev/stdin) ends when its writer is done, so it is read.
   if ((S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) && !::isatty(fd))
     throw DataError("cannot read " + path + ": it is a device, not a file; give the path of a file");
+  // Checked before anything is allocated; a pipe, which has no size, is cut off once past the limit.
+  if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > max_bytes)
+    throw too_large_to_read(path, static_cast<uint64_t>(st.st_size), false, max_bytes, what);
   std::string bytes;
   if (S_ISREG(st.st_mode)) bytes.reserve(static_cast<size_t>(st.st_size));
   char buf[1 << 16];
@@ -230,6 +259,7 @@ std::string read_file(const std::string& path) {
       if (errno == EINTR) continue;
       throw DataError("error while reading " + path + ": " + std::strerror(errno));
     }
+    if (bytes.size() + static_cast<size_t>(n) > max_bytes) throw too_large_to_read(path, max_bytes, true, max_bytes, what);
     bytes.append(buf, static_cast<size_t>(n));
   }
   return bytes;

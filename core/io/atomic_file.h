@@ -8,6 +8,7 @@
 // The rename never unlinks anything but a regular file: one that finds a device, FIFO, link or
 // folder put at the path meanwhile gives it back (renameat2 RENAME_EXCHANGE) and fails.
 // write_own_file is the writer of the folders a command owns: it refuses a non-regular target.
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -27,8 +28,18 @@ void write_file_atomic(const std::string& path, std::string_view bytes);
 /// written through, into or over. IoError as write_file_atomic.
 void write_own_file(const std::string& path, std::string_view bytes, const std::string& owner = "transnormer");
 
-/// Reads a whole file (or a pipe, FIFO or terminal until its end). Throws DataError naming the path
-/// when it is missing, unreadable, a directory, or a device that never ends (/dev/zero).
+/// Reads a whole file (or a pipe, FIFO or terminal until its end) of at most default_read_limit()
+/// bytes. Throws DataError naming the path when it is missing, unreadable, a directory, a device
+/// that never ends (/dev/zero), or larger than the limit.
 std::string read_file(const std::string& path);
+
+/// As read_file, for a kind of file with a bound of its own: more than `max_bytes` is refused
+/// (DataError naming the path, its size, the bound and `what`, e.g. "a PNG image"), a regular file
+/// before anything is read or allocated, a pipe once that much has arrived.
+std::string read_file(const std::string& path, uint64_t max_bytes, const std::string& what);
+
+/// The bound of a file read whole with no bound of its own: half the memory this process may use
+/// (core/system.h memory_limit; the bytes are parsed into more), or no bound when that is unknown.
+uint64_t default_read_limit();
 
 }  // namespace tn
