@@ -10,13 +10,21 @@
 
 namespace tn {
 
-GrayImage read_png_gray(const std::string& path) {
-  const std::string bytes = read_file(path);  // DataError when missing or unreadable
+GrayImage read_png_gray(const std::string& path, int64_t max_side) {
+  const std::string bytes = read_file(path, kMaxPngFileBytes, "a PNG image");  // DataError when missing, unreadable, too large
   png_image png;
   std::memset(&png, 0, sizeof png);
   png.version = PNG_IMAGE_VERSION;
   if (!png_image_begin_read_from_memory(&png, bytes.data(), bytes.size()))
     throw DataError(path + ": not a readable PNG (" + png.message + "); replace the file with a PNG image");
+  // The header's size, checked before the pixels are allocated: 10^6 x 10^6 in a 100-byte file
+  // would otherwise take width · height bytes (wrapped to 32 bits by PNG_IMAGE_SIZE: 3.3 GB).
+  if (static_cast<int64_t>(png.width) > max_side || static_cast<int64_t>(png.height) > max_side) {
+    png_image_free(&png);
+    throw DataError(path + ": its PNG header claims " + std::to_string(png.width) + "x" + std::to_string(png.height) +
+                    " pixels, more than the " + std::to_string(max_side) + "x" + std::to_string(max_side) +
+                    " this reader takes; replace the file with an image of the data set's size");
+  }
   png.format = PNG_FORMAT_GRAY;
   GrayImage image;
   image.width = png.width;

@@ -47,7 +47,7 @@ ImageExample read_entry(const fs::path& root, const PathfinderEntry& entry, int6
                     "); restore it, or remove the line (" + kHint + ")");
   GrayImage png;
   try {
-    png = read_png_gray(file.string());
+    png = read_png_gray(file.string(), size);  // a larger header is refused before its pixels are allocated
   } catch (const DataError& e) {
     throw DataError(where + ": " + e.what());
   }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/io/png_image.h"
 #include "data/data_root.h"
 #include "data/readers/image_split.h"
 #include "data/readers/pathfinder.h"
@@ -69,6 +70,10 @@ std::shared_ptr<const DataSpec> resolve_pathfinder_spec(const JsonSection& s) {
   if (d->dir.empty()) s.fail("dir", "is empty", "name the folder holding metadata/ and imgs/");
   d->image_size = s.at_least("image_size", s.integer("image_size", d->image_size), 1,
                              "give the images' width and height in pixels (Pathfinder-32: 32)");
+  if (d->image_size > kMaxPngSide)
+    s.fail("image_size", "is " + std::to_string(d->image_size) + ", more than the " + std::to_string(kMaxPngSide) +
+                             " pixels an image may have",
+           "give the images' width and height in pixels (Pathfinder-32: 32, Path-X: 128)");
   d->split = resolve_split(s, d->split);
   d->split_seed = s.unsigned_integer("split_seed", d->split_seed);
   const nlohmann::json* max = s.find("max_examples");
