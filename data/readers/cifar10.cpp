@@ -57,7 +57,7 @@ void read_archive(const std::string& path, Members& m) {
   read_tar_members(
       path, [&](const std::string& member) { return file_name(member) == kMeta || is_batch(m, file_name(member)); },
       [&](const std::string& member, std::string bytes) { add_member(m, file_name(member), bytes, path + ":" + member); },
-      kHint);
+      kHint, kCifar10MaxFileBytes);
 }
 
 void read_folder(const fs::path& dir, Members& m) {
@@ -66,7 +66,9 @@ void read_folder(const fs::path& dir, Members& m) {
   names.push_back(kMeta);
   std::error_code ec;
   for (const std::string& name : names)
-    if (fs::is_regular_file(dir / name, ec)) add_member(m, name, read_file((dir / name).string()), (dir / name).string());
+    if (fs::is_regular_file(dir / name, ec))
+      add_member(m, name, read_file((dir / name).string(), kCifar10MaxFileBytes, "a CIFAR-10 batch"),
+                 (dir / name).string());
 }
 
 /// The train and test images in file order; throws DataError naming `source` for a missing batch.

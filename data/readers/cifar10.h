@@ -17,6 +17,9 @@ namespace tn {
 
 /// Bytes of one record: the label byte and three 32 x 32 planes.
 inline constexpr int64_t kCifar10Record = 1 + 3 * 32 * 32;
+/// The largest file the reader takes: a batch of 10,000 records (30,730,000 bytes), the size of every
+/// published batch; a larger member or file is refused before it is read.
+inline constexpr int64_t kCifar10MaxFileBytes = 10000 * kCifar10Record;
 
 /// The images of both splits and the class names.
 struct Cifar10Data {

@@ -17,6 +17,9 @@ namespace {
 const char* const kHint =
     "scripts/fetch_data.sh fetches aclImdb_v1.tar.gz from ai.stanford.edu/~amaas/data/sentiment into "
     "<data root>/lra/imdb; data.path may name the archive, a folder of archives, or the unpacked aclImdb/";
+/// The longest review file taken: 1 MiB, far above aclImdb's longest (about 14 KB). A larger one is
+/// refused before it is read.
+constexpr uint64_t kMaxReviewBytes = uint64_t{1} << 20;
 
 /// Where a review goes: split (0 train, 1 test), label, numeric id and rating; false for any other
 /// file (README, urls_*.txt, train/unsup/...).
@@ -60,7 +63,7 @@ void read_archive(const std::string& path, bool with_test, ImdbReviews& out) {
         review_key(name, key);
         add_review(out, key, std::move(text), path + ":" + name);
       },
-      kHint);
+      kHint, kMaxReviewBytes);
   out.sources.push_back(path);
 }
 
@@ -73,7 +76,7 @@ void read_folder(const fs::path& root, bool with_test, ImdbReviews& out) {
       for (const fs::directory_entry& f : fs::directory_iterator(dir)) {
         ReviewKey key;
         if (f.is_regular_file() && review_key(fs::relative(f.path(), root.parent_path()).string(), key))
-          add_review(out, key, read_file(f.path().string()), f.path().string());
+          add_review(out, key, read_file(f.path().string(), kMaxReviewBytes, "an aclImdb review"), f.path().string());
       }
     }
   out.sources.push_back(root.string());
