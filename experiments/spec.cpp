@@ -138,6 +138,8 @@ TrainSpec resolve_train(const JsonSection& s) {
                                  "use a positive batch such as 16");
   t.update_freq = s.at_least("update_freq", s.integer("update_freq", t.update_freq), 1,
                              "use 1 (an update per batch) or more to accumulate gradients");
+  s.at_most("update_freq", t.update_freq, kMaxUpdateFreq,  // a step holds its update_freq batches at once
+            "accumulate at most 4096 batches a step: raise train.batch_size instead, e.g. update_freq: 16");
   const int64_t threads = s.at_least("threads", s.integer("threads", t.threads), 0,
                                      "use a thread count, or 0 for the runtime's default");
   if (threads > 4096) s.fail("threads", "is " + std::to_string(threads) + ", too many", "use at most the core count");

@@ -45,6 +45,10 @@ struct ScheduleSpec {
 /// The YAML name of a schedule kind ("inverse_sqrt").
 std::string to_string(ScheduleKind kind);
 
+/// The most batches one step accumulates (train.update_freq): 4,096. A step holds them all at
+/// once, so the memory check counts them (experiments/runner/memory_check.h).
+inline constexpr int64_t kMaxUpdateFreq = 4096;
+
 /// train: one step = one optimizer update over update_freq batches.
 struct TrainSpec {
   int64_t batch_size = 8;     // samples per batch, >= 1
@@ -56,7 +60,7 @@ struct TrainSpec {
   int64_t eval_every = 0, test_every = 0;  // evaluate valid/test every N steps (0: only at the end)
   int64_t log_every = 10;     // a metrics.jsonl line every N steps (0: none)
   int64_t eval_batch_size = 16;  // samples per evaluation batch, >= 1
-  int64_t update_freq = 1;    // gradient accumulation: batches per update, >= 1 (not in the reference)
+  int64_t update_freq = 1;    // gradient accumulation: batches per update, 1..kMaxUpdateFreq (not in the reference)
   int threads = 0;            // 0: the runtime's default (not in the reference)
   Precision precision = Precision::F32;  // f32 | bf16 (not in the reference)
   /// train.analysis: opt-in analyses. grad_stats: the attention-score gradient statistics of

@@ -11,6 +11,7 @@
 #include "layers/attention/mixer_table.h"
 #include "layers/config_names.h"
 #include "layers/inputs/input_table.h"
+#include "layers/model_limits.h"
 
 namespace tn {
 
@@ -80,6 +81,32 @@ std::string divisor_hint(int64_t d_model, int64_t n_heads) {
          ") or a d_model divisible by " + std::to_string(n_heads) + " (" + alternatives + ")";
 }
 
+/// The sizes of the model section, each within its bounds (layers/model_limits.h), read before
+/// anything is computed from them (the default d_ff is 8 d_model / 3; n_layers sizes a list).
+void read_sizes(const JsonSection& s, bool require_vocab_size, ModelConfig& c) {
+  if (s.has("vocab_size")) {
+    c.vocab_size = s.at_least("vocab_size", s.integer("vocab_size", 0), 1, "use the vocabulary size, e.g. 50000");
+    s.at_most("vocab_size", c.vocab_size, kMaxVocabSize, "token ids are 32-bit: use the vocabulary size, e.g. 50000");
+  } else if (require_vocab_size) {
+    s.fail("vocab_size", "is required", "add vocab_size: N (the number of token ids)");
+  }
+  c.d_model = s.integer("d_model", c.d_model);
+  // The minimum first: a divisor hint for a negative or tiny d_model would suggest sizes below it.
+  if (c.d_model < 4) s.fail("d_model", "must be >= 4, got " + std::to_string(c.d_model), "use e.g. 512");
+  s.at_most("d_model", c.d_model, kMaxModelWidth, "use a width such as 512 (at most 2^30)");
+  c.n_layers = s.at_least("n_layers", s.integer("n_layers", c.n_layers), 1, "use at least one layer");
+  s.at_most("n_layers", c.n_layers, kMaxModelLayers, "use a depth such as 6 (at most 4096 layers)");
+  c.n_heads = s.at_least("n_heads", s.integer("n_heads", c.n_heads), 1, "use at least one head, e.g. 8");
+  c.max_positions = s.at_least("max_positions", s.integer("max_positions", c.max_positions), 1,
+                               "use the longest sequence length the model must take, e.g. 512");
+  s.at_most("max_positions", c.max_positions, kMaxModelPositions,
+            "use the longest sequence length the model must take, e.g. 512 (at most 2^20)");
+  c.diag_layers = s.integer("diag_layers", c.diag_layers);
+  c.num_classes = s.at_least("num_classes", s.integer("num_classes", c.num_classes), 1,
+                             "use the number of labels of the task");
+  s.at_most("num_classes", c.num_classes, kMaxModelWidth, "use the number of labels of the task (at most 2^30)");
+}
+
 /// `token_mixer` and `layers` (one mixer per layer) or `diag_layers` (the first k layers diag).
 void read_layers(const JsonSection& s, ModelConfig& c) {
   const Names<MixerKind> mixers = mixer_choices();
@@ -138,20 +165,7 @@ ModelConfig resolve_model_json(const json& model, const ModelJsonOptions& option
   const bool strict = options.strict_keys;
   s.check_keys(kModelKeys, strict);
   ModelConfig c;
-
-  if (s.has("vocab_size")) {
-    c.vocab_size = s.at_least("vocab_size", s.integer("vocab_size", 0), 1, "use the vocabulary size, e.g. 50000");
-  } else if (options.require_vocab_size) {
-    s.fail("vocab_size", "is required", "add vocab_size: N (the number of token ids)");
-  }
-  c.d_model = s.integer("d_model", c.d_model);
-  c.n_layers = s.at_least("n_layers", s.integer("n_layers", c.n_layers), 1, "use at least one layer");
-  c.n_heads = s.at_least("n_heads", s.integer("n_heads", c.n_heads), 1, "use at least one head, e.g. 8");
-  c.max_positions = s.at_least("max_positions", s.integer("max_positions", c.max_positions), 1,
-                               "use the longest sequence length the model must take, e.g. 512");
-  c.diag_layers = s.integer("diag_layers", c.diag_layers);
-  c.num_classes = s.at_least("num_classes", s.integer("num_classes", c.num_classes), 1,
-                             "use the number of labels of the task");
+  read_sizes(s, options.require_vocab_size, c);
   c.dropout = s.probability("dropout", s.number("dropout", c.dropout));
   if (s.has("positional_dropout"))
     c.positional_dropout = s.probability("positional_dropout", s.number("positional_dropout", c.dropout));
@@ -163,8 +177,6 @@ ModelConfig resolve_model_json(const json& model, const ModelJsonOptions& option
   c.tie_embeddings = s.boolean("tie_embeddings", c.tie_embeddings);
   c.arch = s.choice("arch", c.arch, kArchs);
 
-  // The minimum first: a divisor hint for a negative or tiny d_model would suggest sizes below it.
-  if (c.d_model < 4) s.fail("d_model", "must be >= 4, got " + std::to_string(c.d_model), "use e.g. 512");
   if (c.d_model % c.n_heads != 0)
     s.fail("d_model",
            std::to_string(c.d_model) + " is not divisible by n_heads=" + std::to_string(c.n_heads),
@@ -186,6 +198,7 @@ ModelConfig resolve_model_json(const json& model, const ModelJsonOptions& option
   const bool glu = c.channel_mixer.type == ChannelMixerKind::GLU;
   c.channel_mixer.d_ff = cm.has("d_ff") ? cm.integer("d_ff", 0) : glu ? 8 * c.d_model / 3 : 4 * c.d_model;
   cm.at_least("d_ff", c.channel_mixer.d_ff, 1, "use a positive hidden width, or leave it out for the default");
+  cm.at_most("d_ff", c.channel_mixer.d_ff, kMaxModelWidth, "use a hidden width such as 4 d_model (at most 2^30)");
   c.channel_mixer.activation = cm.has("activation") ? cm.choice("activation", Activation::SiLU, kActivations)
                                : glu                ? Activation::SiLU
                                                     : Activation::GELU;

@@ -234,6 +234,11 @@ int64_t JsonSection::at_least(const std::string& key, int64_t value, int64_t min
   return value;
 }
 
+int64_t JsonSection::at_most(const std::string& key, int64_t value, int64_t max, const std::string& fix) const {
+  if (value > max) fail(key, "must be <= " + std::to_string(max) + ", got " + std::to_string(value), fix);
+  return value;
+}
+
 double JsonSection::at_least(const std::string& key, double value, double min, const std::string& fix) const {
   if (value < min) fail(key, "must be >= " + json(min).dump() + ", got " + json(value).dump(), fix);
   return value;

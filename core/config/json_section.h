@@ -81,6 +81,8 @@ class JsonSection {
 
   /// Range checks: each returns `value` or throws ConfigIssue ("must be >= 1, got 0").
   int64_t at_least(const std::string& key, int64_t value, int64_t min, const std::string& fix) const;
+  /// "must be <= 1073741824, got 4611686018427387904": the upper bounds of sizes.
+  int64_t at_most(const std::string& key, int64_t value, int64_t max, const std::string& fix) const;
   double at_least(const std::string& key, double value, double min, const std::string& fix) const;
   double positive(const std::string& key, double value, const std::string& fix) const;
   double probability(const std::string& key, double value) const;  // in [0, 1)

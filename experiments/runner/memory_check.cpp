@@ -10,6 +10,13 @@
 
 namespace tn {
 
+namespace {
+/// What a batch a step holds takes beyond its activations: ids, targets and a padding mask per
+/// position (12 bytes), and the object with its bookkeeping (1 KiB).
+constexpr double kBatchBytesPerPosition = 12.0;
+constexpr double kBatchBytes = 1024.0;
+}  // namespace
+
 double estimate_parameter_count(const ModelConfig& c) {
   const double d = static_cast<double>(c.d_model), V = static_cast<double>(c.vocab_size);
   const double d_ff = static_cast<double>(c.channel_mixer.d_ff);
@@ -31,7 +38,8 @@ double estimate_parameter_count(const ModelConfig& c) {
   return n;
 }
 
-MemoryEstimate estimate_training_memory(const ModelConfig& c, int64_t positions, int64_t longest) {
+MemoryEstimate estimate_training_memory(const ModelConfig& c, int64_t positions, int64_t longest,
+                                        int64_t update_freq) {
   MemoryEstimate e;
   e.parameters = estimate_parameter_count(c);
   e.weight_bytes = 16.0 * e.parameters;
@@ -39,6 +47,8 @@ MemoryEstimate estimate_training_memory(const ModelConfig& c, int64_t positions,
   const double per_layer = 8.0 * d + 2.0 * static_cast<double>(c.channel_mixer.d_ff);
   e.activation_bytes = 4.0 * (p * per_layer * static_cast<double>(c.n_layers) +
                               512.0 * static_cast<double>(c.vocab_size));
+  // The step's update_freq batches, all filled before its first forward.
+  e.activation_bytes += static_cast<double>(std::max<int64_t>(update_freq, 1)) * (kBatchBytesPerPosition * p + kBatchBytes);
   if (longest > 0)
     for (const MixerKind kind : c.layers)
       if (const MixerEntry* entry = find_mixer(kind); entry && entry->saved_floats)
@@ -54,8 +64,9 @@ void check_fits_in_memory(const MemoryEstimate& e, const std::string& what) {
   std::snprintf(buf, sizeof buf,
                 "%s: the run needs at least %.1f GiB (%.3g parameters: %.1f GiB with gradients and AdamW "
                 "moments; activations of one batch: %.1f GiB), more than the %.1f GiB this process may use (%s); "
-                "lower model.d_model, model.n_layers, the vocabulary, train.batch_size or the sequence length "
-                "(data.seq_len; data.max_length or data.max_positions for the classification readers)",
+                "lower model.d_model, model.n_layers, the vocabulary, train.batch_size, train.update_freq or the "
+                "sequence length (data.seq_len; data.max_length or data.max_positions for the classification "
+                "readers)",
                 what.c_str(), e.total_bytes() / 1073741824.0, e.parameters, e.weight_bytes / 1073741824.0,
                 e.activation_bytes / 1073741824.0, available / 1073741824.0, limit.source.c_str());
   throw ConfigError(buf);

@@ -26,10 +26,13 @@ double estimate_parameter_count(const ModelConfig& config);
 /// The floor of one training step's memory for a batch of `positions` token positions
 /// (batch × sequence length): 16 bytes per parameter, plus per layer and position the mixer's
 /// saved q, k, v, output and norm inputs (8·d floats) and the channel mixer's hidden states
-/// (2·d_ff floats), plus one 512-row chunk of output logits. With `longest` (the longest sequence
-/// of a batch, > 0) also what each layer's mixer keeps beyond that (MixerEntry::saved_floats, for
-/// positions / longest sequences of `longest`: softmax attention's n² probabilities).
-MemoryEstimate estimate_training_memory(const ModelConfig& config, int64_t positions, int64_t longest = 0);
+/// (2·d_ff floats), plus one 512-row chunk of output logits, plus the `update_freq` batches a step
+/// holds at once (train.update_freq; 12 bytes per position and 1 KiB each). With `longest` (the
+/// longest sequence of a batch, > 0) also what each layer's mixer keeps beyond that
+/// (MixerEntry::saved_floats, for positions / longest sequences of `longest`: softmax attention's
+/// n² probabilities, DiagAttention's n·min(block_size, n), Performer's features).
+MemoryEstimate estimate_training_memory(const ModelConfig& config, int64_t positions, int64_t longest = 0,
+                                        int64_t update_freq = 1);
 
 /// Throws ConfigError naming `what` (e.g. the spec path) with the estimate, the memory this process
 /// may use (memory_limit: physical memory, ulimit -v or its cgroup's limit, whichever is least) and

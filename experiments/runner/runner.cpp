@@ -131,7 +131,9 @@ Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<
   set_num_threads(train.threads);  // before any oneDNN primitive is made
   configure_model_from_data(*task_, spec_);
   check_fits_in_memory(
-      estimate_training_memory(spec_.model, task_->positions_per_batch(), task_->longest_sequence()), spec_.path);
+      estimate_training_memory(spec_.model, task_->positions_per_batch(), task_->longest_sequence(),
+                               spec_.train.update_freq),
+      spec_.path);
   model_ = std::make_unique<TransNormerModel>(spec_.model, train.seed);
   spdlog::info("model: {} layers, d_model {}, {} heads, {} parameters, {} threads, kernels {}",
                spec_.model.n_layers, spec_.model.d_model, spec_.model.n_heads,

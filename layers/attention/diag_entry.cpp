@@ -6,6 +6,7 @@
 #include "layers/attention/diag_attention.h"
 #include "layers/attention/mixer_flops.h"
 #include "layers/attention/mixer_table.h"
+#include "layers/model_limits.h"
 
 namespace tn {
 namespace {
@@ -20,6 +21,8 @@ void resolve(const JsonSection& s, bool strict, AttentionOptions& options) {
   DiagOptions o;
   o.block_size = s.at_least("block_size", s.integer("block_size", o.block_size), 1,
                             "use a positive block width w such as 64");
+  s.at_most("block_size", o.block_size, kMaxModelPositions,
+            "use a block width such as 64; a block is at most as long as a sequence may be (2^20 positions)");
   o.inner = s.choice("inner", o.inner, inner_names());
   o.norm = read_norm(s, "norm", o.norm);
   if (s.has("n_heads"))
@@ -54,6 +57,15 @@ double projection_flops(const ModelConfig& config, int64_t batch, int64_t seq_le
   return dense_projection_flops(config, batch, seq_len, 4.0);
 }
 
+/// The probabilities kept for the backward: B·H·n·min(w, n), H the diag's own head count when it
+/// has one (layers/attention/attention_ops.cpp: a block past the sequence is the sequence).
+double saved_floats(const ModelConfig& config, int64_t batch, int64_t seq_len) {
+  const int64_t heads = config.attention.diag.n_heads > 0 ? config.attention.diag.n_heads : config.n_heads;
+  const auto n = static_cast<double>(seq_len);
+  return static_cast<double>(batch) * static_cast<double>(heads) * n *
+         static_cast<double>(std::min(config.attention.diag.block_size, std::max<int64_t>(seq_len, 1)));
+}
+
 }  // namespace
 
 MixerEntry diag_mixer_entry() {
@@ -72,6 +84,7 @@ MixerEntry diag_mixer_entry() {
       .make = make,
       .core_flops = core_flops,
       .projection_flops = projection_flops,
+      .saved_floats = saved_floats,
       .test_variants =
           {
               {.name = "diag relu srmsnorm, block 16",

@@ -26,6 +26,11 @@ double projection_flops(const ModelConfig& config, int64_t batch, int64_t seq_le
          mixer_entry(MixerKind::NormAttention).projection_flops(config, batch, seq_len);
 }
 
+/// The Diag branch's probabilities (NormAttention keeps only per-position activations).
+double saved_floats(const ModelConfig& config, int64_t batch, int64_t seq_len) {
+  return mixer_entry(MixerKind::Diag).saved_floats(config, batch, seq_len);
+}
+
 }  // namespace
 
 MixerEntry diag_norm_parallel_mixer_entry() {
@@ -41,6 +46,7 @@ MixerEntry diag_norm_parallel_mixer_entry() {
       .make = make,
       .core_flops = core_flops,
       .projection_flops = projection_flops,
+      .saved_floats = saved_floats,
       .test_variants =
           {
               {.name = "diag_norm_parallel T1, block 16",

@@ -4,6 +4,7 @@
 #include "layers/attention/mixer_flops.h"
 #include "layers/attention/mixer_table.h"
 #include "layers/attention/performer.h"
+#include "layers/model_limits.h"
 
 namespace tn {
 namespace {
@@ -13,6 +14,7 @@ void resolve(const JsonSection& s, bool strict, AttentionOptions& options) {
   PerformerOptions o;
   o.features = s.at_least("features", s.integer("features", o.features), 1,
                           "use a positive number of random features such as 64");
+  s.at_most("features", o.features, kMaxModelWidth, "use a number of random features such as 64 (at most 2^30)");
   o.eps = s.positive("eps", s.number("eps", o.eps), "use a small positive clamp such as 1e-2");
   o.feature_eps = s.at_least("feature_eps", s.number("feature_eps", o.feature_eps), 0.0,
                              "use a small non-negative offset such as 1e-4");
@@ -41,6 +43,12 @@ double projection_flops(const ModelConfig& config, int64_t batch, int64_t seq_le
              static_cast<double>(config.attention.performer.features) * static_cast<double>(config.d_head());
 }
 
+/// φ(q) and φ(k), kept for the backward: 2·B·n·H·m floats, m the random features.
+double saved_floats(const ModelConfig& config, int64_t batch, int64_t seq_len) {
+  return 2.0 * static_cast<double>(batch) * static_cast<double>(seq_len) * static_cast<double>(config.n_heads) *
+         static_cast<double>(config.attention.performer.features);
+}
+
 }  // namespace
 
 MixerEntry performer_mixer_entry() {
@@ -53,6 +61,7 @@ MixerEntry performer_mixer_entry() {
       .make = make,
       .core_flops = core_flops,
       .projection_flops = projection_flops,
+      .saved_floats = saved_floats,
       .test_variants =
           {
               {.name = "performer, 12 features",
