@@ -58,8 +58,7 @@ void append_word(const WordVocab& vocab, int32_t id, std::string& text) {
 }
 
 int run_generate(const GenerateArgs& args) {
-  if (args.max_new_tokens < 0)
-    throw ConfigError("--max-new-tokens must be >= 0, got " + std::to_string(args.max_new_tokens));
+  check_max_new_tokens(args.max_new_tokens);  // before the checkpoint is read
   if (const size_t bad = invalid_utf8_at(args.prompt); bad != std::string::npos)  // as tokenize
     throw ConfigError("--prompt: byte " + std::to_string(bad) + " is not UTF-8; give the prompt as UTF-8 text");
   GenerationOptions options;
@@ -126,7 +125,7 @@ Action add_generate_verb(CLI::App& app) {
   sub->add_option("--prompt", args->prompt,
                   "text to continue: whitespace-separated words, unknown ones become <unk> "
                   "(default: empty, start from <eos>)");
-  sub->add_option("--max-new-tokens", args->max_new_tokens, "tokens to generate (>= 0)")
+  sub->add_option("--max-new-tokens", args->max_new_tokens, "tokens to generate (0 to 1048576)")
       ->capture_default_str();
   sub->add_option("--temperature", args->temperature, "sampling temperature (>= 0; 0 = greedy)")
       ->capture_default_str();

@@ -16,6 +16,14 @@ double GenerationResult::tokens_per_s() const {
   return ids.empty() || generate_s <= 0.0 ? 0.0 : static_cast<double>(ids.size()) / generate_s;
 }
 
+void check_max_new_tokens(int64_t max_new_tokens) {
+  if (max_new_tokens < 0) throw ConfigError("--max-new-tokens must be >= 0, got " + std::to_string(max_new_tokens));
+  if (max_new_tokens > kMaxNewTokens)
+    throw ConfigError("--max-new-tokens " + std::to_string(max_new_tokens) + " is more than the " +
+                      std::to_string(kMaxNewTokens) + " tokens one call generates; ask for at most " +
+                      std::to_string(kMaxNewTokens) + " and continue from the output if you need more");
+}
+
 GenerationResult generate(TransNormerModel& model, const std::vector<int32_t>& prompt_ids,
                           const GenerationOptions& options,
                           const std::function<void(int32_t)>& on_token) {
@@ -30,14 +38,18 @@ GenerationResult generate(TransNormerModel& model, const std::vector<int32_t>& p
     throw ShapeError("[generate] the prompt has no ids: start an empty prompt with <eos>");
 
   const ModelConfig& config = model.config();
-  const int64_t total = static_cast<int64_t>(prompt_ids.size()) + options.max_new_tokens;
-  if (config.positional == Positional::Learned && (options.max_new_tokens > config.max_positions || total > config.max_positions))
+  // Learned positions end where the model does: their bound, when it applies, is the one to name.
+  if (config.positional == Positional::Learned &&
+      (options.max_new_tokens > config.max_positions ||
+       static_cast<int64_t>(prompt_ids.size()) + options.max_new_tokens > config.max_positions))
     throw ConfigError("--max-new-tokens " + std::to_string(options.max_new_tokens) + " with a prompt of " +
                       std::to_string(prompt_ids.size()) + " ids goes past the model's " +
                       std::to_string(config.max_positions) +
                       " learned positions (model.max_positions): ask for at most " +
                       std::to_string(std::max<int64_t>(0, config.max_positions - static_cast<int64_t>(prompt_ids.size()))) +
                       " new tokens");
+  check_max_new_tokens(options.max_new_tokens);  // every model's bound: the total below cannot overflow
+  const int64_t total = static_cast<int64_t>(prompt_ids.size()) + options.max_new_tokens;
   Tape tape;
   tape.set_enabled(false);
   Rng dropout_rng(0);  // eval mode: never drawn from

@@ -13,8 +13,17 @@
 
 namespace tn {
 
+/// The most new tokens one call generates: 2^20 (1,048,576). Each costs at least a decode step
+/// and 12 bytes of results; a model whose positions do not end (sinusoidal, none) would otherwise
+/// take any count, up to 2^63 - 1, and overflow the total it sizes its results by.
+inline constexpr int64_t kMaxNewTokens = int64_t{1} << 20;
+
+/// Throws ConfigError naming --max-new-tokens when `max_new_tokens` is negative or above
+/// kMaxNewTokens, with the bound.
+void check_max_new_tokens(int64_t max_new_tokens);
+
 struct GenerationOptions {
-  int64_t max_new_tokens = 20;  // >= 0
+  int64_t max_new_tokens = 20;  // 0..kMaxNewTokens
   SamplingOptions sampling;
   uint64_t seed = 0;            // of the sampling Rng (unused when greedy)
 };
@@ -35,7 +44,8 @@ struct GenerationResult {
 /// options.seed, feeding each back (so every new token costs one sample and one decode_step).
 /// on_token (optional) sees each new id as soon as it is chosen. Eval mode, tape disabled.
 /// Deterministic: the same model, prompt and options give the same ids. Throws ConfigError for
-/// max_new_tokens < 0 or invalid sampling options (naming the flag), ConfigError for a model that
+/// max_new_tokens outside [0, kMaxNewTokens] or invalid sampling options (naming the flag), or
+/// past a model's learned positions, ConfigError for a model that
 /// cannot generate (encoder, non-lm head), ShapeError for an empty prompt or an id outside
 /// [0, vocab).
 GenerationResult generate(TransNormerModel& model, const std::vector<int32_t>& prompt_ids,

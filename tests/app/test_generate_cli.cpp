@@ -126,3 +126,26 @@ TEST_CASE("cli: generate rejects bad input with exit code 2") {
   CHECK(latin1.code == 2);
   CHECK(latin1.err.find("--prompt: byte 3 is not UTF-8") != std::string::npos);
 }
+
+TEST_CASE("cli: generate bounds --max-new-tokens, even where positions never end (sinusoidal)") {
+  // 2^63 - 1 new tokens on a sinusoidal model ended in a raw `vector::reserve` exception (exit 1).
+  // The model: two steps on a corpus written here (no data root needed).
+  const std::string dir = scratch_dir("generate_max_tokens");
+  std::string corpus;
+  for (int line = 0; line < 60; ++line) corpus += "the game was a game of the year and a game to play\n";
+  write_text(dir + "/words.tokens", corpus);
+  write_text(dir + "/tiny.yaml",
+             "model: {arch: decoder, d_model: 16, n_layers: 1, n_heads: 2, positional: sinusoidal}\n"
+             "data: {train: " + dir + "/words.tokens, split_valid_from_train: 0.1, seq_len: 16}\n"
+             "train: {batch_size: 2, max_steps: 2}\n");
+  const CliResult trained = run_cli("train " + dir + "/tiny.yaml --out " + dir + "/run", dir);
+  INFO(trained.err);
+  REQUIRE(trained.code == 0);
+  const std::string ckpt = dir + "/run/checkpoint.safetensors";
+  const CliResult r = run_cli("generate --checkpoint '" + ckpt + "' --max-new-tokens 9223372036854775807", dir);
+  INFO(r.err);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--max-new-tokens 9223372036854775807 is more than the 1048576 tokens one call generates") !=
+        std::string::npos);
+  CHECK(r.err.find("vector") == std::string::npos);
+}

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "core/error.h"
@@ -135,4 +137,24 @@ TEST_CASE("generate: more new tokens than learned positions is refused before an
   }
   options.max_new_tokens = 13;  // exactly up to the last position
   CHECK(generate(model, {1, 2, 3}, options).ids.size() == 13);
+}
+
+TEST_CASE("generate: the new tokens are bounded where positions never end, without overflowing their total") {
+  // Sinusoidal positions have no last one: 2^63 - 1 new tokens overflowed prompt + max_new_tokens
+  // and ended in std::length_error from vector::reserve.
+  TransNormerModel model = tiny_t1(3);
+  GenerationOptions options;
+  options.sampling.temperature = 0.0;
+  options.max_new_tokens = INT64_MAX;
+  try {
+    generate(model, {1, 2, 3}, options);
+    FAIL("2^63 - 1 new tokens were accepted");
+  } catch (const ConfigError& e) {
+    CHECK(std::string(e.what()).find("is more than the 1048576 tokens one call generates") != std::string::npos);
+  }
+  options.max_new_tokens = kMaxNewTokens + 1;
+  CHECK_THROWS_AS(generate(model, {1, 2, 3}, options), ConfigError);
+  CHECK_NOTHROW(check_max_new_tokens(kMaxNewTokens));
+  options.max_new_tokens = 4;
+  CHECK(generate(model, {1, 2, 3}, options).ids.size() == 4);
 }
