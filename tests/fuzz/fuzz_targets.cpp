@@ -5,13 +5,16 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <stdexcept>
 
+#include "core/autograd/tape.h"
 #include "core/error.h"
 #include "core/io/atomic_file.h"
 #include "core/io/png_image.h"
 #include "core/io/safetensors.h"
+#include "core/rng.h"
 #include "data/readers/aan.h"
 #include "data/readers/cifar10.h"
 #include "data/readers/glue.h"
@@ -114,6 +117,27 @@ void run_safetensors(std::string_view bytes) { (void)load_safetensors(put("tenso
 
 void run_checkpoint(std::string_view bytes) { (void)load_checkpoint(put("checkpoint.safetensors", bytes)); }
 
+/// A checkpoint's stored config: the bytes become "transnormer.config" beside the tensors (and
+/// vocabulary) of the checkpoint seed listops_tiny, so every mutation reaches the config reader and
+/// the size checks made before the model is built. A model that loads runs one forward of 12 ids.
+void run_checkpoint_config(std::string_view bytes) {
+  static const SafetensorsFile tiny =
+      load_safetensors(std::string(TN_SOURCE_DIR) + "/tests/fuzz/corpus/checkpoint/listops_tiny.safetensors");
+  std::map<std::string, std::string> metadata = tiny.metadata;
+  metadata["transnormer.config"] = std::string(bytes);
+  const std::string path = (scratch() / "config.safetensors").string();
+  save_safetensors(path, tiny.tensors, metadata);  // DataError for bytes that are not UTF-8
+  const LoadedCheckpoint loaded = load_checkpoint(path);
+  Tape tape;
+  tape.set_enabled(false);
+  Rng rng(0);
+  ForwardContext ctx{tape, false, rng};
+  const int64_t vocab = loaded.model->config().vocab_size;
+  std::vector<int32_t> ids(12);
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>(static_cast<int64_t>(i) % vocab);
+  (void)loaded.model->forward(ctx, ids, 1, static_cast<int64_t>(ids.size()));
+}
+
 void run_wikitext(std::string_view bytes) {
   std::vector<std::string> lines = read_lines(put("wiki.train.tokens", bytes));
   (void)WordVocab::build(lines);
@@ -201,6 +225,7 @@ const std::vector<FuzzTarget>& fuzz_targets() {
       {"sweep", "a sweep file", run_sweep},
       {"safetensors", "a safetensors file", run_safetensors},
       {"checkpoint", "a checkpoint (safetensors with the model config and vocabulary)", run_checkpoint},
+      {"checkpoint_config", "a checkpoint's stored model config (its transnormer.config JSON)", run_checkpoint_config},
       {"wikitext", "a WikiText token file", run_wikitext},
       {"glue", "a GLUE .tsv split of any task", run_glue},
       {"listops", "an LRA ListOps .tsv split", run_listops},
