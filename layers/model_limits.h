@@ -1,9 +1,9 @@
 #pragma once
-// The largest value each size of the model section may take (listed in README.md, "Exit codes"), checked
-// where the section is read (layers/model_config_json.cpp, the mixers' option readers) with the
-// usual `key: problem; fix` message. They keep every size computed from a config inside 64 bits
-// (a product of two widths below 2^60 elements) and each value below what any run here can use;
-// whether a model that fits them also fits in memory is the memory check's question
+// The largest value each size of the model section may take (listed in README.md, "Exit codes"),
+// checked where the section is read (layers/model_config_json.cpp, the mixers' option readers)
+// with the usual `key: problem; fix` message. They keep every size computed from a config inside
+// 64 bits (a product of two widths below 2^60 elements) and each value below what any run here can
+// use; whether a model that fits them also fits in memory is the memory check's question
 // (experiments/runner/memory_check.h) and, for a checkpoint, parameter_floor's.
 #include <cstdint>
 #include <limits>
