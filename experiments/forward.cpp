@@ -29,20 +29,24 @@ std::vector<int32_t> flatten_ids(const nlohmann::json& rows, int64_t batch, int6
                                  bool may_ignore, const std::string& key, const std::string& where) {
   if (!rows.is_array() || static_cast<int64_t>(rows.size()) != batch)
     throw DataError(where + ": \"" + key + "\" must be a list of " + std::to_string(batch) + " rows");
-  std::vector<int32_t> out;
-  out.reserve(batch * seq_len);
-  for (const auto& row : rows) {
+  for (const auto& row : rows)
     if (!row.is_array() || static_cast<int64_t>(row.size()) != seq_len)
       throw DataError(where + ": every row of \"" + key + "\" must hold " +
                       std::to_string(seq_len) + " integers");
+  std::vector<int32_t> out;
+  out.reserve(static_cast<size_t>(batch * seq_len));  // the values the input holds: checked above
+  for (const auto& row : rows)
     for (const auto& v : row) out.push_back(checked_id(v, limit, may_ignore, key, where));
-  }
   return out;
 }
 
+/// A size of the input ("batch", "seq_len"): an integer in [1, 2^20], so products of them fit.
 int64_t required_int(const nlohmann::json& input, const char* key, const std::string& where) {
-  if (!input.contains(key) || !input[key].is_number_integer() || input[key].get<int64_t>() < 1)
-    throw DataError(where + ": \"" + key + "\" must be a positive integer");
+  constexpr int64_t kMax = int64_t{1} << 20;
+  if (!input.contains(key) || !input[key].is_number_integer() || input[key].get<int64_t>() < 1 ||
+      input[key].get<int64_t>() > kMax)
+    throw DataError(where + ": \"" + key + "\" must be a positive integer up to " + std::to_string(kMax) +
+                    " (the rows, or the tokens of each row, the input holds)");
   return input[key].get<int64_t>();
 }
 

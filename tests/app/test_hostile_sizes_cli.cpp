@@ -112,3 +112,19 @@ TEST_CASE("cli hostile sizes: train and bench refuse oversized sizes at the key,
   INFO(wide.err);
   CHECK(wide.code == 0);
 }
+
+TEST_CASE("cli hostile sizes: forward's input sizes are bounded before anything is reserved") {
+  // "seq_len": 2^62 with one short row ended in a raw `vector::reserve` exception (exit 1).
+  const std::string dir = scratch_dir("hostile_forward_input");
+  const std::string model = golden_root() + "/dec_t1/model.safetensors";
+  for (const std::string& sizes : {"\"batch\": 1, \"seq_len\": 4611686018427387904",
+                                   "\"batch\": 4611686018427387904, \"seq_len\": 2"}) {
+    INFO(sizes);
+    write_text(dir + "/input.json", "{\"task\": \"lm\", " + sizes + ", \"tokens\": [[1, 2]], \"targets\": [[1, 2]]}");
+    const CliResult r = run_bounded("forward --checkpoint '" + model + "' --input " + dir + "/input.json", dir);
+    INFO(r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(dir + "/input.json") != std::string::npos);
+    CHECK(r.err.find("must be a positive integer up to 1048576") != std::string::npos);
+  }
+}
