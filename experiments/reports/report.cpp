@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/io/atomic_file.h"
 #include "core/io/dir_lock.h"
+#include "core/io/own_files.h"
 #include "experiments/reports/report_inputs.h"
 #include "experiments/reports/report_plots.h"
 #include "experiments/reports/report_table.h"
@@ -41,6 +42,7 @@ std::vector<std::string> earlier_plots(const fs::path& out_dir) {
 void remove_stale_plots(const fs::path& out_dir, const std::vector<std::string>& earlier,
                         const std::vector<ReportPlot>& written) {
   std::error_code ec;
+  if (!fs::is_directory(fs::symlink_status(out_dir / "plots", ec))) return;  // a link: nothing through it
   for (const std::string& file : earlier) {
     const fs::path rel = fs::path(file).lexically_normal();
     if (rel.parent_path() != "plots" || rel.extension() != ".svg") continue;
@@ -62,6 +64,12 @@ ReportResult write_report(const ReportOptions& options) {
   result.out_dir = !options.out_dir.empty() ? options.out_dir : options.dirs.size() == 1 ? options.dirs[0] : "report";
   const fs::path folder = plots.empty() ? fs::path(result.out_dir) : fs::path(result.out_dir) / "plots";
   check_folder_path(result.out_dir, "report folder");
+  // Its own files only, checked before anything is written: a plots/ that is a link (to a user's
+  // folder) or a report.md that is a link or FIFO is refused, never written through or deleted.
+  refuse_non_directory((fs::path(result.out_dir) / "plots").string(), "the report");
+  for (const char* name : {"report.md", "report.csv", "report.json", "report.html"})
+    refuse_non_regular((fs::path(result.out_dir) / name).string(), "the report");
+  for (const ReportPlot& p : plots) refuse_non_regular((fs::path(result.out_dir) / p.file).string(), "the report");
   std::error_code ec;
   fs::create_directories(folder, ec);
   if (ec) throw IoError("cannot create " + folder.string() + ": " + ec.message());
@@ -69,7 +77,7 @@ ReportResult write_report(const ReportOptions& options) {
   const ReportDocument doc{inputs, table, plots, highlights, result.out_dir};
   auto write = [&](const std::string& name, const std::string& text) {
     const std::string path = (fs::path(result.out_dir) / name).string();
-    write_file_atomic(path, text);
+    write_own_file(path, text, "the report");
     result.files.push_back(path);
   };
   write("report.md", report_markdown(doc));

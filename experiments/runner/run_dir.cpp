@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/io/atomic_file.h"
 #include "core/io/dir_lock.h"
+#include "core/io/own_files.h"
 #include "core/io/json_errors.h"
 #include "experiments/runner/best_checkpoint.h"
 #include "experiments/runner/train_state.h"
@@ -30,15 +31,76 @@ bool holds_run(const std::string& path) {
   return false;
 }
 
+namespace {
+
+/// The JSON document of the regular file `path`, or null when it is missing, not a regular file or
+/// not JSON.
+nlohmann::json json_of(const std::filesystem::path& path) {
+  if (!std::filesystem::is_regular_file(std::filesystem::symlink_status(path))) return nullptr;
+  std::ifstream in(path);
+  return nlohmann::json::parse(in, nullptr, false);
+}
+
+/// Whether every line of the regular file `path` is a metrics record (a JSON object with an integer
+/// "step"), and there is one at least: the metrics.jsonl a run wrote.
+bool metrics_of_a_run(const std::filesystem::path& path) {
+  if (!std::filesystem::is_regular_file(std::filesystem::symlink_status(path))) return false;
+  std::ifstream in(path);
+  int64_t records = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_object() || !j.contains("step") || !j["step"].is_number_integer()) return false;
+    ++records;
+  }
+  return records > 0;
+}
+
+/// The run files that are in `path`, as "config.yaml, summary.json".
+std::string present_run_files(const std::string& path) {
+  std::string names;
+  for (const char* name : {"config.yaml", "metrics.jsonl", "summary.json", "checkpoint.safetensors"})
+    if (std::filesystem::exists(std::filesystem::symlink_status(std::filesystem::path(path) / name)))
+      names += (names.empty() ? "" : ", ") + std::string(name);
+  return names;
+}
+
+}  // namespace
+
+bool holds_run_record(const std::string& path) {
+  const nlohmann::json history = json_of(std::filesystem::path(path) / "run.json");
+  if (history.is_object() && history.contains("sessions") && history["sessions"].is_array()) return true;
+  return metrics_of_a_run(std::filesystem::path(path) / "metrics.jsonl");
+}
+
+void check_run_files(const std::string& path) {
+  namespace fs = std::filesystem;
+  for (const char* name : kRunFiles) refuse_non_regular((fs::path(path) / name).string(), "a run");
+  refuse_non_regular((fs::path(path) / "train.log").string(), "a run");
+  const fs::path predictions = fs::path(path) / "predictions";
+  refuse_non_directory(predictions.string(), "a run");
+  std::error_code ec;
+  if (!fs::is_directory(fs::symlink_status(predictions, ec))) return;
+  for (const fs::directory_entry& entry : fs::directory_iterator(predictions, ec))
+    if (entry.path().extension() == ".jsonl") refuse_non_regular(entry.path().string(), "a run");
+}
+
 void check_run_dir(const std::string& path, bool resume, bool overwrite) {
   DirLock::check_free(path, "run folder");  // a run at work there comes first: --resume would not help
+  check_run_files(path);
   if (resume) {
     if (!std::filesystem::is_directory(path))
       throw ConfigError(path + ": nothing to resume: the directory does not exist; "
                         "train without --resume to start a new run");
     return;
   }
-  if (!overwrite && holds_run(path))
+  if (!holds_run(path)) return;
+  if (!holds_run_record(path))
+    throw ConfigError(path + " holds " + present_run_files(path) + ", the names of a run's files, but no run wrote "
+                      "them (no run.json or metrics.jsonl of a run): a run would write over them" +
+                      (overwrite ? ", and --overwrite deletes only a run's own files" : "") +
+                      "; move them away, or give another --out");
+  if (!overwrite)
     throw ConfigError(path + " already holds a run (its config.yaml, metrics or checkpoint): continue it with "
                       "`transnormer train --resume " + path + "`, start it again with --overwrite (deletes that "
                       "run's files), or give another --out");
@@ -96,7 +158,7 @@ std::string RunDir::file(const std::string& name) const {
 
 void RunDir::append_line(const nlohmann::json& record) {
   metrics_ += dump_json_text(record) + "\n";
-  write_file_atomic(file("metrics.jsonl"), metrics_);
+  write_own_file(file("metrics.jsonl"), metrics_, "a run");
 }
 
 std::vector<EvalRecord> RunDir::resume_metrics(int64_t step, bool keep_evals_at_step) {
@@ -129,30 +191,31 @@ std::vector<EvalRecord> RunDir::resume_metrics(int64_t step, bool keep_evals_at_
     }
   }
   metrics_ = kept;
-  write_file_atomic(file("metrics.jsonl"), metrics_);
+  write_own_file(file("metrics.jsonl"), metrics_, "a run");
   return evals_at_step;
 }
 
 void RunDir::write_summary(const RunSummary& summary) const {
-  write_file_atomic(file("summary.json"), dump_json_text(summary.to_json(), 2) + "\n");
+  write_own_file(file("summary.json"), dump_json_text(summary.to_json(), 2) + "\n", "a run");
 }
 
 void RunDir::write_config(const std::string& yaml) const {
-  write_file_atomic(file("config.yaml"), yaml);
+  write_own_file(file("config.yaml"), yaml, "a run");
 }
 
 void RunDir::write_diverged(int64_t step, const std::string& error) const {
-  write_file_atomic(file(kDivergedFile), nlohmann::json{{"step", step}, {"error", error}}.dump(2) + "\n");
+  write_own_file(file(kDivergedFile), nlohmann::json{{"step", step}, {"error", error}}.dump(2) + "\n", "a run");
 }
 
 void RunDir::write_predictions(const std::string& split, const std::vector<nlohmann::json>& records) const {
   const std::filesystem::path dir = std::filesystem::path(path_) / "predictions";
+  refuse_non_directory(dir.string(), "a run");
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw IoError(dir.string() + ": cannot create the folder (" + ec.message() + ")");
   std::string text;
   for (const nlohmann::json& r : records) text += dump_json_text(r) + "\n";
-  write_file_atomic((dir / (split + ".jsonl")).string(), text);
+  write_own_file((dir / (split + ".jsonl")).string(), text, "a run");
 }
 
 }  // namespace tn

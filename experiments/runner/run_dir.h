@@ -19,9 +19,22 @@ inline constexpr const char* kDivergedFile = "diverged.json";
 /// checkpoint. (A train.log alone does not count: a sweep writes one before the run starts.)
 bool holds_run(const std::string& path);
 
-/// The checks before a run writes in `path`, writing nothing: ConfigError (exit 2) when resuming a
-/// folder that does not exist, or when starting a new run in a folder that holds one without
-/// `overwrite` (the message names --resume and --overwrite).
+/// Whether the folder `path` has the records of a run that wrote its files: a run.json that reads
+/// as a run history, or a metrics.jsonl whose every line is a metrics record (what a run folder
+/// kept by scripts/keep_run_records.sh has).
+bool holds_run_record(const std::string& path);
+
+/// Throws ConfigError (exit 2) naming the file when a name a run writes in `path` (its files,
+/// train.log, predictions/ and the .jsonl files in it) is there as a symbolic link, FIFO, device,
+/// socket or folder: a run writes only its own regular files (never through a link, which would
+/// write or truncate the link's target, nor into a FIFO, whose open would block for good).
+void check_run_files(const std::string& path);
+
+/// The checks before a run writes in `path`, writing nothing: ConfigError (exit 2) when its files
+/// are not regular files (check_run_files), when resuming a folder that does not exist, when
+/// starting a new run in a folder that holds one without `overwrite` (the message names --resume
+/// and --overwrite), or when it holds files of a run's names that no run wrote (no run record:
+/// neither kept nor deleted, with or without `overwrite`).
 void check_run_dir(const std::string& path, bool resume, bool overwrite);
 
 /// check_run_dir, then, for a new run with `overwrite` in a folder holding one, deletes that

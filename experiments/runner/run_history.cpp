@@ -51,14 +51,14 @@ RunHistory::RunHistory(std::string dir, const RunInvocation& invocation, int thr
                               {"started", utc_now()},
                               {"ended", nullptr},
                               {"outcome", "running"}});
-  write_file_atomic(path_, doc_.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  write_own_file(path_, doc_.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", "a run");
 }
 
 void RunHistory::finish(const std::string& outcome) {
   nlohmann::json& session = doc_["sessions"].back();
   session["ended"] = utc_now();
   session["outcome"] = outcome;
-  write_file_atomic(path_, doc_.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  write_own_file(path_, doc_.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", "a run");
 }
 
 }  // namespace tn

@@ -68,6 +68,11 @@ class Run {
   /// after the run's last validation) is abandoned when a stop is asked part-way (one process
   /// only): the step is saved and TrainingInterrupted thrown; a resume redoes the final evaluations.
   Metrics evaluate(const std::string& split, int64_t step, bool final_eval = false);
+  /// After a resume from the checkpoint of a step whose periodic test evaluation was due but is not
+  /// in metrics.jsonl (the run was killed or stopped before it ended: the checkpoint is written
+  /// with the validation, before the test), evaluates it before training goes on, so the resumed
+  /// run records what an uninterrupted one does.
+  void redo_missing_evaluations();
   /// The final evaluations of the task's extra splits (MNLI's dev_mismatched).
   void evaluate_extra_splits();
   /// Writes the checkpoint and train state of `step` (refusing non-finite weights).
@@ -146,6 +151,9 @@ Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<
   run_ = std::make_unique<RunDir>(options.out_dir);
   if (options.on_run_dir && writer_) options.on_run_dir(run_->path());
   if (options.resume) check_resumable(*run_, spec_);
+  // run.json first: the record that a run writes this folder's files (--overwrite deletes only a
+  // run's), so a kill at any later point leaves it beside them.
+  if (writer_) history_ = std::make_unique<RunHistory>(run_->path(), options.invocation, num_threads(), options.resume);
   if (writer_) std::filesystem::remove(run_->file(kDivergedFile));  // this session decides anew
   step_ = std::make_unique<TrainStep>(*model_, train, comm_);
   if (train.analysis.grad_stats) {
@@ -179,7 +187,6 @@ Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<
   join_ranks();
   if (!writer_) return;
   run_->write_config(spec_to_yaml(spec_));
-  history_ = std::make_unique<RunHistory>(run_->path(), options.invocation, num_threads(), options.resume);
 }
 
 void Run::join_ranks() {
@@ -284,6 +291,7 @@ void Run::train_steps() {
   Tape tape;
   tape.set_bf16(train.precision == Precision::BF16);  // evaluation stays f32 (the master weights)
   if (finishing_) return;  // resumed after the last step: only the final evaluations remain
+  redo_missing_evaluations();
   log_ = TrainLog(train.log_every, train.max_steps);
   log_.restore_window(done_.log_window);
   for (int64_t step = done_.step + 1; step <= train.max_steps; ++step) {
@@ -326,6 +334,23 @@ void Run::train_steps() {
     }
     stop_if_asked(step);
   }
+}
+
+void Run::redo_missing_evaluations() {
+  const int64_t step = done_.step;
+  const TrainSpec& train = spec_.train;
+  if (!options_.resume || step == 0 || !task_->has_split(Task::kTest) || train.test_every <= 0 ||
+      step % train.test_every != 0)
+    return;
+  // Rank 0 read metrics.jsonl, the record of the evaluations done after the checkpoint: its answer.
+  int64_t missing = writer_ && std::none_of(done_.evals.begin(), done_.evals.end(), [&](const EvalRecord& e) {
+                      return e.step == step && e.split == Task::kTest;
+                    });
+  comm_.max(&missing, 1);
+  if (!missing) return;
+  spdlog::info("step {}: its test evaluation was not finished (the run was killed during it); redoing it", step);
+  evaluate(Task::kTest, step);
+  stop_if_asked(step);
 }
 
 bool Run::checkpoint_after_validation(const Metrics& v, int64_t step) {

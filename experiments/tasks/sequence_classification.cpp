@@ -277,7 +277,7 @@ std::vector<std::string> SequenceClassificationTask::write_submission(TransNorme
               (target_.regression ? dataset_.prediction_text(-1, row[0]) : dataset_.prediction_text(k, 0.0)) + "\n";
     }
     const std::string path = (std::filesystem::path(dir) / name).string();
-    write_file_atomic(path, text);
+    write_own_file(path, text, "predict");
     spdlog::info("{}: {} predictions of {} ({})", path, s->size(), s->name, s->file);
     written.push_back(path);
   }

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
+
 #include <csignal>
 #include <filesystem>
 #include <map>
@@ -273,4 +275,94 @@ TEST_CASE("cli: a second train on a folder in use is refused (exit 2) and the fi
   const CliResult stopped = wait_cli(first);
   CHECK(stopped.code == 143);
   CHECK(fs::exists(out + "/checkpoint.safetensors"));
+}
+
+namespace {
+
+/// Waits up to `seconds` for a spawned child; its result, or code -1 when it still ran (then killed:
+/// it blocked).
+CliResult wait_at_most(const CliChild& c, int seconds) {
+  for (int i = 0; i < seconds * 100; ++i) {
+    int status = 0;
+    if (::waitpid(c.pid, &status, WNOHANG) == c.pid) {
+      CliResult r;
+      r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      r.out = slurp(c.out);
+      r.err = slurp(c.err);
+      return r;
+    }
+    ::usleep(10000);
+  }
+  ::kill(c.pid, SIGKILL);
+  ::waitpid(c.pid, nullptr, 0);
+  return {-1, "", slurp(c.err)};
+}
+
+}  // namespace
+
+TEST_CASE("cli: a link or FIFO or folder under a name a run writes is refused (exit 2) and what it leads to is untouched") {
+  const std::string dir = scratch_dir("run_dir_links");
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  const std::string victim = dir + "/victim.txt";
+  const std::string train = "train " + dir + "/tiny.yaml --set train.max_steps=5 --threads 1 --out ";
+  // A symlinked .lock took the run's pid into its target; a symlinked train.log was truncated and
+  // filled with the log; a symlinked metrics.jsonl or run.json would be replaced by the run's.
+  for (const char* name : {".lock", "train.log", "metrics.jsonl", "run.json", "checkpoint.safetensors"}) {
+    CAPTURE(name);
+    write_text(victim, "the user's file\n");
+    const std::string out = dir + "/linked_" + std::string(name).substr(1);
+    fs::create_directories(out);
+    fs::create_symlink(victim, out + "/" + name);
+    const CliResult r = run_cli(train + out, dir);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(out + "/" + name + " is a symbolic link") != std::string::npos);
+    CHECK(slurp(victim) == "the user's file\n");
+    CHECK(fs::is_symlink(out + "/" + name));
+  }
+  // A FIFO: the open blocked for good (SIGTERM could not end it). Refused at once instead.
+  for (const char* name : {".lock", "train.log", "config.yaml"}) {
+    CAPTURE(name);
+    const std::string out = dir + "/fifo_" + std::string(name).substr(1);
+    fs::create_directories(out);
+    REQUIRE(::mkfifo((out + "/" + name).c_str(), 0600) == 0);
+    const CliResult r = wait_at_most(spawn_cli(train + out, dir, "fifo"), 60);
+    INFO(r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(out + "/" + name + " is a FIFO") != std::string::npos);
+    CHECK(fs::is_fifo(out + "/" + name));
+  }
+  // predictions/ as a link to a user's folder: nothing is written or deleted through it.
+  const std::string out = dir + "/linked_predictions";
+  fs::create_directories(dir + "/mine");
+  fs::create_directories(out);
+  fs::create_directory_symlink(dir + "/mine", out + "/predictions");
+  const CliResult r = run_cli(train + out, dir);
+  CHECK(r.code == 2);
+  CHECK(r.err.find(out + "/predictions is a symbolic link, not a folder") != std::string::npos);
+}
+
+TEST_CASE("cli: --overwrite deletes only a run's files: a config.yaml and summary.json no run wrote are refused and kept") {
+  const std::string dir = scratch_dir("run_dir_not_a_run");
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  const std::string out = dir + "/mine";
+  write_text(out + "/config.yaml", "my: own config\n");
+  write_text(out + "/summary.json", "{\"mine\": true}\n");
+  for (const std::string flag : {"", " --overwrite"}) {
+    const CliResult r = run_cli("train " + dir + "/tiny.yaml --set train.max_steps=5 --threads 1 --out " + out + flag, dir);
+    INFO(r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(out + " holds config.yaml, summary.json") != std::string::npos);
+    CHECK(r.err.find("no run wrote them") != std::string::npos);
+    CHECK(slurp(out + "/config.yaml") == "my: own config\n");
+    CHECK(slurp(out + "/summary.json") == "{\"mine\": true}\n");
+  }
+  // A run's own folder, even kept without run.json (scripts/keep_run_records.sh keeps its
+  // metrics.jsonl), is a run's: --overwrite replaces it.
+  const std::string run = dir + "/run";
+  REQUIRE(run_cli("train " + dir + "/tiny.yaml --set train.max_steps=5 --threads 1 --out " + run, dir).code == 0);
+  fs::remove(run + "/run.json");
+  const CliResult over = run_cli("train " + dir + "/tiny.yaml --set train.max_steps=5 --threads 1 --overwrite --out " + run, dir);
+  INFO(over.err);
+  CHECK(over.code == 0);
+  CHECK(fs::exists(run + "/run.json"));
 }

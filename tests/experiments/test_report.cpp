@@ -515,3 +515,38 @@ TEST_CASE("report highlights: the best mean of each metric, and the rows clearly
   CHECK(describe_best(table, h.best[0]) ==
         "valid.ppl (lower is better): best row0, 10.0 ± 1.0; clearly behind it (gap > 2 × the larger std): row1.");
 }
+
+TEST_CASE("report: a plots/ that is a link, or a report file that is one, is refused and what it leads to untouched") {
+  TempDir tmp("report_links");
+  const fs::path run = tmp.path / "run";
+  FakeRun r;
+  r.valid_ppl = 11;
+  write_fake_run(run, r);
+  write_fake_file(run / "locality.json",
+                  R"({"seq_len": 16, "r": [0.5, 1.0], "layers": [], "mean": [0.8, 1.0]})");
+  const fs::path out = tmp.path / "out";
+  write_report({{run.string()}, out.string(), {}, ""});
+  std::vector<std::string> plots;
+  for (const auto& entry : fs::directory_iterator(out / "plots")) plots.push_back(entry.path().filename().string());
+  REQUIRE(!plots.empty());
+  // The user moves the plots into a folder of their own and leaves a link to it: every SVG there is
+  // theirs now. A report that would write (or delete, as no longer drawn) them through the link is
+  // refused.
+  const fs::path mine = tmp.path / "mine";
+  fs::rename(out / "plots", mine);
+  fs::create_directory_symlink(mine, out / "plots");
+  for (const std::string& name : plots) write_fake_file(mine / name, "the user's " + name);
+  fs::remove(run / "locality.json");  // the next report draws no locality plot: it was deleted as stale
+  const std::string refusal = (out / "plots").string() + " is a symbolic link";
+  CHECK_THROWS_WITH_AS(write_report({{run.string()}, out.string(), {}, ""}), doctest::Contains(refusal.c_str()),
+                       ConfigError);
+  for (const std::string& name : plots) CHECK(read_file((mine / name).string()) == "the user's " + name);
+
+  fs::remove(out / "plots");
+  const fs::path victim = tmp.path / "victim.md";
+  write_fake_file(victim, "the user's notes");
+  fs::remove(out / "report.md");
+  fs::create_symlink(victim, out / "report.md");
+  CHECK_THROWS_AS(write_report({{run.string()}, out.string(), {}, ""}), ConfigError);
+  CHECK(read_file(victim.string()) == "the user's notes");
+}

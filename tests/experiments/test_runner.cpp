@@ -3,6 +3,8 @@
 // language modelling does. Also the TrainStep's update_freq weighting, and the typed run outputs.
 #include <doctest/doctest.h>
 
+#include <omp.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,10 +12,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "core/cancel.h"
 #include "core/error.h"
+#include "core/io/atomic_file.h"
 #include "core/rng.h"
 #include "experiments/outputs/run_summary.h"
 #include "experiments/runner/runner.h"
@@ -62,6 +66,7 @@ class CopyTask final : public Task {
   }
   Metrics evaluate(TransNormerModel& model, const std::string& split, int64_t) const override {
     if (evaluated_) evaluated_->push_back(split);
+    if (on_evaluate) on_evaluate(split);
     throw_if_cancelled();  // between batches, as the real tasks do (this one has a single batch)
     Tape tape;
     tape.set_enabled(false);
@@ -87,6 +92,8 @@ class CopyTask final : public Task {
   }
   std::vector<std::string> vocabulary() const override { return {}; }
   TaskReport report() const override { return {{{"train", "copy"}}, {}}; }
+  /// Called at the start of every evaluation with its split (a test's way to kill the run there).
+  std::function<void(const std::string&)> on_evaluate;
   BatchLoss loss(ForwardContext& ctx, TransNormerModel& model, const Batch& batch) const override {
     return objective_.loss(ctx, model, batch);
   }
@@ -318,4 +325,54 @@ TEST_CASE("train step: update_freq 2 over two half batches equals one step over 
       worst = std::max(worst, std::abs(static_cast<double>(pa[i].second->value.data()[j]) - pb[i].second->value.data()[j]));
   CHECK(worst < 1e-8);  // the same update up to rounding
   CHECK(a.lr == 5e-4);
+}
+
+TEST_CASE("runner: a run killed (SIGKILL) during a periodic test evaluation redoes it when resumed") {
+  const std::string dir = temp_dir("kill_test_eval");
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);  // the child below runs on one thread: the whole run too, for the same bits
+  copy_spec(dir, 60);
+  const ExperimentSpec spec = load_spec(dir + "/copy.yaml", {"train.test_every=20"});
+  std::vector<std::string> whole_evals;
+  const RunSummary whole =
+      run_training(spec, run_options(dir + "/whole", false), std::make_unique<CopyTask>(&whole_evals));
+  REQUIRE(whole_evals == std::vector<std::string>{"valid", "test", "valid", "test", "valid", "test"});
+
+  // Killed at the start of step 20's test evaluation, after the checkpoint of step 20 (written with
+  // its validation): the test of step 20 is in neither metrics.jsonl nor the train state.
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    std::vector<std::string> child_evals;
+    auto task = std::make_unique<CopyTask>(&child_evals);  // with a test split
+    task->on_evaluate = [](const std::string& split) {
+      if (split == "test") ::raise(SIGKILL);
+    };
+    try {
+      run_training(spec, run_options(dir + "/parts", false), std::move(task));
+    } catch (...) {
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  REQUIRE(WIFSIGNALED(status));
+  std::ifstream metrics(dir + "/parts/metrics.jsonl");
+  for (std::string line; std::getline(metrics, line);) CHECK(line.find("\"test\"") == std::string::npos);
+
+  // Resumed: step 20's test first, then the rest, with the numbers of the run that was never killed.
+  std::vector<std::string> evals;
+  const RunSummary resumed = run_training(spec, run_options(dir + "/parts", true), std::make_unique<CopyTask>(&evals));
+  omp_set_num_threads(threads);
+  CHECK(evals == std::vector<std::string>{"test", "valid", "test", "valid", "test"});
+  CHECK(resumed.evals == whole.evals);
+  auto eval_lines = [](const std::string& path) {  // the evaluation lines (training lines carry timings)
+    std::vector<std::string> lines;
+    std::ifstream in(path);
+    for (std::string line; std::getline(in, line);)
+      if (line.find("\"split\"") != std::string::npos) lines.push_back(line);
+    return lines;
+  };
+  CHECK(eval_lines(dir + "/parts/metrics.jsonl") == eval_lines(dir + "/whole/metrics.jsonl"));
+  std::filesystem::remove_all(dir);
 }
