@@ -39,7 +39,8 @@ std::string dry_run(ExperimentSpec spec, const RunOptions& options) {
   // would have it, nothing written.
   if (options.resume) check_resumable(RunDir(options.out_dir), spec);
   const MemoryEstimate memory =
-      estimate_training_memory(spec.model, task->positions_per_batch(), task->longest_sequence(), spec.train.update_freq);
+      estimate_training_memory(spec.model, task->positions_per_batch(), task->longest_sequence(), spec.train.update_freq,
+                               spec.train.eval_batch_size);
   check_fits_in_memory(memory, spec.path);
 
   std::string out = spec_to_yaml(spec);

@@ -38,8 +38,23 @@ double estimate_parameter_count(const ModelConfig& c) {
   return n;
 }
 
+namespace {
+
+/// The evaluation floor of `batch` sequences of `longest` (estimate_training_memory).
+double eval_floor_bytes(const ModelConfig& c, int64_t batch, int64_t longest) {
+  const double positions = static_cast<double>(batch) * static_cast<double>(longest);
+  double widest = 0;
+  for (const MixerKind kind : c.layers)
+    if (const MixerEntry* entry = find_mixer(kind); entry && entry->saved_floats)
+      widest = std::max(widest, entry->saved_floats(c, batch, longest));
+  return 4.0 * (positions * (4.0 * static_cast<double>(c.d_model) + static_cast<double>(c.channel_mixer.d_ff)) +
+                widest);
+}
+
+}  // namespace
+
 MemoryEstimate estimate_training_memory(const ModelConfig& c, int64_t positions, int64_t longest,
-                                        int64_t update_freq) {
+                                        int64_t update_freq, int64_t eval_batch) {
   MemoryEstimate e;
   e.parameters = estimate_parameter_count(c);
   e.weight_bytes = 16.0 * e.parameters;
@@ -53,6 +68,7 @@ MemoryEstimate estimate_training_memory(const ModelConfig& c, int64_t positions,
     for (const MixerKind kind : c.layers)
       if (const MixerEntry* entry = find_mixer(kind); entry && entry->saved_floats)
         e.activation_bytes += 4.0 * entry->saved_floats(c, std::max<int64_t>(1, positions / longest), longest);
+  if (eval_batch > 0 && longest > 0) e.eval_bytes = eval_floor_bytes(c, eval_batch, longest);
   return e;
 }
 
@@ -60,15 +76,20 @@ void check_fits_in_memory(const MemoryEstimate& e, const std::string& what) {
   const MemoryLimit limit = memory_limit();
   const double available = limit.bytes;
   if (available <= 0 || e.total_bytes() <= available) return;
-  char buf[512];
+  char eval_buf[64] = "";
+  if (e.eval_bytes > e.activation_bytes)
+    std::snprintf(eval_buf, sizeof eval_buf, "; of one evaluation batch: %.1f GiB", e.eval_bytes / 1073741824.0);
+  const std::string eval_part = eval_buf;
+  char buf[640];
   std::snprintf(buf, sizeof buf,
                 "%s: the run needs at least %.1f GiB (%.3g parameters: %.1f GiB with gradients and AdamW "
-                "moments; activations of one batch: %.1f GiB), more than the %.1f GiB this process may use (%s); "
-                "lower model.d_model, model.n_layers, the vocabulary, train.batch_size, train.update_freq or the "
+                "moments; activations of one batch: %.1f GiB%s), more than the %.1f GiB this process may use (%s); "
+                "lower model.d_model, model.n_layers, the vocabulary, train.batch_size, train.update_freq%s or the "
                 "sequence length (data.seq_len; data.max_length or data.max_positions for the classification "
                 "readers)",
                 what.c_str(), e.total_bytes() / 1073741824.0, e.parameters, e.weight_bytes / 1073741824.0,
-                e.activation_bytes / 1073741824.0, available / 1073741824.0, limit.source.c_str());
+                e.activation_bytes / 1073741824.0, eval_part.c_str(), available / 1073741824.0, limit.source.c_str(),
+                e.eval_bytes > e.activation_bytes ? ", train.eval_batch_size" : "");
   throw ConfigError(buf);
 }
 

@@ -2,6 +2,7 @@
 // Refusing a run that cannot fit before anything is allocated: `--set model.d_model=100000000`
 // would otherwise end in std::bad_alloc after minutes, and a huge batch in a swap storm. The
 // estimate is a floor (what training surely needs), so a run that fits is never refused.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -13,7 +14,8 @@ struct MemoryEstimate {
   double parameters = 0;  // estimated parameter count of the model
   double weight_bytes = 0;      // weights, gradients and the two AdamW moments: 16 bytes per parameter
   double activation_bytes = 0;  // what one batch's forward keeps for the backward, at least
-  double total_bytes() const { return weight_bytes + activation_bytes; }
+  double eval_bytes = 0;        // what one evaluation batch's forward holds at once, at least
+  double total_bytes() const { return weight_bytes + std::max(activation_bytes, eval_bytes); }
 };
 
 /// Parameters of `config`, counted from its shapes without building it: embeddings (and the
@@ -31,8 +33,12 @@ double estimate_parameter_count(const ModelConfig& config);
 /// longest sequence of a batch, > 0) also what each layer's mixer keeps beyond that
 /// (MixerEntry::saved_floats, for positions / longest sequences of `longest`: softmax attention's
 /// n² probabilities, DiagAttention's n·min(block_size, n), Performer's features).
+/// With `eval_batch` (train.eval_batch_size, > 0) and `longest`, also the floor of one evaluation
+/// batch of eval_batch sequences of `longest`, whose layers run one after another without a tape:
+/// per position 4·d + d_ff floats and the widest layer's saved_floats (softmax's probabilities are
+/// made in evaluation too); the run needs the larger of the two activation floors.
 MemoryEstimate estimate_training_memory(const ModelConfig& config, int64_t positions, int64_t longest = 0,
-                                        int64_t update_freq = 1);
+                                        int64_t update_freq = 1, int64_t eval_batch = 0);
 
 /// Throws ConfigError naming `what` (e.g. the spec path) with the estimate, the memory this process
 /// may use (memory_limit: physical memory, ulimit -v or its cgroup's limit, whichever is least) and

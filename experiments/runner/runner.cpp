@@ -137,7 +137,7 @@ Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<
   configure_model_from_data(*task_, spec_);
   check_fits_in_memory(
       estimate_training_memory(spec_.model, task_->positions_per_batch(), task_->longest_sequence(),
-                               spec_.train.update_freq),
+                               spec_.train.update_freq, spec_.train.eval_batch_size),
       spec_.path);
   model_ = std::make_unique<TransNormerModel>(spec_.model, train.seed);
   spdlog::info("model: {} layers, d_model {}, {} heads, {} parameters, {} threads, kernels {}",
