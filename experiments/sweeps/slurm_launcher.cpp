@@ -3,7 +3,6 @@
 #include <spdlog/spdlog.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <wordexp.h>
 
 #include <algorithm>
 #include <ctime>
@@ -12,7 +11,6 @@
 #include "core/error.h"
 #include "core/io/atomic_file.h"
 #include "core/process/child_process.h"
-#include "core/process/shell_quote.h"
 #include "experiments/sweeps/slurm_status.h"
 
 namespace tn {
@@ -41,57 +39,7 @@ ChildResult slurm_command(const std::vector<std::string>& argv) {
 /// Whether Slurm's answer says the job is gone (purged after MinJobAge, or never known).
 bool unknown_job(const ChildResult& r) { return r.err.find("Invalid job id") != std::string::npos; }
 
-/// A #SBATCH value: as it is, or in double quotes when it has spaces (sbatch reads them so).
-std::string directive_value(const std::string& v) {
-  return v.find_first_of(" \t") == std::string::npos ? v : "\"" + v + "\"";
-}
-
 }  // namespace
-
-std::vector<std::string> split_sbatch_options(const std::string& text) {
-  wordexp_t words;
-  const int rc = ::wordexp(text.c_str(), &words, WRDE_NOCMD | WRDE_UNDEF);
-  if (rc != 0) {
-    if (rc == WRDE_NOSPACE) ::wordfree(&words);
-    throw ConfigError("--slurm \"" + text +
-                      "\": not a list of sbatch options (unbalanced quotes, or shell syntax such as $(...), `...`, "
-                      "|, ;, & or an unset $VARIABLE); give plain options, e.g. --slurm \"--partition=cpu --time=4:00:00\"");
-  }
-  std::vector<std::string> out(words.we_wordv, words.we_wordv + words.we_wordc);
-  ::wordfree(&words);
-  return out;
-}
-
-std::string slurm_batch_script(const SlurmOptions& o, const std::vector<PointLaunch>& points) {
-  std::string s = "#!/bin/bash\n";
-  s += "# transnormer sweep " + o.job_name + ": " + std::to_string(points.size()) +
-       " point(s) as one Slurm job array; task i runs the i-th command below, appending to its train.log.\n";
-  s += "# Written by `transnormer sweep --launcher slurm`, which submits it and follows its tasks (by hand:\n";
-  s += "# `sbatch FILE`, from any folder: the tasks run in --chdir).\n";
-  s += "#SBATCH --job-name=" + directive_value(o.job_name) + "\n";
-  s += "#SBATCH --array=0-" + std::to_string(points.empty() ? 0 : points.size() - 1) +
-       (o.max_running > 0 ? "%" + std::to_string(o.max_running) : "") + "\n";
-  s += "#SBATCH --ntasks=" + std::to_string(o.ranks) + "\n";
-  s += "#SBATCH --cpus-per-task=" + std::to_string(o.threads) + "\n";
-  s += "#SBATCH --chdir=" + directive_value(o.workdir.string()) + "\n";
-  s += "#SBATCH --output=" + directive_value((o.folder / "%A_%a.out").string()) + "\n";
-  s += "set -u\n";
-  s += "case \"${SLURM_ARRAY_TASK_ID:?submit this script with sbatch}\" in\n";
-  for (size_t i = 0; i < points.size(); ++i) {
-    const std::string command = shell_command(points[i].argv);
-    const std::string log = shell_quote(points[i].log.string());
-    s += "  " + std::to_string(i) + ")\n";
-    s += "    mkdir -p " + shell_quote(points[i].log.parent_path().string()) + "\n";
-    s += "    printf '# transnormer sweep %s: Slurm job %s_%s on %s: %s\\n' " + shell_quote(o.job_name) +
-         " \"$SLURM_ARRAY_JOB_ID\" \"$SLURM_ARRAY_TASK_ID\" \"$(hostname)\" " + shell_quote(command) + " >> " + log +
-         "\n";
-    s += "    exec " + command + " >> " + log + " 2>&1 ;;\n";
-  }
-  s += "esac\n";
-  s += "echo \"transnormer sweep: no point for array task $SLURM_ARRAY_TASK_ID\" >&2\n";
-  s += "exit 2\n";
-  return s;
-}
 
 SlurmLauncher::SlurmLauncher(SlurmOptions options) : options_(std::move(options)) {}
 
@@ -110,7 +58,7 @@ std::vector<PointEvent> SlurmLauncher::launch(const std::vector<PointLaunch>& po
   const std::time_t now = std::time(nullptr);
   std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
   const fs::path script = options_.folder / (std::string("array-") + stamp + "-" + std::to_string(::getpid()) + ".sh");
-  write_file_atomic(script.string(), slurm_batch_script(options_, points));
+  write_own_file(script.string(), slurm_batch_script(options_, points), "the sweep");
   std::vector<std::string> argv = {"sbatch", "--parsable"};
   argv.insert(argv.end(), options_.sbatch_args.begin(), options_.sbatch_args.end());
   argv.push_back(script.string());

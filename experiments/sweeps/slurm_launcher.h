@@ -11,28 +11,9 @@
 #include <vector>
 
 #include "experiments/sweeps/point_launcher.h"
+#include "experiments/sweeps/slurm_script.h"
 
 namespace tn {
-
-struct SlurmOptions {
-  std::string job_name;                   // the array's --job-name: the sweep's name
-  std::filesystem::path folder;           // <sweep folder>/slurm: batch scripts and Slurm's own output
-  std::filesystem::path workdir;          // --chdir of the tasks (the sweep's working directory)
-  std::vector<std::string> sbatch_args;   // the user's sbatch options (--slurm), before the script
-  int threads = 1;                        // --cpus-per-task, and each point's --threads
-  int ranks = 1;                          // --ntasks of each task (data-parallel ranks)
-  int max_running = 0;                    // the array's %N throttle (tasks at a time); 0: no limit
-  double poll_s = 2;                      // seconds between two looks at the queue
-};
-
-/// Splits `text` (--slurm "...") into words as a shell would, without running anything. Throws
-/// ConfigError naming the option for unbalanced quotes or shell syntax (`$(...)`, `|`, `;`).
-std::vector<std::string> split_sbatch_options(const std::string& text);
-
-/// The batch script of a job array whose task i runs points[i]: #SBATCH lines, then a `case` on
-/// SLURM_ARRAY_TASK_ID that appends a header to the point's log and execs its command there.
-/// Submittable by hand (`sbatch script`), which is what `sweep --dry-run --launcher slurm` prints.
-std::string slurm_batch_script(const SlurmOptions& options, const std::vector<PointLaunch>& points);
 
 class SlurmLauncher : public PointLauncher {
  public:

@@ -125,3 +125,94 @@ TEST_CASE("slurm launcher: a data-parallel point's ranks are started by srun wit
   o.ranks = 1;
   CHECK(SlurmLauncher(o).command({"t", "train"}).size() == 2);
 }
+
+TEST_CASE("slurm launcher: --slurm words are taken as written: no glob, ~ or variable expansion") {
+  // wordexp expanded `*` into the file names of the working directory, onto sbatch's command line.
+  test::TempDir dir("slurm_glob");
+  dir.write("secret.txt", "x");
+  const std::string cwd = std::filesystem::current_path().string();
+  std::filesystem::current_path(dir.path);
+  const auto words = split_sbatch_options("--comment=x * ?ecret.txt [s]* ~ --x=\"a \\\"b\\\" \\\\\" 'it'\\''s'");
+  std::filesystem::current_path(cwd);
+  CHECK(words == std::vector<std::string>{"--comment=x", "*", "?ecret.txt", "[s]*", "~", "--x=a \"b\" \\", "it's"});
+  for (const char* hostile : {"--comment=$HOME", "--comment=\"$HOME\"", "--comment=`id`", "--comment=\"`id`\"",
+                              "-p cpu && id", "-p cpu > out", "--comment=(x)", "--x=\"open", "--x=end\\"})
+    CHECK_THROWS_AS(split_sbatch_options(hostile), ConfigError);
+}
+
+TEST_CASE("slurm launcher: the batch script of hostile names, byte for byte") {
+  SlurmOptions o;
+  o.job_name = "it's $(x)";
+  o.workdir = "/w/a b `id` *";
+  o.folder = "/w/a b `id` */out/slurm";
+  std::vector<PointLaunch> points(1);
+  points[0].argv = {"transnormer", "train", "s.yaml", "--set", "name=$(touch pwned)", "--out", "o/new\nline"};
+  points[0].log = "/w/a b `id` */o/new\nline/train.log";
+  const std::string expected =
+      "#!/bin/bash\n"
+      "# transnormer sweep it's $(x): 1 point(s) as one Slurm job array; task i runs the i-th command below, "
+      "appending to its train.log.\n"
+      "# Written by `transnormer sweep --launcher slurm`, which submits it and follows its tasks (by hand:\n"
+      "# `sbatch FILE`, from any folder: the tasks run in --chdir).\n"
+      "#SBATCH --job-name=\"it's $(x)\"\n"
+      "#SBATCH --array=0-0\n"
+      "#SBATCH --ntasks=1\n"
+      "#SBATCH --cpus-per-task=1\n"
+      "#SBATCH --chdir=\"/w/a b `id` *\"\n"
+      "#SBATCH --output=\"/w/a b `id` */out/slurm/%A_%a.out\"\n"
+      "set -u\n"
+      "case \"${SLURM_ARRAY_TASK_ID:?submit this script with sbatch}\" in\n"
+      "  0)\n"
+      "    mkdir -p '/w/a b `id` */o/new\nline'\n"
+      "    printf '# transnormer sweep %s: Slurm job %s_%s on %s: %s\\n' 'it'\\''s $(x)' \"$SLURM_ARRAY_JOB_ID\" "
+      "\"$SLURM_ARRAY_TASK_ID\" \"$(hostname)\" 'transnormer train s.yaml --set '\\''name=$(touch pwned)'\\'' --out "
+      "'\\''o/new\nline'\\''' >> '/w/a b `id` */o/new\nline/train.log'\n"
+      "    exec transnormer train s.yaml --set 'name=$(touch pwned)' --out 'o/new\nline' >> '/w/a b `id` */o/new\n"
+      "line/train.log' 2>&1 ;;\n"
+      "esac\n"
+      "echo \"transnormer sweep: no point for array task $SLURM_ARRAY_TASK_ID\" >&2\n"
+      "exit 2\n";
+  CHECK(slurm_batch_script(o, points) == expected);
+
+  // What no #SBATCH line can carry is refused, naming it: a newline would end the line and run the
+  // rest as a command; % and \ in --output are Slurm's file name patterns.
+  for (const auto& [field, value] : std::vector<std::pair<std::string, std::string>>{
+           {"workdir", "/w/x\ntouch /tmp/pwned"}, {"job", "s\nid"}, {"job", "say \"hi\""},
+           {"folder", "/w/100%/slurm"}, {"folder", "/w/a\\b/slurm"}, {"workdir", std::string("/w/\r")}}) {
+    CAPTURE(value);
+    SlurmOptions bad = o;
+    if (field == "workdir") bad.workdir = value;
+    if (field == "job") bad.job_name = value;
+    if (field == "folder") bad.folder = value;
+    CHECK_THROWS_AS(slurm_batch_script(bad, points), ConfigError);
+  }
+  std::vector<PointLaunch> nul = points;
+  nul[0].argv.push_back(std::string("a\0b", 3));
+  CHECK_THROWS_AS(slurm_batch_script(o, nul), ConfigError);
+}
+
+TEST_CASE("slurm launcher: a task of the script gets its hostile words and paths intact, and runs nothing else") {
+  test::TempDir dir("slurm_hostile");
+  const std::string folder = (dir.path / "we $(touch pwned1) `touch pwned2` 'q' *").string();  // no \": refused
+  std::filesystem::create_directories(folder);
+  SlurmOptions o;
+  o.job_name = "$(touch pwned3)";
+  o.workdir = folder;
+  o.folder = std::filesystem::path(folder) / "slurm";
+  const std::vector<std::string> words = {"new\nline", "'q'", "\"dq\"", "$(touch pwned4)", "`touch pwned5`", "*",
+                                          "a b", "$HOME", "\\", "", "-n"};
+  std::vector<PointLaunch> points(1);
+  const std::string out = folder + "/args.txt";
+  points[0].argv = {"/bin/sh", "-c", "out=$1; shift; printf '%s|' \"$@\" > \"$out\"", "sh", out};
+  points[0].argv.insert(points[0].argv.end(), words.begin(), words.end());
+  points[0].log = std::filesystem::path(folder) / "point $(touch pwned6)" / "train.log";
+  const std::string script = dir.write("array.sh", slurm_batch_script(o, points));
+  const std::string run = "cd '" + dir.path.string() + "' && SLURM_ARRAY_JOB_ID=1 SLURM_ARRAY_TASK_ID=0 bash array.sh";
+  REQUIRE(WEXITSTATUS(std::system(run.c_str())) == 0);
+  std::string expected;
+  for (const std::string& w : words) expected += w + "|";
+  CHECK(read_file(out) == expected);
+  CHECK(read_file(points[0].log.string()).find("$(touch pwned3)") != std::string::npos);  // the header, as text
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir.path))
+    CHECK_MESSAGE(entry.path().filename().string().rfind("pwned", 0) != 0, entry.path().string());
+}

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -29,6 +30,7 @@
 #include "data/tokenizers/word_vocab.h"
 #include "experiments/forward.h"
 #include "experiments/spec.h"
+#include "experiments/sweeps/slurm_script.h"
 #include "experiments/sweeps/sweep_spec.h"
 #include "layers/checkpoint.h"
 
@@ -216,6 +218,79 @@ void run_forward_input(std::string_view bytes) {
   (void)run_forward(*model.model, input, /*grads=*/true, "input.json");
 }
 
+/// The fields of `bytes` separated by the byte 0x1E (record separator).
+std::vector<std::string> fields_of(std::string_view bytes) {
+  std::vector<std::string> fields(1);
+  for (char c : bytes) {
+    if (c == '\x1e')
+      fields.emplace_back();
+    else
+      fields.back() += c;
+  }
+  return fields;
+}
+
+/// Reads one word of a script line at `i` as the shell would: unquoted [A-Za-z0-9_+=./:,-] or
+/// single-quoted parts, '\'' for a quote. Throws std::logic_error when it is anything else: a
+/// value that reached the script unquoted.
+std::string shell_word(const std::string& line, size_t& i) {
+  std::string word;
+  bool any = false;
+  while (i < line.size() && line[i] != ' ') {
+    any = true;
+    if (line[i] == '\'') {
+      const size_t end = line.find('\'', i + 1);
+      if (end == std::string::npos) throw std::logic_error("slurm script: an unbalanced quote: " + line);
+      word += line.substr(i + 1, end - i - 1);
+      i = end + 1;
+    } else if (line.compare(i, 2, "\\'") == 0) {
+      word += '\'';
+      i += 2;
+    } else if (std::isalnum(static_cast<unsigned char>(line[i])) || std::string("_+=./:,-").find(line[i]) != std::string::npos) {
+      word += line[i++];
+    } else {
+      throw std::logic_error("slurm script: an unquoted character '" + std::string(1, line[i]) + "' in: " + line);
+    }
+  }
+  if (!any) throw std::logic_error("slurm script: an empty word in: " + line);
+  return word;
+}
+
+/// The batch script of one point from hostile values: fields job name, working directory, sweep
+/// folder, --slurm text, then the point's argv (its log is below the folder). A refusal is a
+/// ConfigError; a script whose exec line does not give back the argv word for word, or whose
+/// #SBATCH lines are not one line each, is a defect.
+void run_slurm_script(std::string_view bytes) {
+  std::vector<std::string> f = fields_of(bytes);
+  while (f.size() < 5) f.emplace_back("x");
+  (void)split_sbatch_options(f[3]);
+  SlurmOptions o;
+  o.job_name = f[0];
+  o.workdir = f[1];
+  o.folder = f[2];
+  std::vector<PointLaunch> points(1);
+  points[0].argv.assign(f.begin() + 4, f.end());
+  points[0].log = std::filesystem::path(f[2]) / "point" / "train.log";
+  const std::string script = slurm_batch_script(o, points);
+  const std::string exec = "\n    exec ";
+  const size_t at = script.find(exec);
+  if (at == std::string::npos || script.find(exec, at + 1) != std::string::npos)
+    throw std::logic_error("slurm script: not exactly one exec line");
+  const size_t sbatch = script.find("#SBATCH --job-name="), set = script.find("\nset -u\n");
+  size_t directives = 0;
+  for (size_t i = sbatch; i < set; i = script.find('\n', i + 1)) ++directives;
+  if (directives != 6) throw std::logic_error("slurm script: a directive spans lines");
+  const std::string line = script.substr(at + exec.size());
+  size_t i = 0;
+  for (const std::string& word : points[0].argv) {
+    if (shell_word(line, i) != word) throw std::logic_error("slurm script: a word of the command changed");
+    ++i;
+  }
+  if (line.compare(i, 3, ">> ") != 0) throw std::logic_error("slurm script: more words than the command's");
+  i += 3;
+  if (shell_word(line, i) != points[0].log.string()) throw std::logic_error("slurm script: the log path changed");
+}
+
 }  // namespace
 
 const std::vector<FuzzTarget>& fuzz_targets() {
@@ -238,6 +313,7 @@ const std::vector<FuzzTarget>& fuzz_targets() {
       {"dict", "a fairseq dict.txt", run_dict},
       {"tokenize_decode", "tokenize --decode input", run_tokenize_decode},
       {"forward_input", "forward's input JSON", run_forward_input},
+      {"slurm_script", "a Slurm batch script from hostile names and --slurm options", run_slurm_script},
   };
   return table;
 }
