@@ -37,17 +37,47 @@ int64_t stem_number(const std::string& stem) {
   return std::stoll(stem);
 }
 
-/// The image of `entry` below `root`, checked: it exists, is a PNG, and is size x size.
-ImageExample read_entry(const fs::path& root, const PathfinderEntry& entry, int64_t size) {
+/// Whether `path` is relative and has no ".." component: a path that stays below the folder it is
+/// taken from (as far as its text goes; links are checked on the files).
+bool stays_below(std::string_view path) {
+  if (path.empty() || path[0] == '/') return false;
+  for (size_t start = 0; start <= path.size();) {
+    const size_t end = std::min(path.find('/', start), path.size());
+    if (path.substr(start, end - start) == "..") return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+/// Whether the resolved path `real` lies inside the resolved folder `root`.
+bool inside(const fs::path& real, const fs::path& root) {
+  auto r = real.begin();
+  for (auto it = root.begin(); it != root.end(); ++it, ++r)
+    if (r == real.end() || *r != *it) return false;
+  return true;
+}
+
+/// The DataError of a file that a link takes outside the dataset's root.
+DataError leads_out(const std::string& where, const std::string& what, const fs::path& real, const fs::path& root) {
+  return DataError(where + ": " + what + " leads outside the dataset's root " + root.string() + " (to " +
+                   real.string() + ", through a symbolic link); a dataset's files are read only below its root: " +
+                   "put the file itself there, or remove the line");
+}
+
+/// The image of `entry` below `root` (`real_root`: root resolved), checked: it exists below the
+/// root (a symbolic link leading out is refused), is a PNG, and is size x size.
+ImageExample read_entry(const fs::path& root, const fs::path& real_root, const PathfinderEntry& entry, int64_t size) {
   const std::string where = at_line(entry.metadata, entry.line);
   const fs::path file = root / entry.image;
   std::error_code ec;
-  if (!fs::is_regular_file(file, ec))
+  const fs::path real = fs::canonical(file, ec);
+  if (ec || !fs::is_regular_file(real, ec))
     throw DataError(where + ": the image " + entry.image + " is missing (" + file.string() +
                     "); restore it, or remove the line (" + kHint + ")");
+  if (!inside(real, real_root)) throw leads_out(where, "the image " + entry.image, real, real_root);
   GrayImage png;
   try {
-    png = read_png_gray(file.string(), size);  // a larger header is refused before its pixels are allocated
+    png = read_png_gray(real.string(), size);  // a larger header is refused before its pixels are allocated
   } catch (const DataError& e) {
     throw DataError(where + ": " + e.what());
   }
@@ -79,7 +109,12 @@ std::vector<PathfinderEntry> parse_pathfinder_metadata(std::string_view text, co
     if (fields[3] != "0" && fields[3] != "1")
       throw DataError(at_line(path, line) + ": label \"" + std::string(fields[3].substr(0, 20)) +
                       "\" (field 4) is not 0 or 1; fix or remove the line");
-    out.push_back({path, line, std::string(fields[0]) + "/" + std::string(fields[1]), fields[3] == "1" ? 1 : 0});
+    std::string image = std::string(fields[0]) + "/" + std::string(fields[1]);
+    if (!stays_below(image))
+      throw DataError(at_line(path, line) + ": the image path \"" + image.substr(0, 200) +
+                      "\" leaves the dataset (an absolute path or a .. component); a Pathfinder set's images are " +
+                      "below its root (imgs/<n> sample_<i>.png): fix or remove the line");
+    out.push_back({path, line, std::move(image), fields[3] == "1" ? 1 : 0});
   });
   return out;
 }
@@ -90,8 +125,11 @@ std::vector<std::string> pathfinder_metadata_files(const std::string& root) {
   if (!fs::is_directory(dir, ec))
     throw DataError(dir.string() + ": no such folder; a Pathfinder root holds metadata/ and imgs/ (" + kHint + ")");
   std::vector<std::pair<int64_t, std::string>> files;
+  const fs::path real_root = fs::canonical(root, ec);
   for (const fs::directory_entry& f : fs::directory_iterator(dir)) {
     if (!f.is_regular_file() || f.path().extension() != ".npy") continue;
+    if (const fs::path real = fs::canonical(f.path(), ec); !ec && !inside(real, real_root))
+      throw leads_out(f.path().string(), "the metadata file", real, real_root);
     const int64_t number = stem_number(f.path().stem().string());
     if (number < 0)
       throw DataError(f.path().string() + ": a metadata file's name is its batch number (0.npy, 1.npy, ...); rename "
@@ -107,10 +145,12 @@ std::vector<std::string> pathfinder_metadata_files(const std::string& root) {
 
 std::vector<ImageExample> read_pathfinder(const std::string& root, int64_t image_size, int64_t max_examples) {
   std::vector<ImageExample> out;
+  std::error_code ec;
+  const fs::path real_root = fs::canonical(root, ec);
   for (const std::string& metadata : pathfinder_metadata_files(root)) {
     for (const PathfinderEntry& entry : parse_pathfinder_metadata(read_file(metadata), metadata)) {
       if (max_examples > 0 && static_cast<int64_t>(out.size()) == max_examples) return out;
-      out.push_back(read_entry(root, entry, image_size));
+      out.push_back(read_entry(root, real_root, entry, image_size));
     }
   }
   if (out.empty()) throw DataError(root + ": its metadata files list no image (" + std::string(kHint) + ")");

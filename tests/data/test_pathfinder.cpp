@@ -152,3 +152,39 @@ TEST_CASE("pathfinder spec: defaults, JSON round trip and refused values") {
   CHECK_THROWS_WITH_AS(resolve(json{{"reader", "pathfinder"}, {"max_example", 5}}), doctest::Contains("max_examples"),
                        ConfigIssue);
 }
+
+TEST_CASE("pathfinder: image paths stay inside the dataset's root, refused at metadata:line") {
+  test::TempDir tmp("pathfinder_escape");
+  test::write_pathfinder_tree(tmp.path / "set", 2);
+  const std::string root = (tmp.path / "set").string();
+  const auto err = [&] { return data_error([&] { read_pathfinder(root, 32); }); };
+  // A PNG beside the dataset, which a line or a link could reach.
+  test::write_pattern_png(tmp.file("outside.png"), 32, 7);
+  for (const std::string& line : {"../.. etc/shadow 1 0", "/proc/self environ 1 0", "imgs/2 ../../outside.png 1 0",
+                                  "imgs/2/.. ../outside.png 1 0", "/ etc/passwd 1 1"}) {
+    CAPTURE(line);
+    tmp.write("set/metadata/2.npy", "imgs/2 sample_0.png 0 0\n" + line + "\n");
+    const std::string message = err();
+    CHECK(message.find("metadata/2.npy:2: the image path") != std::string::npos);
+    CHECK(message.find("leaves the dataset") != std::string::npos);
+  }
+  // A symbolic link inside the set that leads out: to a PNG outside, to /proc/self/environ.
+  tmp.write("set/metadata/2.npy", "imgs/2 sample_0.png 0 0\nimgs/2 sample_1.png 1 1\n");
+  std::filesystem::remove(tmp.path / "set/imgs/2/sample_1.png");
+  std::filesystem::create_symlink(tmp.file("outside.png"), tmp.path / "set/imgs/2/sample_1.png");
+  std::string message = err();
+  CHECK(message.find("metadata/2.npy:2: the image imgs/2/sample_1.png leads outside the dataset's root") !=
+        std::string::npos);
+  std::filesystem::remove(tmp.path / "set/imgs/2/sample_1.png");
+  std::filesystem::create_symlink("/proc/self/environ", tmp.path / "set/imgs/2/sample_1.png");
+  CHECK(err().find("leads outside the dataset's root") != std::string::npos);
+  // A link that stays inside is read; so is a root that is itself a link.
+  std::filesystem::remove(tmp.path / "set/imgs/2/sample_1.png");
+  std::filesystem::create_symlink("sample_0.png", tmp.path / "set/imgs/2/sample_1.png");
+  std::filesystem::create_directory_symlink(tmp.path / "set", tmp.path / "link");
+  CHECK(read_pathfinder(tmp.file("link"), 32).size() == 4);
+  // A metadata file that is a link out of the dataset is not read.
+  tmp.write("elsewhere.npy", "imgs/2 sample_0.png 0 0\n");
+  std::filesystem::create_symlink(tmp.file("elsewhere.npy"), tmp.path / "set/metadata/3.npy");
+  CHECK(err().find("the metadata file leads outside the dataset's root") != std::string::npos);
+}
