@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "core/io/atomic_file.h"
+#include "core/io/own_files.h"
 #include "core/io/json_errors.h"
 
 namespace tn {
@@ -109,10 +110,11 @@ SweepIndex SweepIndex::from_json(const nlohmann::ordered_json& o) {
 }
 
 void write_sweep_index(const std::string& path, const SweepIndex& index) {
-  write_file_atomic(path, index.to_json().dump(2) + "\n");
+  write_own_file(path, index.to_json().dump(2) + "\n", "the sweep");
 }
 
 SweepIndex read_sweep_index(const std::string& path) {
+  refuse_non_regular(path, "the sweep");  // a FIFO would block the read; a link is no index of this folder
   const std::string text = read_file(path);
   try {
     return SweepIndex::from_json(nlohmann::ordered_json::parse(text));

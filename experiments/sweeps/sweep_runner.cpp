@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "core/io/dir_lock.h"
+#include "core/io/own_files.h"
 #include "core/process/shell_quote.h"
 #include "experiments/sweeps/local_launcher.h"
 #include "experiments/sweeps/slurm_launcher.h"
@@ -350,6 +351,15 @@ void SweepRun::plan() {
     if (live && launcher_->adopt(i, r.slurm_job, r.slurm_task)) continue;
     if (r.state != PointState::Failed && r.state != PointState::Diverged) r.state = PointState::Pending;
     queue_.push_back(i);
+  }
+  // Before anything is launched: the sweep writes (the log a point's output is appended to, its
+  // index) and deletes (diverged.json) only its own regular files; a link or FIFO there is refused.
+  refuse_non_regular((fs::path(options_.out_dir) / kIndexFile).string(), "the sweep");
+  refuse_non_directory((fs::path(options_.out_dir) / "slurm").string(), "the sweep");
+  for (size_t point : queue_) {
+    const fs::path dir = fs::path(options_.out_dir) / sweep_.points[point].dir;
+    refuse_non_directory(dir.string(), "the sweep");
+    check_run_files(dir.string());
   }
 }
 

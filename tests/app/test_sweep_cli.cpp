@@ -4,6 +4,8 @@
 // point is recorded while the others finish, and bad sweep files exit 2 with file:line.
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -341,4 +343,37 @@ TEST_CASE("cli sweep: a sweep file sharing no point with the sweep in a folder i
     CHECK(r.err.find("shares") == std::string::npos);
     CHECK((r.err.find("has the same points") != std::string::npos) == (file == "/copy.yaml"));
   }
+}
+
+TEST_CASE("cli sweep: a link or FIFO under a name the sweep writes is refused (exit 2) before any point runs") {
+  const std::string dir = scratch_dir("sweep_links");
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  write_text(dir + "/sweep.yaml", "base: tiny.yaml\nset: {train.max_steps: 5}\ngrid:\n  train.seed: [1, 2]\n");
+  const std::string victim = dir + "/victim.txt";
+  write_text(victim, "the user's file\n");
+  const std::string sweep = "sweep " + dir + "/sweep.yaml --jobs 1 --threads-per-job 1 --out ";
+  // The point's log, which the sweep appends to (and its child writes through), as a link.
+  const std::string linked = dir + "/linked";
+  std::filesystem::create_directories(linked + "/seed-1");
+  std::filesystem::create_symlink(victim, linked + "/seed-1/train.log");
+  CliResult r = run_cli(sweep + linked, dir);
+  INFO(r.err);
+  CHECK(r.code == 2);
+  CHECK(r.err.find(linked + "/seed-1/train.log is a symbolic link") != std::string::npos);
+  CHECK(slurp(victim) == "the user's file\n");
+  CHECK_FALSE(std::filesystem::exists(linked + "/seed-2"));  // nothing ran
+  // sweep.json as a FIFO: reading it blocked for good; as a link: replaced through it.
+  const std::string piped = dir + "/piped";
+  std::filesystem::create_directories(piped);
+  REQUIRE(::mkfifo((piped + "/sweep.json").c_str(), 0600) == 0);
+  CliChild child = spawn_cli(sweep + piped, dir, "fifo");
+  int status = 0;
+  for (int i = 0; i < 3000 && ::waitpid(child.pid, &status, WNOHANG) == 0; ++i) ::usleep(10000);
+  if (::kill(child.pid, 0) == 0 && ::waitpid(child.pid, &status, WNOHANG) == 0) {
+    ::kill(child.pid, SIGKILL);
+    ::waitpid(child.pid, &status, 0);
+    FAIL("the sweep blocked on a FIFO sweep.json");
+  }
+  CHECK(WEXITSTATUS(status) == 2);
+  CHECK(slurp(child.err).find(piped + "/sweep.json is a FIFO") != std::string::npos);
 }
