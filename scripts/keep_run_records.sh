@@ -40,6 +40,20 @@ if [ -d "$dest" ]; then
     exit 2
   fi
 fi
+# DEST holds only folders and regular files: a symbolic link, FIFO or device there (even /dev/null
+# reached through a link) would be written through by cp, and cp -p would give it the copy's owner
+# and mode. Refused, not touched.
+if [ -e "$dest" ] || [ -L "$dest" ]; then
+  mapfile -d '' odd < <(find "$dest/" ! -type f ! -type d -print0)
+  if [ "${#odd[@]}" -gt 0 ]; then
+    {
+      echo "$dest holds ${#odd[@]} entr(y/ies) that are neither files nor folders (symbolic links, FIFOs, devices):"
+      printf '  %s\n' "${odd[@]:0:10}"
+      echo "records are copied only into regular files: move them away, then run this again"
+    } >&2
+    exit 2
+  fi
+fi
 mkdir -p "$dest"
 (cd "$src" && find . -type f \( -name sweep.json -o -name config.yaml -o -name metrics.jsonl -o \
     -name summary.json -o -name diverged.json -o -name train.log -o -name locality.json \) \

@@ -7,8 +7,18 @@
 set -euo pipefail
 bin="$(realpath "${1:-build/transnormer}")"
 root="${2:-/tmp/transnormer_report_timing}"
-rm -rf "$root"
+# FOLDER is this script's own: new, or made by an earlier run (it holds .report_timing). Anything
+# else (a user's folder, a file, a link, a device such as /dev/null) is refused, never deleted.
+if [ -e "$root" ] || [ -L "$root" ]; then
+  if [ -L "$root" ] || [ ! -d "$root" ] || [ ! -f "$root/.report_timing" ]; then
+    echo "report_timing: $root exists and is not a folder this script made (no .report_timing in it);" \
+      "give a new FOLDER" >&2
+    exit 2
+  fi
+  rm -rf -- "$root"
+fi
 mkdir -p "$root/sweep"
+touch "$root/.report_timing"
 cd "$root"
 
 # A corpus of 400 lines of 20 words over a skewed vocabulary of 300.
