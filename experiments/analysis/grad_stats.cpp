@@ -28,11 +28,14 @@ double mean_abs_score_grad(const ScoreTap& t) {
   if (k.dim(2) != q.dim(2) || o.dim(2) != v.dim(2) || k.dim(1) != seq || v.dim(1) != seq)
     throw ShapeError("[grad_stats] tap shapes disagree: q " + shape_str(q.shape()) + ", k " + shape_str(k.shape()) +
                      ", v " + shape_str(v.shape()) + ", out " + shape_str(o.shape()));
-  double total = 0;
-  int64_t count = 0;
-#pragma omp parallel for collapse(2) reduction(+ : total, count) schedule(dynamic)
+  // One sum per (batch, head), added in order after the loop: the same bits on any thread count.
+  std::vector<double> totals(static_cast<size_t>(batch * heads), 0.0);
+  std::vector<int64_t> counts(static_cast<size_t>(batch * heads), 0);
+#pragma omp parallel for collapse(2) schedule(dynamic)
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t h = 0; h < heads; ++h) {
+      double total = 0;
+      int64_t count = 0;
       std::vector<double> s(seq), gv(seq);
       for (int64_t i = 0; i < seq; ++i) {
         const float* qi = q.data() + (b * seq + i) * q.dim(2) + h * wq;
@@ -71,7 +74,15 @@ double mean_abs_score_grad(const ScoreTap& t) {
           ++count;
         }
       }
+      totals[static_cast<size_t>(b * heads + h)] = total;
+      counts[static_cast<size_t>(b * heads + h)] = count;
     }
+  }
+  double total = 0;
+  int64_t count = 0;
+  for (size_t i = 0; i < totals.size(); ++i) {
+    total += totals[i];
+    count += counts[i];
   }
   return count > 0 ? total / static_cast<double>(count) : 0.0;
 }

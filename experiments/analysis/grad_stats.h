@@ -17,7 +17,7 @@
 namespace tn {
 
 /// mean |∂L/∂s_ij| of one tap after backward (its `out` carries the gradient). Throws ShapeError
-/// when the tap's shapes disagree or `out` has no gradient.
+/// when the tap's shapes disagree or `out` has no gradient. The same bits on any thread count.
 double mean_abs_score_grad(const ScoreTap& tap);
 
 class GradStats : public ScoreProbe {
