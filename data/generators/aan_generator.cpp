@@ -7,7 +7,9 @@
 
 #include "core/error.h"
 #include "core/io/atomic_file.h"
+#include "core/io/staged_folder.h"
 #include "core/rng.h"
+#include "data/generators/set_folder.h"
 
 namespace tn {
 namespace {
@@ -133,20 +135,10 @@ std::vector<std::string> aan_files(const std::string& dir) {
 }
 
 void check_aan_output(const std::string& dir, bool overwrite) {
-  std::error_code ec;
-  if (dir.empty()) throw ConfigError("--out is empty; name a folder (it is created when missing)");
-  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
-    throw ConfigError("--out " + dir + ": exists and is not a folder; pass a folder (it is created when missing)");
-  for (fs::path up = fs::path(dir).parent_path(); !up.empty() && up != up.parent_path(); up = up.parent_path())
-    if (fs::exists(up, ec) && !fs::is_directory(up, ec))
-      throw ConfigError("--out " + dir + ": " + up.string() + " is a file, not a folder; pass another --out");
-  for (const std::string& file : aan_files(dir)) {
-    if (fs::is_directory(file, ec))
-      throw ConfigError("--out " + dir + ": " + file + " is a folder; remove it, or pass another --out");
-    if (!overwrite && fs::exists(file, ec))
-      throw ConfigError("--out " + dir + ": " + file +
-                        " already exists; pass --overwrite to replace the AAN files there, or another --out");
-  }
+  std::vector<std::string> names;
+  for (const std::string& file : aan_files(""))  // the names alone
+    names.push_back(fs::path(file).filename().string());
+  check_set_folder(dir, names, overwrite, "AAN");
 }
 
 std::vector<std::string> write_aan(const std::string& dir, const AanOptions& options, const AanData& data,
@@ -155,10 +147,10 @@ std::vector<std::string> write_aan(const std::string& dir, const AanOptions& opt
     throw ShapeError("write_aan: " + std::to_string(data.pairs.size()) + " pairs for --count " +
                      std::to_string(options.count));
   check_aan_output(dir, overwrite);
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw IoError(dir + ": cannot create the folder (" + ec.message() + ")");
-  const std::vector<std::string> files = aan_files(dir);
+  // The three splits go into a staging folder beside `dir`, which then takes its place in one
+  // rename: a kill at any moment leaves the old splits whole or the new ones, never a mix.
+  StagedFolder staged(dir);
+  const std::vector<std::string> files = aan_files(staged.path());
   const std::array<int64_t, 3> counts = {options.train_count(), options.eval_count(), options.test_count()};
   auto pair = data.pairs.begin();
   for (size_t split = 0; split < files.size(); ++split) {
@@ -171,13 +163,10 @@ std::vector<std::string> write_aan(const std::string& dir, const AanOptions& opt
       }
       text += '\n';
     }
-    write_file_atomic(files[split] + ".partial", text);
+    write_own_file(files[split], text, "data generate");
   }
-  for (const std::string& file : files) {
-    fs::rename(file + ".partial", file, ec);
-    if (ec) throw IoError(file + ": cannot rename the written split into place (" + ec.message() + ")");
-  }
-  return files;
+  staged.commit();
+  return aan_files(dir);
 }
 
 }  // namespace tn

@@ -62,18 +62,19 @@ AanData generate_aan(const AanOptions& options);
 /// `<dir>/new_aan_pairs.train.tsv`, `new_aan_pairs.eval.tsv`, `new_aan_pairs.test.tsv`.
 std::vector<std::string> aan_files(const std::string& dir);
 
-/// Checks that `dir` can take the three files without destroying data: throws ConfigError when it
-/// exists and is not a directory, or when one of the files exists and `overwrite` is false.
-/// Creates nothing, so that a caller can check before the work.
+/// Checks that `dir` can take the three files without destroying data (data/generators/set_folder.h):
+/// throws ConfigError when it exists and is not a directory, when it holds anything but the three
+/// files (the set replaces the whole folder), when one of them is not a regular file, or when one
+/// exists and `overwrite` is false. Creates nothing, so that a caller can check before the work.
 void check_aan_output(const std::string& dir, bool overwrite);
 
-/// Writes the three splits of `data` into `dir` in the release's format: no header, one row per
-/// pair, `label<TAB>id1<TAB>id2<TAB>text1<TAB>text2`, label 0 or 1, '\n' line ends. Creates `dir`
-/// (and its parents) when missing. Each file is first written atomically beside its final name
-/// (`.partial`), and the three are renamed into place only once all are written, so an
-/// interrupted run never leaves splits of two generations side by side. Calls check_aan_output
-/// first and throws ConfigError as it does; ShapeError when `data` does not hold options.count
-/// pairs; IoError when the folder or a file cannot be written. Returns the three paths.
+/// Writes the three splits of `data` as the folder `dir` in the release's format: no header, one
+/// row per pair, `label<TAB>id1<TAB>id2<TAB>text1<TAB>text2`, label 0 or 1, '\n' line ends. The
+/// files go into a staging folder beside `dir`, which takes dir's place in one rename once all three
+/// are written (core/io/staged_folder.h): at any moment, a kill included, `dir` holds the old
+/// splits whole or the new ones. Creates dir's parents when missing. Calls check_aan_output first
+/// and throws ConfigError as it does; ShapeError when `data` does not hold options.count pairs;
+/// IoError when the folder or a file cannot be written. Returns the three paths.
 std::vector<std::string> write_aan(const std::string& dir, const AanOptions& options, const AanData& data,
                                    bool overwrite);
 

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/io/atomic_file.h"
 #include "core/io/staged_folder.h"
+#include "data/generators/set_folder.h"
 #include "core/rng.h"
 
 namespace tn {
@@ -282,44 +283,8 @@ std::vector<std::string> listops_files(const std::string& dir) {
   return files;
 }
 
-namespace {
-/// Whether `name` is one of the three ListOps files, or what an earlier version of the writer left
-/// when killed (`basic_*.tsv.partial`): the files of a set, replaced with it.
-bool listops_file_name(const std::string& name, bool* partial) {
-  for (const char* split : {"basic_train.tsv", "basic_val.tsv", "basic_test.tsv"}) {
-    *partial = name == std::string(split) + ".partial";
-    if (name == split || *partial) return true;
-  }
-  return false;
-}
-}  // namespace
-
 void check_listops_output(const std::string& dir, bool overwrite) {
-  std::error_code ec;
-  if (dir.empty()) throw ConfigError("--out is empty; name a folder (it is created when missing)");
-  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
-    throw ConfigError("--out " + dir + ": exists and is not a folder; pass a folder (it is created when missing)");
-  for (fs::path up = fs::path(dir).parent_path(); !up.empty() && up != up.parent_path(); up = up.parent_path())
-    if (fs::exists(up, ec) && !fs::is_directory(up, ec))
-      throw ConfigError("--out " + dir + ": " + up.string() + " is a file, not a folder; pass another --out");
-  if (!fs::exists(dir, ec)) return;
-  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string(), file = entry.path().string();
-    bool partial = false;
-    if (!listops_file_name(name, &partial))
-      throw ConfigError("--out " + dir + ": holds " + name + ", which is not a ListOps file; the set replaces the " +
-                        "whole folder (basic_train.tsv, basic_val.tsv, basic_test.tsv only): move it away, or pass an "
-                        "empty or new --out");
-    const fs::file_status status = entry.symlink_status(ec);
-    if (fs::is_directory(status))
-      throw ConfigError("--out " + dir + ": " + file + " is a folder; remove it, or pass another --out");
-    if (!fs::is_regular_file(status))
-      throw ConfigError("--out " + dir + ": " + file + " is not a regular file (a link, FIFO or device); a set " +
-                        "replaces only its own files: move it away, or pass another --out");
-    if (!overwrite && !partial)
-      throw ConfigError("--out " + dir + ": " + file +
-                        " already exists; pass --overwrite to replace the ListOps files there, or another --out");
-  }
+  check_set_folder(dir, {"basic_train.tsv", "basic_val.tsv", "basic_test.tsv"}, overwrite, "ListOps");
 }
 
 std::vector<std::string> write_listops(const std::string& dir, const ListOpsOptions& options,

@@ -1,4 +1,4 @@
-// A generated data set replaces an old one in one step (core/io/staged_folder.h): a writer killed
+// A generated data set (data generate pathfinder, listops, aan) replaces an old one in one step (core/io/staged_folder.h): a writer killed
 // with SIGKILL at any moment, during the generation or in the swap, leaves the folder holding the
 // old set whole or the new set whole, never images of one set under the labels of the other, nor
 // splits of two generations, nor a partial file; and the next writer cleans up what the killed
@@ -20,6 +20,7 @@
 
 #include "core/error.h"
 #include "core/io/atomic_file.h"
+#include "data/generators/aan_generator.h"
 #include "data/generators/listops_generator.h"
 #include "data/generators/pathfinder_files.h"
 #include "data/generators/pathfinder_generator.h"
@@ -200,4 +201,84 @@ TEST_CASE("data set swap: a ListOps --overwrite killed at any moment leaves one 
   CHECK(killed >= 8);
   write();
   CHECK(tree(out) == fresh);
+}
+
+TEST_CASE("data set swap: an AAN --overwrite killed at any moment leaves one generation's three splits, no partial file") {
+  const test::TempDir dir("aan_swap");
+  AanOptions o;
+  o.count = 20000;
+  o.seed = 1;
+  const AanData old_data = generate_aan(o);
+  AanOptions other = o;
+  other.seed = 2;
+  const AanData new_data = generate_aan(other);
+  write_aan(dir.file("ref"), other, new_data, false);
+  const std::map<std::string, std::string> fresh = tree(dir.file("ref"));
+  const fs::path out = dir.file("set");
+  write_aan(out.string(), o, old_data, false);
+  const std::map<std::string, std::string> old = tree(out);
+  const auto write = [&] { write_aan(out.string(), other, new_data, true); };
+  const auto complete = [&](pid_t pid) {  // this version's staging folder, or an earlier one's partial files
+    return staged(out, pid, "new_aan_pairs.test.tsv", "new_aan_pairs.test.tsv.partial");
+  };
+  int killed = 0;
+  std::vector<std::pair<std::function<bool(pid_t)>, int>> points;
+  for (int delay : kSwapDelaysUs) points.emplace_back(complete, delay);
+  for (int delay : {200, 1000, 3000, 10000}) points.emplace_back(nullptr, delay);
+  for (const auto& [ready, delay] : points) {
+    CAPTURE(delay);
+    killed += kill_writer(write, ready, delay);
+    const std::map<std::string, std::string> now = tree(out);
+    CHECK_MESSAGE((now == old || now == fresh), "files: ", now.size());
+    for (const auto& entry : fs::directory_iterator(out))  // no partial file of a killed writer
+      CHECK_MESSAGE(entry.path().extension() == ".tsv", entry.path().string());
+    if (now != old) write_aan(out.string(), o, old_data, true);
+    check_only_leftovers(dir.path, "set");
+  }
+  CHECK(killed >= 8);
+  write();
+  CHECK(tree(out) == fresh);
+}
+
+TEST_CASE("data set folders: --out of a ListOps or AAN set holds only its files, which --overwrite replaces") {
+  const test::TempDir dir("set_folder");
+  ListOpsOptions o;
+  o.min_length = 10;
+  o.max_length = 100;
+  o.train = 30;
+  o.valid = 5;
+  o.test = 5;
+  const ListOpsData data = generate_listops(o);
+  // The set replaces the whole folder: anything else in it is refused, with or without --overwrite.
+  const std::string out = dir.file("listops");
+  std::ofstream(dir.file("notes.txt")) << "mine";
+  fs::create_directories(out);
+  fs::copy_file(dir.file("notes.txt"), out + "/notes.txt");
+  for (bool overwrite : {false, true})
+    CHECK_THROWS_WITH_AS(write_listops(out, o, data, overwrite), doctest::Contains("holds notes.txt"), ConfigError);
+  CHECK(read_file(out + "/notes.txt") == "mine");
+  fs::remove(out + "/notes.txt");
+  // One of its files as a link: refused, the link's target untouched.
+  fs::create_symlink(dir.file("notes.txt"), out + "/basic_val.tsv");
+  CHECK_THROWS_WITH_AS(write_listops(out, o, data, true), doctest::Contains("not a regular file"), ConfigError);
+  CHECK(read_file(dir.file("notes.txt")) == "mine");
+  fs::remove(out + "/basic_val.tsv");
+  // An earlier version's leftover .partial file is the set's: replaced with it.
+  std::ofstream(out + "/basic_test.tsv.partial") << "half";
+  write_listops(out, o, data, false);
+  CHECK_FALSE(fs::exists(out + "/basic_test.tsv.partial"));
+  CHECK(fs::exists(out + "/basic_test.tsv"));
+  // A link to a folder as --out: the folder it leads to is replaced, the link kept.
+  fs::create_directory_symlink(out, dir.file("link"));
+  write_listops(dir.file("link"), o, data, true);
+  CHECK(fs::is_symlink(dir.file("link")));
+  CHECK(fs::exists(out + "/basic_train.tsv"));
+
+  const std::string aan = dir.file("aan");
+  fs::create_directories(aan);
+  std::ofstream(aan + "/README") << "mine";
+  AanOptions a;
+  a.count = 20;
+  CHECK_THROWS_WITH_AS(write_aan(aan, a, generate_aan(a), true), doctest::Contains("holds README"), ConfigError);
+  CHECK(read_file(aan + "/README") == "mine");
 }
