@@ -132,11 +132,16 @@ void check_only_leftovers(const fs::path& parent, const std::string& name) {
 TEST_CASE("data set swap: a Pathfinder --overwrite killed at any moment leaves the old set whole or the new one") {
   const test::TempDir dir("pathfinder_swap");
   const PathfinderGenerator generator{PathfinderParams{}};
-  const PathfinderSetOptions options{.count = 40, .batch_size = 10, .seed = 5};
+  const PathfinderSetOptions options{.count = 20, .batch_size = 5, .seed = 5};
   write_pathfinder_set(dir.file("ref"), generator, options, false);
   const std::map<std::string, std::string> fresh = tree(dir.file("ref"));
-  const fs::path out = dir.file("set");
-  std::map<std::string, std::string> old = make_old_pathfinder_set(out);
+  const fs::path out = dir.file("set"), master = dir.file("ref/.old");  // hidden: not a set of its own
+  const std::map<std::string, std::string> old = make_old_pathfinder_set(master);
+  const auto restore_old = [&] {  // hard links to the master copy: quick, and deleting them leaves it
+    fs::remove_all(out);
+    fs::copy(master, out, fs::copy_options::recursive | fs::copy_options::create_hard_links);
+  };
+  restore_old();
   const auto write = [&] { write_pathfinder_set(out.string(), generator, options, true); };
   // The new set is complete: its last metadata file is in the writer's staging folder (this
   // version's, beside --out and named with its pid, or an earlier version's .pathfinder-staging).
@@ -155,10 +160,7 @@ TEST_CASE("data set swap: a Pathfinder --overwrite killed at any moment leaves t
     CHECK_MESSAGE((is_old || is_new), "a mixed or broken set: ", now.size(), " files");
     old_seen += is_old;
     new_seen += is_new;
-    if (!is_old) {  // the next kill starts from an old set again
-      fs::remove_all(out);
-      old = make_old_pathfinder_set(out);
-    }
+    if (!is_old) restore_old();  // the next kill starts from an old set again
     check_only_leftovers(dir.path, "set");
     clear_inner_leftovers(out);
   }
