@@ -145,7 +145,12 @@ int main(int argc, char** argv) {
   auto logger = spdlog::stderr_color_mt("transnormer");
   logger->set_pattern("[%H:%M:%S] %^%l%$ %v");
   spdlog::set_default_logger(logger);
-  if (!join_world(&argc, &argv)) return 2;
+  // MPI's threads start with SIGTERM and SIGINT blocked, so a stop always reaches this thread
+  // (core/process/stop_signal.h): `train` polls it there, other verbs end at once.
+  tn::block_stop_signals();
+  const bool joined = join_world(&argc, &argv);
+  tn::unblock_stop_signals();
+  if (!joined) return 2;
   const int code = run_command(argc, argv);
   // Every rank ends the same way after success or a stop at the same step; after an error on one
   // rank, the others may wait in a collective, and the launcher ends them when this one exits.

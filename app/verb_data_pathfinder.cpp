@@ -45,8 +45,8 @@ int run_generate_pathfinder(const PathfinderArgs& args) {
       "{} distractors of {} paddles, continuity {}, seed {})",
       args.set.count, p.window, p.window, args.set.batches(), args.set.batch_size, args.out, p.contour_length,
       p.num_distractor_snakes, p.distractor_length, p.continuity, args.set.seed);
-  const PathfinderGenerator generator(p);
   install_stop_handlers();  // SIGTERM/SIGINT: remove the unfinished set, keep any old one, exit 143/130
+  const PathfinderGenerator generator(p);
   PathfinderSetOptions set = args.set;
   set.stop_requested = stop_signal;
   const PathfinderSetSummary s = write_pathfinder_set(args.out, generator, set, args.overwrite);

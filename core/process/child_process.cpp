@@ -12,6 +12,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "core/process/stop_signal.h"
+
 extern char** environ;
 
 namespace tn {
@@ -62,8 +64,16 @@ ChildResult run_child(const std::vector<std::string>& argv, bool capture_stderr)
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // The child starts without this process's blocked stop signals (core/process/stop_signal.h):
+  // a scheduler's scancel, or a reference run, must still be stoppable.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  const sigset_t mask = child_signal_mask();
+  posix_spawnattr_setsigmask(&attr, &mask);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
   pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
+  const int rc = posix_spawnp(&pid, argv[0].c_str(), &actions, &attr, args.data(), environ);
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&actions);
   close(out[1]);
   if (capture_stderr) close(err[1]);

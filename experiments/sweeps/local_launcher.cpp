@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "core/process/stop_signal.h"
 
 namespace tn {
 namespace {
@@ -23,6 +24,7 @@ pid_t spawn(const std::vector<std::string>& argv, const std::filesystem::path& l
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   const pid_t parent = ::getpid();
+  const sigset_t mask = child_signal_mask();  // the sweep's stop signals are blocked; not the point's
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fd);
@@ -30,6 +32,7 @@ pid_t spawn(const std::vector<std::string>& argv, const std::filesystem::path& l
   }
   if (pid == 0) {
     ::setpgid(0, 0);
+    ::sigprocmask(SIG_SETMASK, &mask, nullptr);
     // A sweep that dies (kill -9 included) stops its points as a SIGTERM would: each saves a
     // checkpoint and exits, instead of training on beside the sweep's rerun.
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);

@@ -97,6 +97,9 @@ std::set<std::string> SlurmLauncher::active_jobs() const {
   return jobs;
 }
 
+/// Looks at a task whose scontrol answer has no JobState before it is taken as ended.
+constexpr int kUnreadableLooks = 3;
+
 void SlurmLauncher::look_at(const std::string& job, std::vector<PointEvent>& events) {
   const ChildResult queue = slurm_command({"squeue", "-h", "-r", "-j", job, "-o", "%K|%T|%N"});
   if (!succeeded(queue) && !unknown_job(queue)) {
@@ -130,14 +133,24 @@ void SlurmLauncher::look_at(const std::string& job, std::vector<PointEvent>& eve
     e.kind = PointEvent::Kind::Ended;
     if (succeeded(shown)) {
       const std::optional<SlurmTaskEnd> end = parse_scontrol_end(shown.out);
-      if (!end) {  // left the queue's listing a moment before its end was recorded
+      t.unreadable = scontrol_has_state(shown.out) ? 0 : t.unreadable + 1;
+      if (!end && t.unreadable < kUnreadableLooks) {
+        // Left the queue's listing a moment before its end was recorded, or a garbled answer.
+        if (t.unreadable > 0)
+          spdlog::warn("sweep {}: scontrol show job {} gave no JobState: {}; asking again", options_.job_name, id,
+                       trimmed(shown.out).substr(0, 200));
         ++i;
         continue;
       }
-      e.exit_code = end->exit_code;
-      e.killed = end->killed;
-      e.how = "Slurm: " + end->state;
-      e.wall_s = end->run_s;
+      if (end) {
+        e.exit_code = end->exit_code;
+        e.killed = end->killed;
+        e.how = "Slurm: " + end->state;
+        e.wall_s = end->run_s;
+      } else {  // never a poll without end, which a SIGTERM could not stop: taken as interrupted
+        e.killed = true;
+        e.how = "Slurm gave no JobState for " + id + " " + std::to_string(kUnreadableLooks) + " times in a row";
+      }
     } else if (unknown_job(shown)) {
       e.killed = true;
       e.how = "Slurm no longer knows job " + id + " (it ended longer ago than its MinJobAge)";

@@ -37,6 +37,7 @@ class SlurmLauncher : public PointLauncher {
     std::string job;
     int task;
     bool started;
+    int unreadable = 0;  // looks in a row at which scontrol's answer had no JobState
   };
   /// Looks at one array job's tasks and appends their events; when Slurm cannot be asked, warns
   /// and leaves the tasks for the next look.

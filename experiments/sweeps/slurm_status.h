@@ -32,8 +32,12 @@ struct SlurmTaskEnd {
 };
 
 /// Parses `scontrol show job -o` output (one line of Key=Value fields); nullopt when the job is
-/// still pending or running, or the text is no job record.
+/// still pending or running, or the text is no job record (scontrol_has_state tells which). An
+/// ExitCode that is no "status:signal" pair of small numbers gives exit code 0 for COMPLETED, else 1.
 std::optional<SlurmTaskEnd> parse_scontrol_end(const std::string& text);
+
+/// Whether `scontrol show job -o` output has a JobState field at all (a job record).
+bool scontrol_has_state(const std::string& text);
 
 /// "D-HH:MM:SS", "HH:MM:SS" or "MM:SS" in seconds; nullopt for anything else ("INVALID").
 std::optional<double> parse_slurm_duration(const std::string& text);

@@ -69,6 +69,57 @@ TEST_CASE("slurm status: scontrol's record of an ended task gives its exit code,
   CHECK_FALSE(parse_slurm_duration("12"));
 }
 
+TEST_CASE("slurm status: numbers past an int, or no numbers, never throw") {
+  // squeue: a task id past INT_MAX is no task of a sweep (they count from 0); the line is skipped.
+  const auto tasks = parse_squeue_tasks("99999999999999999999|RUNNING|n1\n2147483648|PENDING|\n7|RUNNING|n2\n");
+  REQUIRE(tasks.size() == 1);
+  CHECK(tasks[0].task == 7);
+  // scontrol: an ExitCode that is no pair of small numbers says nothing; the state decides.
+  const auto failed = parse_scontrol_end("JobId=9 JobState=FAILED ExitCode=99999999999999999999:0 RunTime=00:01");
+  REQUIRE(failed);
+  CHECK(failed->exit_code == 1);
+  const auto done = parse_scontrol_end("JobId=9 JobState=COMPLETED ExitCode=0:99999999999 RunTime=00:01");
+  REQUIRE(done);
+  CHECK(done->exit_code == 0);
+  const auto none = parse_scontrol_end("JobId=9 JobState=FAILED RunTime=00:01");
+  REQUIRE(none);
+  CHECK(none->exit_code == 1);
+  // RunTime with 400 digits: not a duration (std::stod would have thrown out_of_range).
+  CHECK_FALSE(parse_slurm_duration(std::string(400, '9') + ":00"));
+  CHECK_FALSE(parse_slurm_duration(std::string(400, '9') + "-00:00:00"));
+  CHECK(parse_slurm_duration("2-00:00:01") == 2 * 86400.0 + 1);
+  CHECK(scontrol_has_state("JobId=9 JobState=RUNNING"));
+  CHECK_FALSE(scontrol_has_state("JobId=9 Reason=None"));
+}
+
+TEST_CASE("slurm launcher: a task scontrol keeps answering for without a JobState ends as interrupted, not polled forever") {
+  test::TempDir dir("slurm_no_state");
+  // Stand-ins for the cluster's commands: the task has left squeue, scontrol prints no JobState.
+  const std::string bin = (dir.path / "bin").string();
+  std::filesystem::create_directories(bin);
+  dir.write("bin/squeue", "#!/bin/sh\nexit 0\n");
+  dir.write("bin/scontrol", "#!/bin/sh\necho 'JobId=41 ArrayJobId=41 Reason=None'\n");
+  std::filesystem::permissions(bin + "/squeue", std::filesystem::perms::owner_all);
+  std::filesystem::permissions(bin + "/scontrol", std::filesystem::perms::owner_all);
+  const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin";
+  ::setenv("PATH", (bin + ":" + path).c_str(), 1);
+  SlurmOptions o;
+  o.job_name = "no_state";
+  o.folder = dir.path;
+  o.poll_s = 0;
+  SlurmLauncher launcher(o);
+  REQUIRE(launcher.adopt(5, std::string("41"), 0));
+  std::vector<PointEvent> events;
+  for (int look = 0; look < 10 && events.empty(); ++look) events = launcher.poll();
+  ::setenv("PATH", path.c_str(), 1);
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].kind == PointEvent::Kind::Ended);
+  CHECK(events[0].point == 5);
+  CHECK(events[0].killed);  // a rerun resumes it from its checkpoint
+  CHECK(events[0].how.find("no JobState") != std::string::npos);
+  CHECK(launcher.active() == 0);
+}
+
 TEST_CASE("slurm launcher: --slurm options split as a shell would, and shell syntax is refused") {
   const auto words = split_sbatch_options("--partition=cpu --time=4:00:00 --comment='two words'");
   REQUIRE(words.size() == 3);

@@ -1,0 +1,116 @@
+// Graceful stops (core/process/stop_signal.h): SIGTERM and SIGINT wait, blocked, until polled;
+// none interrupts a oneDNN kernel, a second one ends the process, and children start unblocked.
+// Each case runs in a forked child, whose signal mask and exit status the parent inspects.
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <thread>
+#include <vector>
+
+#include "core/dnnl/matmul.h"
+#include "core/process/child_process.h"
+#include "core/process/stop_signal.h"
+
+using namespace tn;
+
+namespace {
+
+/// Runs `body` in a forked child and returns its waitpid status; `body` returns the exit code.
+template <typename Body>
+int in_child(Body body) {
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) ::_exit(body());
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return status;
+}
+
+/// The language-model head's three products (logits = hidden · weightᵀ, d hidden = d logits ·
+/// weight, d weight = d logitsᵀ · hidden; 128 rows, d_model 32, a vocabulary of 18,226), `repeats`
+/// times: oneDNN's f32 GEMM, whose JIT kernel points rsp into the heap, where a signal handler's
+/// frame corrupted it when a SIGTERM came mid-training. Returns whether the logits are right.
+bool lm_head_products_correct(int repeats) {
+  const int64_t m = 128, k = 32, n = 18226;
+  std::vector<float> hidden(m * k), weight(n * k), logits(m * n), d_hidden(m * k), d_weight(n * k);
+  for (size_t i = 0; i < hidden.size(); ++i) hidden[i] = static_cast<float>(i % 7) * 0.25f - 0.5f;
+  for (size_t i = 0; i < weight.size(); ++i) weight[i] = static_cast<float>(i % 5) * 0.125f - 0.25f;
+  for (int r = 0; r < repeats; ++r) {
+    std::vector<float> churn(1000 + r % 97);  // the heap in use around the kernels, as in a step
+    matmul({.m = m, .n = n, .k = k, .trans_b = true}, hidden.data(), weight.data(), logits.data(), nullptr);
+    matmul({.m = m, .n = k, .k = n}, logits.data(), weight.data(), d_hidden.data());
+    matmul({.m = n, .n = k, .k = m, .trans_a = true}, logits.data(), hidden.data(), d_weight.data());
+  }
+  for (int64_t i : {int64_t{0}, m / 2, m - 1})
+    for (int64_t j : {int64_t{0}, n / 3, n - 1}) {
+      double want = 0;  // by hand: the dot product of row i of hidden and row j of weight
+      for (int64_t t = 0; t < k; ++t) want += double{hidden[i * k + t]} * weight[j * k + t];
+      if (std::abs(logits[i * n + j] - want) > 1e-4) return false;
+    }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("stop signals: SIGTERMs sent throughout oneDNN's f32 GEMMs wait for stop_signal(), the heap intact") {
+  const int status = in_child([] {
+    install_stop_handlers();
+    std::atomic<bool> done{false};
+    std::thread sender([&] {  // a scheduler insisting: one SIGTERM to the process every 20 µs
+      while (!done) {
+        ::kill(::getpid(), SIGTERM);
+        std::this_thread::sleep_for(std::chrono::microseconds(20));
+      }
+    });
+    const bool correct = lm_head_products_correct(200);
+    done = true;
+    sender.join();
+    if (!correct) return 3;
+    return stop_signal() == SIGTERM && stop_signal() == SIGTERM ? 0 : 4;  // taken once, then kept
+  });
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+}
+
+TEST_CASE("stop signals: none is seen before one comes, the first is taken, a second ends the process") {
+  const int status = in_child([] {
+    install_stop_handlers();
+    install_stop_handlers();  // idempotent
+    if (stop_signal() != 0) return 3;
+    ::kill(::getpid(), SIGINT);
+    if (stop_signal() != SIGINT) return 4;
+    ::kill(::getpid(), SIGTERM);  // unblocked now: the default action
+    for (int i = 0; i < 100; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return 5;
+  });
+  REQUIRE(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGTERM);
+}
+
+TEST_CASE("stop signals: a SIGINT the parent left ignored is still taken (a shell's background job)") {
+  const int status = in_child([] {
+    std::signal(SIGINT, SIG_IGN);
+    install_stop_handlers();
+    ::kill(::getpid(), SIGINT);
+    return stop_signal() == SIGINT ? 0 : 3;
+  });
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+}
+
+TEST_CASE("stop signals: a child process (run_child) starts with them unblocked, so a scheduler can stop it") {
+  const int status = in_child([] {
+    install_stop_handlers();
+    // The shell stops itself: with SIGTERM blocked it would print "alive" and exit 0.
+    const ChildResult r = run_child({"sh", "-c", "kill -TERM $$; sleep 2; echo alive"});
+    return WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGTERM && r.out.empty() ? 0 : 3;
+  });
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+}
