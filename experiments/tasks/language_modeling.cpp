@@ -50,6 +50,12 @@ void LanguageModelingTask::next_batch(Batch& batch) {
   if (!lm) throw ShapeError("[LanguageModelingTask] the batch was not made by new_batch()");
   if (stream_.empty()) throw ShapeError("[LanguageModelingTask] no training blocks: an evaluation-only task");
   stream_.next(ids_);
+  if (ids_.empty()) {  // more ranks than blocks in a batch: this rank's part is empty, the step skips it
+    lm->data.rows = lm->data.seq_len = lm->data.n_targets = 0;
+    lm->data.inputs.clear();
+    lm->data.targets.clear();
+    return;
+  }
   make_batch(blocks_, ids_, lm->data);
 }
 

@@ -52,8 +52,12 @@ void MaskedLmTask::next_batch(Batch& batch) {
   auto* mlm = dynamic_cast<MlmTaskBatch*>(&batch);
   if (!mlm) throw ShapeError("[MaskedLmTask] the batch was not made by new_batch()");
   stream_.next(ids_);
-  make_mlm_batch(data_.train, ids_, masking_, seed_, static_cast<uint64_t>(stream_.epoch()), pad_, mlm->data);
   mlm->positions_ = 0;
+  if (ids_.empty()) {  // more ranks than samples in a batch: this rank's part is empty, the step skips it
+    mlm->data = {};
+    return;
+  }
+  make_mlm_batch(data_.train, ids_, masking_, seed_, static_cast<uint64_t>(stream_.epoch()), pad_, mlm->data);
   for (int64_t id : ids_) mlm->positions_ += data_.train.length(id);
 }
 

@@ -143,6 +143,27 @@ TEST_CASE("cli mpi: 2 ranks train as one process with the same global batch, and
   CHECK(slurp(dir + "/two/train.log").find("data-parallel: rank 0 of 2") != std::string::npos);
 }
 
+TEST_CASE("cli mpi: more ranks than a batch has sequences (3 ranks, batch 2): the rank without one skips the step, and the run is one process's") {
+  if (!have_mpirun()) {
+    MESSAGE("mpirun not installed: skipped");
+    return;
+  }
+  const std::string dir = scratch_dir("mpi_more_ranks");
+  const std::string spec = dir + "/tiny.yaml";
+  write_text(spec, tiny_spec(dir));
+  const std::string args = "train " + spec + " --set model.dropout=0 --set train.batch_size=2 --set train.max_steps=6 " +
+                           "--set train.eval_every=3 --set train.log_every=1 --threads 1 --out ";
+  const CliResult one = run_cli(args + dir + "/one", dir);
+  REQUIRE(one.code == 0);
+  const CliResult three = run_shell(mpi_args(3, args + dir + "/two"), dir);
+  INFO(three.err);
+  REQUIRE(three.code == 0);  // was exit 1: "[make_batch] no blocks given" on rank 2
+  check_losses_agree(dir, 6, 1e-5);
+  const json sa = json::parse(slurp(dir + "/one/summary.json")), sb = json::parse(slurp(dir + "/two/summary.json"));
+  CHECK(sa["train"]["tokens"] == sb["train"]["tokens"]);
+  CHECK(std::fabs(sa["test"]["loss"].get<double>() - sb["test"]["loss"].get<double>()) < 1e-4);
+}
+
 TEST_CASE("cli mpi: SIGTERM to one rank stops both at one step, and the run resumes in one process") {
   if (!have_mpirun()) {
     MESSAGE("mpirun not installed: skipped");
