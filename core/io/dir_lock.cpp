@@ -1,8 +1,10 @@
 #include "core/io/dir_lock.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -33,8 +35,52 @@ ConfigError in_use(const std::string& what, const std::string& dir, const std::s
 
 }  // namespace
 
+namespace {
+
+/// Whether `folder` is on a kernel's virtual file system (proc, sysfs, cgroup, ...), where no
+/// file of a run can be made (mkdir fails there even for root).
+bool on_virtual_file_system(const std::string& folder) {
+  struct statfs fs {};
+  if (::statfs(folder.c_str(), &fs) != 0) return false;
+  constexpr long kVirtual[] = {PROC_SUPER_MAGIC, SYSFS_MAGIC,      CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC,
+                               DEVPTS_SUPER_MAGIC, DEBUGFS_MAGIC, SECURITYFS_MAGIC, TRACEFS_MAGIC,
+                               PSTOREFS_MAGIC,   BPF_FS_MAGIC};
+  for (const long magic : kVirtual)
+    if (fs.f_type == static_cast<decltype(fs.f_type)>(magic)) return true;
+  return false;
+}
+
+/// Refuses a path with a name over the 255 bytes a file name may have, or over PATH_MAX in all:
+/// mkdir or open would fail with ENAMETOOLONG once the work is done.
+void check_name_lengths(const std::string& dir, const std::string& what) {
+  constexpr size_t kNameMax = 255, kPathMax = 4095;
+  for (const auto& part : std::filesystem::path(dir))
+    if (part.native().size() > kNameMax)
+      throw ConfigError("the " + what + " " + dir.substr(0, 80) + "... cannot be made: a name in it has " +
+                        std::to_string(part.native().size()) + " bytes, over the 255 a file name may have; "
+                        "give a shorter path (--out)");
+  if (dir.size() + 32 > kPathMax)  // room for the run's own file names below it
+    throw ConfigError("the " + what + " " + dir.substr(0, 80) + "... cannot be made: its path has " +
+                      std::to_string(dir.size()) + " bytes, near the 4,096 a path may have; give a shorter path (--out)");
+}
+
+/// Refuses the nearest existing folder of a path to be made when nothing can be written in it.
+void check_writable(const std::string& folder, const std::string& dir, const std::string& what) {
+  std::string why;
+  if (on_virtual_file_system(folder))
+    why = folder + " is on a virtual file system of the kernel (proc, sysfs, cgroup)";
+  else if (::access(folder.c_str(), W_OK | X_OK) != 0)
+    why = folder + (errno == EROFS ? " is on a read-only file system" : " is a folder you may not write (" +
+                                                                           std::string(std::strerror(errno)) + ")");
+  if (!why.empty())
+    throw ConfigError("the " + what + " " + dir + " cannot be made: " + why + "; give a folder you may write (--out)");
+}
+
+}  // namespace
+
 void check_folder_path(const std::string& dir, const std::string& what) {
   namespace fs = std::filesystem;
+  check_name_lengths(dir, what);
   std::error_code ec;
   for (fs::path p = fs::path(dir).lexically_normal(); !p.empty(); p = p.parent_path()) {
     const fs::file_status link = fs::symlink_status(p, ec);
@@ -45,13 +91,17 @@ void check_folder_path(const std::string& dir, const std::string& what) {
     const fs::file_status target = fs::status(p, ec);
     if (fs::is_symlink(link) && !fs::exists(target))
       throw ConfigError("the " + what + " " + dir + " cannot be made: " + p.string() + " is a symbolic link to " +
-                        fs::read_symlink(p, ec).string() + ", which does not exist; remove the link or give another "
-                        "path (--out)");
+                        fs::read_symlink(p, ec).string() +
+                        (ec == std::errc::too_many_symbolic_link_levels ? ", a loop of links" : ", which does not exist") +
+                        "; remove the link or give another path (--out)");
     if (!fs::is_directory(target))
       throw ConfigError("the " + what + " " + dir + " cannot be made: " + p.string() + " is a file, not a folder; " +
                         "give the path of a folder (--out)");
-    return;  // the nearest existing folder: the rest can be created below it
+    // The nearest existing folder: the rest is created below it, or the folder itself is written.
+    check_writable(p.string(), dir, what);
+    return;
   }
+  check_writable(".", dir, what);  // a relative path none of whose parts exists yet
 }
 
 namespace {
@@ -91,7 +141,15 @@ DirLock DirLock::acquire(const std::string& dir, const std::string& what) {
   check_folder_path(dir, what);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) throw IoError("cannot create the " + what + " " + dir + ": " + ec.message());
+  if (ec) {
+    // A path no folder can be made at is bad input; a full disk or an I/O error a runtime failure.
+    const std::string why = "cannot create the " + what + " " + dir + ": " + ec.message();
+    const int e = ec.value();
+    if (e == EACCES || e == EPERM || e == EROFS || e == ENAMETOOLONG || e == ENOENT || e == ENOTDIR || e == ELOOP ||
+        e == EEXIST)
+      throw ConfigError(why + "; give a folder you may write (--out)");
+    throw IoError(why);
+  }
   const std::string path = (std::filesystem::path(dir) / kLockFile).string();
   const int fd = open_lock_file(path, O_RDWR | O_CREAT);
   if (fd < 0) throw IoError("cannot claim the " + what + " " + dir + ": " + path + ": " + std::strerror(errno));

@@ -35,8 +35,10 @@ class DirLock {
 };
 
 /// Throws ConfigError (exit 2) naming `dir` and the fix when it cannot become a folder: it, or a
-/// folder above it, is a file (or a device), or it is a symbolic link to nothing. `what` names it
-/// in the message ("run folder", "report folder"). Missing folders are fine: they are created.
+/// folder above it, is a file (or a device), or it is a symbolic link to nothing (or a loop); a
+/// name in it is over 255 bytes; or its nearest existing folder is one this process may not write
+/// (permissions, a read-only file system, proc or sysfs). `what` names it in the message ("run
+/// folder", "report folder"). Missing folders are fine: they are created. Writes nothing.
 void check_folder_path(const std::string& dir, const std::string& what);
 
 /// The name of the lock file inside a claimed folder.

@@ -366,3 +366,23 @@ TEST_CASE("cli: --overwrite deletes only a run's files: a config.yaml and summar
   CHECK(over.code == 0);
   CHECK(fs::exists(run + "/run.json"));
 }
+
+TEST_CASE("cli: an --out no folder can be made at exits 2 with the reason, in the run and in --dry-run alike") {
+  const std::string dir = scratch_dir("run_dir_unmakeable");
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  const std::string train = "train " + dir + "/tiny.yaml --set train.max_steps=2 --threads 1 --out ";
+  // Each exited 1 with a raw mkdir or open error once the data had loaded; --dry-run said 0.
+  const std::map<std::string, std::string> cases = {
+      {"/proc/transnormer_run", "virtual file system"},
+      {dir + "/" + std::string(300, 'n') + "/run", "over the 255 a file name may have"},
+      {dir + "/" + std::string(300, 'n'), "over the 255 a file name may have"},
+  };
+  for (const auto& [out, reason] : cases) {
+    CAPTURE(out);
+    for (const char* dry : {"", " --dry-run"}) {
+      const CliResult r = run_cli(train + out + dry, dir);
+      CHECK(r.code == 2);
+      CHECK(r.err.find(reason) != std::string::npos);
+    }
+  }
+}

@@ -87,6 +87,32 @@ TEST_CASE("DirLock: a file, a file above the folder, or a dangling link is refus
   CHECK(refusal(root.file("new/run/../other")).empty());
 }
 
+TEST_CASE("DirLock: a path no folder can be made at is refused before anything is written: long names, loops, proc, read-only") {
+  TempDir root("dir_lock_unmakeable");
+  const std::string long_name(300, 'a');
+  std::string message = refusal(root.file(long_name + "/run"));
+  CHECK(message.find("a name in it has 300 bytes, over the 255") != std::string::npos);
+  CHECK(refusal(root.file(std::string(255, 'b'))).empty());  // 255 bytes: a file name may have that many
+  CHECK_THROWS_AS(check_folder_path(std::string(5000, 'c'), "run folder"), ConfigError);  // past PATH_MAX
+  const std::string a = root.file("loop_a"), b = root.file("loop_b");
+  REQUIRE(::symlink(b.c_str(), a.c_str()) == 0);
+  REQUIRE(::symlink(a.c_str(), b.c_str()) == 0);
+  CHECK(refusal(a + "/run").find("a loop of links") != std::string::npos);
+  // mkdir in /proc fails with ENOENT even for root, in /sys with EPERM: refused up front, exit 2.
+  CHECK(refusal("/proc/transnormer_run").find("virtual file system") != std::string::npos);
+  CHECK_THROWS_AS(check_folder_path("/sys/transnormer_run/x", "run folder"), ConfigError);
+  if (::geteuid() != 0) {  // root may write a folder of mode 555
+    const std::string locked = root.file("locked");
+    std::filesystem::create_directories(locked);
+    ::chmod(locked.c_str(), 0555);
+    CHECK(refusal(locked + "/run").find("a folder you may not write") != std::string::npos);
+    ::chmod(locked.c_str(), 0755);
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(root.path))  // nothing of the refused paths
+    CHECK_MESSAGE(entry.path().filename().string()[0] != 'a', entry.path().string());
+  CHECK_FALSE(std::filesystem::exists("/proc/transnormer_run"));
+}
+
 namespace {
 
 /// Runs `claim` in a child process; its exit code (0: returned, 2: ConfigError, 1: another error),
