@@ -1,5 +1,6 @@
 #include "experiments/spec_yaml.h"
 
+#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/io/atomic_file.h"
 #include "data/text/utf8.h"
 
 namespace tn {
@@ -287,17 +289,19 @@ YAML::Node parse_yaml(const std::string& text, const std::string& origin) {
 }
 
 std::string read_text(const std::string& path) {
+  // A spec is text of a few KB: 16 MiB bounds /dev/zero, a FIFO that never ends, or a stray file.
+  constexpr uint64_t kMaxSpecBytes = uint64_t{16} << 20;
   std::error_code ignored;
   if (std::filesystem::is_directory(path, ignored))
     throw ConfigError(path + ": is a directory, not a spec file; give the YAML file, e.g. configs/quickstart.yaml");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  if (::access(path.c_str(), R_OK) != 0)
     throw ConfigError(path + ": cannot read the spec file (" + std::strerror(errno) +
                       "); check the path, e.g. configs/quickstart.yaml");
+  try {
+    return read_file(path, kMaxSpecBytes, "a YAML spec");
+  } catch (const DataError& e) {
+    throw ConfigError(e.what());  // exit 2: the spec is bad input
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 

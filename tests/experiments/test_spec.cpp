@@ -1,5 +1,10 @@
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <algorithm>
 #include <filesystem>
@@ -336,6 +341,31 @@ TEST_CASE("spec: each kind of bad input names the file, the line and a fix") {
     } catch (const ConfigError& e) {
       CHECK(std::string(e.what()).starts_with("/nonexistent/spec.yaml: cannot read the spec file"));
     }
+  }
+  SUBCASE("a device or a file past 16 MiB: refused before it fills the memory") {
+    // /dev/zero was read without end (the process grew until killed).
+    CHECK_THROWS_WITH_AS(load_spec("/dev/zero"), doctest::Contains("it is a device"), ConfigError);
+    TempDir dir;
+    const std::string big = dir.write("big.yaml", "# " + std::string((16 << 20) + 10, 'x') + "\n");
+    CHECK_THROWS_WITH_AS(load_spec(big), doctest::Contains("a YAML spec"), ConfigError);
+  }
+  SUBCASE("a FIFO whose writer never stops: cut off at 16 MiB") {
+    TempDir dir;
+    const std::string fifo = dir.file("endless.yaml");
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    const pid_t writer = ::fork();
+    REQUIRE(writer >= 0);
+    if (writer == 0) {  // `yes > endless.yaml`, until the reader closes its end
+      std::signal(SIGPIPE, SIG_DFL);
+      const int fd = ::open(fifo.c_str(), O_WRONLY);
+      const std::string chunk(1 << 16, '#');
+      while (fd >= 0 && ::write(fd, chunk.data(), chunk.size()) > 0) {
+      }
+      ::_exit(0);
+    }
+    CHECK_THROWS_WITH_AS(load_spec(fifo), doctest::Contains("a YAML spec"), ConfigError);
+    ::kill(writer, SIGKILL);
+    ::waitpid(writer, nullptr, 0);
   }
 }
 
