@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "core/process/shell_quote.h"
 #include "experiments/reports/report_format.h"
 
 namespace tn {
@@ -164,6 +165,9 @@ std::string reproduce_command(const ReportSource& source) {
     break;
   }
   std::string out = "transnormer sweep " + source.sweep->sweep_file + " --out " + folder;
+  // The command line's additions to the sweep file (absent, the rerun would be another sweep).
+  for (const std::string& s : source.sweep->command_set) out += " --set " + shell_quote(s);
+  for (const std::string& g : source.sweep->command_grid) out += " --grid " + shell_quote(g);
   std::optional<int> jobs, threads, ranks;
   bool slurm = false;
   for (const PointRecord& p : source.sweep->points) {

@@ -48,9 +48,10 @@ std::string speed_note(const ReportTable& table);
 /// The sentence explaining a baseline column ("" when the table has none).
 std::string baseline_note(const ReportTable& table);
 
-/// The command that reruns a sweep source: "transnormer sweep FILE --out DIR [--jobs J
-/// --threads-per-job T]" (the jobs and threads of its points' launches when recorded); "" for a
-/// run directory or a sweep without its file's name.
+/// The command that reruns a sweep source: "transnormer sweep FILE --out DIR [--set S] [--grid G]
+/// [--jobs J --threads-per-job T]" (the command line's --set and --grid as sweep.json records them,
+/// the jobs and threads of its points' launches when recorded); "" for a run directory or a sweep
+/// without its file's name.
 std::string reproduce_command(const ReportSource& source);
 
 /// "task language_modeling, d_model 128, ..., params 3.03M" (plain text; "" when nothing is shared).

@@ -54,6 +54,7 @@ nlohmann::ordered_json SweepIndex::to_json() const {
   out["base"] = base;
   out["set"] = set;
   out["axes"] = axes;
+  out["command_line"] = {{"set", command_set}, {"grid", command_grid}};
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const PointRecord& p : points) {
     nlohmann::ordered_json r;
@@ -86,6 +87,10 @@ SweepIndex SweepIndex::from_json(const nlohmann::ordered_json& o) {
   index.base = o.value("base", "");
   if (o.contains("set")) index.set = o["set"];
   index.axes = need(o, "axes").get<std::vector<std::string>>();
+  if (const auto c = o.find("command_line"); c != o.end() && c->is_object()) {  // absent before it was recorded
+    index.command_set = c->value("set", std::vector<std::string>{});
+    index.command_grid = c->value("grid", std::vector<std::string>{});
+  }
   for (const nlohmann::ordered_json& r : need(o, "points")) {
     PointRecord p;
     p.name = need(r, "name").get<std::string>();

@@ -44,6 +44,7 @@ struct SweepIndex {
   std::string name, sweep_file, base;
   nlohmann::ordered_json set = nlohmann::ordered_json::object();
   std::vector<std::string> axes;
+  std::vector<std::string> command_set, command_grid;  // the sweep's --set and --grid, as given
   std::vector<PointRecord> points;
 
   /// The point with folder `dir`, or nullptr.

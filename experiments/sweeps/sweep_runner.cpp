@@ -446,16 +446,52 @@ void check_same_sweep(const SweepIndex& index, const SweepSpec& sweep, const std
 
 }  // namespace
 
+namespace {
+
+/// `--set a=1 --grid b=2,3`: the command line words of a sweep index ("" when none).
+std::string command_line_words(const std::vector<std::string>& set, const std::vector<std::string>& grid) {
+  std::string out;
+  for (const std::string& s : set) out += " --set " + shell_quote(s);
+  for (const std::string& g : grid) out += " --grid " + shell_quote(g);
+  return out;
+}
+
+/// Refuses a sweep whose axes differ from those of the sweep that ran in the folder: rerun
+/// without the command line's --grid, it would add a default point to the index and rewrite its
+/// axes, and the next report would mix the two. (A changed set is refused point by point below,
+/// naming the key; a raised train.max_steps and paper values are accepted.)
+void check_same_axes(const SweepIndex& index, const SweepSpec& sweep, const std::string& out_dir) {
+  if (index.points.empty() || index.axes == sweep.axes) return;
+  auto axes_text = [](const std::vector<std::string>& axes) {
+    std::string out;
+    for (const std::string& a : axes) out += (out.empty() ? "" : ", ") + a;
+    return "[" + out + "]";
+  };
+  throw ConfigError(out_dir + "/" + kIndexFile + " holds the sweep \"" + index.name + "\" varying " +
+                    axes_text(index.axes) + " (its command line:" +
+                    (index.command_set.empty() && index.command_grid.empty()
+                         ? std::string(" no --set or --grid")
+                         : command_line_words(index.command_set, index.command_grid)) +
+                    "); this command varies " + axes_text(sweep.axes) +
+                    ": their points would mix in one index. Rerun it with the same --grid and --set, or give "
+                    "this sweep its own --out");
+}
+
+}  // namespace
+
 SweepIndex reconcile_index(const SweepSpec& sweep, const std::string& out_dir) {
   const fs::path path = fs::path(out_dir) / kIndexFile;
   SweepIndex index;
   if (fs::exists(path)) index = read_sweep_index(path.string());
   check_same_sweep(index, sweep, out_dir);
+  check_same_axes(index, sweep, out_dir);
   index.name = sweep.name;
   index.sweep_file = sweep.path;
   index.base = sweep.base;
   index.set = overrides_json(sweep.set);
   index.axes = sweep.axes;
+  index.command_set = sweep.command_line.set;
+  index.command_grid = sweep.command_line.grid;
   for (const SweepPoint& p : sweep.points) {
     const ordered_json identity = spec_identity(p.spec);
     if (PointRecord* r = index.find(p.dir)) {

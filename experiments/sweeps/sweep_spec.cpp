@@ -432,6 +432,7 @@ SweepSpec load_sweep(const std::string& path, const SweepCommandLine& cli) {
   });
   SweepSpec sweep;
   sweep.path = path;
+  sweep.command_line = cli;
   sweep.name = f.checked([&] { return JsonSection(f.root(), "").string("name", std::filesystem::path(path).stem().string()); });
   if (sweep.name.empty() || safe_name(sweep.name) != sweep.name)
     f.fail("name", "\"" + sweep.name + "\" is not a folder name", "use letters, digits, '.', '+' and '-'");

@@ -43,6 +43,13 @@ struct SweepPoint {
   ExperimentSpec spec;                  // base + set + overrides, resolved
 };
 
+/// `transnormer sweep` options that add to the file, as Hydra's multirun does: `set` entries
+/// ("train.max_steps=100") join its `set:`, `grid` entries ("model.token_mixer=softmax,linear")
+/// become grid axes after its own. A key the file already sets or varies is refused (exit 2).
+struct SweepCommandLine {
+  std::vector<std::string> set, grid;
+};
+
 struct SweepSpec {
   std::string path;  // the sweep file
   std::string name;
@@ -51,6 +58,7 @@ struct SweepSpec {
   std::vector<SpecOverride> set;
   std::vector<std::string> axes;  // the keys that vary between points, in naming order
   std::vector<SweepPoint> points;
+  SweepCommandLine command_line;  // the --set and --grid it was given (in `set` and `axes` too)
 };
 
 /// Reads and expands `path`, and resolves every point. Throws ConfigError with "file:line: ..."
@@ -60,14 +68,7 @@ struct SweepSpec {
 /// malformed points, duplicate points (the same overrides twice, or two points whose folder names
 /// collide), and any point whose spec does not validate (an unknown override key with the nearest
 /// valid key, a value of the wrong type or out of range, a base that does not validate).
-/// `transnormer sweep` options that add to the file, as Hydra's multirun does: `set` entries
-/// ("train.max_steps=100") join its `set:`, `grid` entries ("model.token_mixer=softmax,linear")
-/// become grid axes after its own. A key the file already sets or varies is refused (exit 2).
-struct SweepCommandLine {
-  std::vector<std::string> set, grid;
-};
-
-/// As load_sweep, for `path` and the command line's additions. `path` may also be an experiment
+/// For `path` and the command line's additions. `path` may also be an experiment
 /// spec (a mapping with `model:` and no `base:`): the sweep is then that spec as its base with
 /// the command line's set and grid, named "<spec name>-multirun".
 SweepSpec load_sweep(const std::string& path, const SweepCommandLine& cli);

@@ -217,6 +217,30 @@ TEST_CASE("cli sweep: --grid and --set sweep around an experiment spec or add to
     CHECK(point(out, p)["jobs"] == 2);
     CHECK(json::parse(slurp(out + "/" + p + "/summary.json"))["train"]["steps"] == 5);
   }
+  CHECK(index["command_line"]["grid"] == json::array({"train.optimizer.lr=3e-3,1e-3"}));
+  // The report's rerun command, pasted as printed, is the same sweep: nothing to run, the index
+  // unchanged (it printed no --grid or --set, and ran a default point into the folder).
+  REQUIRE(run_cli("report " + out, dir).code == 0);
+  const std::string md = slurp(out + "/report.md");
+  const size_t at = md.find("rerun with `transnormer ");
+  REQUIRE(at != std::string::npos);
+  const size_t from = at + std::string("rerun with `transnormer ").size();
+  const std::string rerun = md.substr(from, md.find('`', from) - from);
+  CHECK(rerun.find("--grid train.optimizer.lr=3e-3,1e-3") != std::string::npos);
+  CHECK(rerun.find("--set train.max_steps=5") != std::string::npos);
+  CliResult pasted = run_cli(rerun, dir);
+  INFO(pasted.err);
+  CHECK(pasted.code == 0);
+  CHECK(pasted.err.find("2 points, 0 to run") != std::string::npos);
+  const std::string before = slurp(out + "/sweep.json");
+  // Without the command line's grid: another sweep, refused naming both; the index untouched.
+  CliResult other = run_cli("sweep " + dir + "/tiny.yaml --set train.max_steps=5 --set train.eval_every=5 --out " + out, dir);
+  CHECK(other.code == 2);
+  CHECK(other.err.find("varying [train.optimizer.lr]") != std::string::npos);
+  CHECK(other.err.find("--grid train.optimizer.lr=3e-3,1e-3") != std::string::npos);
+  CHECK(other.err.find("this command varies []") != std::string::npos);
+  CHECK(slurp(out + "/sweep.json") == before);
+  CHECK_FALSE(std::filesystem::exists(out + "/default"));
   // A sweep file gains the command line's set and grid; a key it already has is refused, naming both.
   write_text(dir + "/sweep.yaml", "base: tiny.yaml\nset: {train.max_steps: 5}\ngrid:\n  train.optimizer.lr: [3e-3]\n");
   CliResult dry = run_cli("sweep " + dir + "/sweep.yaml --grid model.d_model=16,32 --set train.eval_every=5 --dry-run", dir);
