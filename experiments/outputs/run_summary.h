@@ -28,9 +28,11 @@ struct TrainTotals {
   double wall_s = 0;          // seconds in training steps
   double eval_s = 0;          // seconds in evaluations
   double total_s = 0;         // wall-clock seconds of this process
-  int threads = 0;
+  int threads = 0;            // per rank
   uint64_t seed = 0;
+  int ranks = 1;              // data-parallel processes (mpirun, srun); tokens and tokens_per_s are their sum
   nlohmann::json to_json() const;
+  /// "ranks" may be absent (a summary written before it was recorded): 1.
   static TrainTotals from_json(const nlohmann::json& object);
   bool operator==(const TrainTotals&) const = default;
 };

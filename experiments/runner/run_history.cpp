@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <cstdlib>
 #include <fstream>
 
 #include "core/io/atomic_file.h"
@@ -29,9 +30,26 @@ std::string host_name() {
   return ::gethostname(buf, sizeof buf - 1) == 0 ? std::string(buf) : std::string();
 }
 
+/// How this process was started: {"name": "slurm", "job": "1234", "array_task": "0"} under
+/// Slurm (its job id, and the array task's), {"name": "mpirun"} under Open MPI, else "direct".
+nlohmann::json launcher() {
+  auto env = [](const char* name) -> std::string {
+    const char* v = std::getenv(name);
+    return v ? v : "";
+  };
+  if (const std::string job = env("SLURM_JOB_ID"); !job.empty()) {
+    nlohmann::json out = {{"name", "slurm"}, {"job", job}};
+    if (const std::string array = env("SLURM_ARRAY_JOB_ID"); !array.empty()) out["array_job"] = array;
+    if (const std::string task = env("SLURM_ARRAY_TASK_ID"); !task.empty()) out["array_task"] = task;
+    return out;
+  }
+  if (!env("OMPI_COMM_WORLD_SIZE").empty()) return {{"name", "mpirun"}};
+  return {{"name", "direct"}};
+}
+
 }  // namespace
 
-RunHistory::RunHistory(std::string dir, const RunInvocation& invocation, int threads, bool resume)
+RunHistory::RunHistory(std::string dir, const RunInvocation& invocation, int threads, int ranks, bool resume)
     : path_((std::filesystem::path(dir) / "run.json").string()) {
   doc_ = {{"sessions", nlohmann::json::array()}};
   if (resume && std::filesystem::exists(path_)) {
@@ -47,6 +65,8 @@ RunHistory::RunHistory(std::string dir, const RunInvocation& invocation, int thr
                               {"version", program_version()},
                               {"host", host_name()},
                               {"threads", threads},
+                              {"ranks", ranks},
+                              {"launcher", launcher()},
                               {"kernel_isa", kernel_isa()},
                               {"started", utc_now()},
                               {"ended", nullptr},

@@ -153,7 +153,8 @@ Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<
   if (options.resume) check_resumable(*run_, spec_);
   // run.json first: the record that a run writes this folder's files (--overwrite deletes only a
   // run's), so a kill at any later point leaves it beside them.
-  if (writer_) history_ = std::make_unique<RunHistory>(run_->path(), options.invocation, num_threads(), options.resume);
+  if (writer_)
+    history_ = std::make_unique<RunHistory>(run_->path(), options.invocation, num_threads(), comm_.size(), options.resume);
   if (writer_) std::filesystem::remove(run_->file(kDivergedFile));  // this session decides anew
   step_ = std::make_unique<TrainStep>(*model_, train, comm_);
   if (train.analysis.grad_stats) {
@@ -391,7 +392,8 @@ RunSummary Run::summarize() const {
              done_.eval_s,
              seconds_since(start_),
              num_threads(),
-             spec_.train.seed};
+             spec_.train.seed,
+             comm_.size()};
   s.params = model_->params().parameter_count();
   s.vocab_size = spec_.model.vocab_size;
   s.peak_rss_mb = peak_rss_mb();

@@ -93,6 +93,7 @@ TEST_CASE("cli: a run records its command, overrides, version, host, threads and
   CHECK(s0["overrides"] == json{"train.max_steps=10"});
   CHECK(s0["version"] == program_version);
   CHECK(s0["threads"] == 1);
+  CHECK(s0["ranks"] == 1);
   CHECK_FALSE(s0["host"].get<std::string>().empty());
   CHECK(s0["outcome"] == "done");
   CHECK(s0["started"].get<std::string>().size() == 20);  // 2026-12-02T04:04:07Z

@@ -133,6 +133,14 @@ TEST_CASE("cli mpi: 2 ranks train as one process with the same global batch, and
   CHECK(std::fabs(sa["test"]["loss"].get<double>() - sb["test"]["loss"].get<double>()) < 1e-4);
   CHECK(sa["train"]["tokens"] == sb["train"]["tokens"]);  // the same data, counted over both ranks
   CHECK(sa["test"]["tokens"] == sb["test"]["tokens"]);    // each rank scored half the blocks; summed
+  // How each ran, recorded: 1 rank started directly, 2 ranks by mpirun (their tokens/s a sum).
+  CHECK(sa["train"]["ranks"] == 1);
+  CHECK(sb["train"]["ranks"] == 2);
+  const json ra = json::parse(slurp(dir + "/one/run.json")), rb = json::parse(slurp(dir + "/two/run.json"));
+  CHECK(ra["sessions"][0]["ranks"] == 1);
+  CHECK(ra["sessions"][0]["launcher"]["name"] == "direct");
+  CHECK(rb["sessions"][0]["ranks"] == 2);
+  CHECK(rb["sessions"][0]["launcher"]["name"] == "mpirun");
 
   // One writer: one summary line in the logs, rank 1 silent but for warnings, train.log rank 0's.
   size_t done_lines = 0;

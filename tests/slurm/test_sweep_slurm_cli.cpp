@@ -78,6 +78,11 @@ TEST_CASE("sweep on Slurm: two points run as one job array, sweep.json records t
     const std::string log = slurp(dir + "/runs/" + p["dir"].get<std::string>() + "/train.log");
     CHECK(log.find("Slurm job " + p["slurm_job"].get<std::string>() + "_" + std::to_string(i) + " on ") !=
           std::string::npos);
+    // The run records its Slurm array job and task.
+    const json launcher = json::parse(slurp(dir + "/runs/" + p["dir"].get<std::string>() + "/run.json"))["sessions"][0]["launcher"];
+    CHECK(launcher["name"] == "slurm");
+    CHECK(launcher["array_job"] == p["slurm_job"]);
+    CHECK(launcher["array_task"] == std::to_string(i));
   }
   CHECK(scripts_in(dir + "/runs") == 1);
 
