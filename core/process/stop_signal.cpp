@@ -3,8 +3,9 @@
 #include <pthread.h>
 
 #include <atomic>
+#include <mutex>
+#include <thread>
 #include <cstdio>
-#include <ctime>
 
 namespace tn {
 namespace {
@@ -31,28 +32,42 @@ void unblock_stop_signals() {
   pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
 }
 
+namespace {
+
+/// The watcher: takes SIGTERM and SIGINT as they come (sigwait, on a thread that runs nothing
+/// else), records the first for stop_signal(), and ends the process on the second with that
+/// signal's default action, as a second Ctrl-C would.
+void watch_stop_signals() {
+  const sigset_t set = stop_set();
+  for (;;) {
+    int signal = 0;
+    if (sigwait(&set, &signal) != 0) continue;
+    int expected = 0;
+    if (g_stop.compare_exchange_strong(expected, signal)) continue;  // the first: the work stops itself
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, signal);
+    pthread_sigmask(SIG_UNBLOCK, &one, nullptr);  // the action is the default (install_stop_handlers)
+    ::raise(signal);                               // the user insists: ends the process here
+  }
+}
+
+}  // namespace
+
 void install_stop_handlers() {
-  block_stop_signals();  // first: from here on a signal only waits
+  block_stop_signals();  // first: from here on a signal only waits, in every thread made later
   // The default action, even where the parent left one ignored (a shell's background job ignores
-  // SIGINT): a blocked signal is then kept pending, and once unblocked the second one ends us.
+  // SIGINT): the watcher then takes it, and its second one ends the process.
   struct sigaction action{};
   action.sa_handler = SIG_DFL;
   sigemptyset(&action.sa_mask);
   sigaction(SIGTERM, &action, nullptr);
   sigaction(SIGINT, &action, nullptr);
+  static std::once_flag started;
+  std::call_once(started, [] { std::thread(watch_stop_signals).detach(); });
 }
 
-int stop_signal() {
-  if (const int seen = g_stop.load()) return seen;
-  const sigset_t set = stop_set();
-  const timespec now{0, 0};
-  const int signal = sigtimedwait(&set, nullptr, &now);  // a pending one (process or thread), taken
-  if (signal <= 0) return 0;
-  int expected = 0;
-  g_stop.compare_exchange_strong(expected, signal);
-  unblock_stop_signals();  // the user insists: the next one ends the process
-  return g_stop.load();
-}
+int stop_signal() { return g_stop.load(); }
 
 sigset_t child_signal_mask() {
   sigset_t mask;

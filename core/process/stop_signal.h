@@ -4,11 +4,11 @@
 // save, and exit with 128 + the signal (143, 130), as shells and schedulers expect. A second
 // signal of either kind ends the process at once.
 //
-// No handler runs: the two signals are blocked in every thread and taken by polling
-// (sigtimedwait). A handler's frame is pushed below the interrupted thread's stack pointer, and
-// oneDNN's JIT f32 GEMM kernels (x64, AVX2 and AVX-512, up to v3.11) point rsp into a heap buffer
-// while they run: a signal handled there corrupts the heap (oneDNN issue 4845, fixed by its pull
-// request 4855). A blocked signal only waits, pending, until stop_signal() takes it.
+// No handler runs: the two signals are blocked in every thread, and one thread that runs nothing
+// else takes them (sigwait). A handler's frame is pushed below the interrupted thread's stack
+// pointer, and oneDNN's JIT f32 GEMM kernels (x64, AVX2 and AVX-512, up to v3.11) point rsp into a
+// heap buffer while they run: a signal handled there corrupts the heap (oneDNN issue 4845, fixed
+// by its pull request 4855).
 #include <csignal>
 
 namespace tn {
@@ -23,12 +23,13 @@ void block_stop_signals();
 void unblock_stop_signals();
 
 /// Blocks SIGTERM and SIGINT in the calling thread and in every thread it creates later (call it
-/// before the work starts its threads: OpenMP's team, MPI's) and sets their action to the default
-/// (ending the process), so that a signal waits for stop_signal(). Idempotent.
+/// before the work starts its threads: OpenMP's team), sets their action to the default, and
+/// starts the thread that takes them: the first is recorded for stop_signal(), the second ends
+/// the process at once with its default action. Idempotent.
 void install_stop_handlers();
 
-/// The signal received since install_stop_handlers (SIGTERM or SIGINT), 0 when none. The first
-/// one taken unblocks both in the calling thread, so a second one ends the process.
+/// The first SIGTERM or SIGINT received since install_stop_handlers, 0 when none. Cheap (an
+/// atomic load): poll it after every unit of work.
 int stop_signal();
 
 /// The signal mask a child process should start with: the parent's, without the two stop signals
