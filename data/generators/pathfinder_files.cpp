@@ -15,6 +15,7 @@
 #include "core/io/png_image.h"
 #include "core/io/staged_folder.h"
 #include "core/progress.h"
+#include "data/generators/set_folder.h"
 
 namespace tn {
 namespace {
@@ -139,7 +140,7 @@ void check_set_files(const fs::path& folder, bool images) {
 
 void check_pathfinder_output(const std::string& dir, bool overwrite) {
   std::error_code ec;
-  if (dir.empty()) throw ConfigError("--out is empty; name a folder (it is created when missing)");
+  check_set_path(dir);
   for (fs::path up = fs::path(dir).parent_path(); !up.empty() && up != up.parent_path(); up = up.parent_path())
     if (fs::exists(up, ec) && !fs::is_directory(up, ec))
       throw ConfigError("--out " + dir + ": " + up.string() + " is a file, not a folder; pass another --out");

@@ -4,15 +4,24 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "core/io/dir_lock.h"
 
 namespace tn {
 
 namespace fs = std::filesystem;
 
+void check_set_path(const std::string& dir) {
+  if (dir.empty()) throw ConfigError("--out is empty; name a folder (it is created when missing)");
+  check_folder_path(dir, "data set folder");
+  // The new set is staged beside the folder, then swapped in: its parent must take a folder too.
+  const fs::path parent = fs::absolute(fs::path(dir)).lexically_normal().parent_path();
+  if (!parent.empty()) check_folder_path(parent.string(), "folder beside which the data set is staged,");
+}
+
 void check_set_folder(const std::string& dir, const std::vector<std::string>& names, bool overwrite,
                       const std::string& what) {
   std::error_code ec;
-  if (dir.empty()) throw ConfigError("--out is empty; name a folder (it is created when missing)");
+  check_set_path(dir);
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
     throw ConfigError("--out " + dir + ": exists and is not a folder; pass a folder (it is created when missing)");
   for (fs::path up = fs::path(dir).parent_path(); !up.empty() && up != up.parent_path(); up = up.parent_path())

@@ -7,6 +7,12 @@
 
 namespace tn {
 
+/// Refuses (ConfigError, exit 2) an --out no data set folder can be made at, before any work: a
+/// file or a link to nothing on the way, a loop of links, a name over 255 bytes, a folder that
+/// cannot be written (permissions, read-only, proc or sysfs), for the folder and for its parent,
+/// where the new set is staged (core/io/dir_lock.h check_folder_path).
+void check_set_path(const std::string& dir);
+
 /// Checks that `dir` can take a set made of the files `names` without destroying data: throws
 /// ConfigError naming --out and the fix when `dir` is empty, a file or below one, or an existing
 /// folder that holds anything but those files (or `<name>.partial`, what an earlier version of a

@@ -7,6 +7,8 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/app/cli_runner.h"
 
@@ -219,7 +221,7 @@ TEST_CASE("cli: data generate aan refuses a bad option with exit 2, naming it") 
   write_text(dir + "/file", "x");
   CliResult file = run_cli("data generate aan --out '" + dir + "/file'", dir);
   CHECK(file.code == 2);
-  CHECK(contains(file.err, "is not a folder"));
+  CHECK(contains(file.err, "is a file, not a folder"));
   std::filesystem::remove_all(dir);
 }
 
@@ -238,4 +240,27 @@ TEST_CASE("cli: a generated AAN set trains configs/small/lra/retrieval_t1.yaml")
   CHECK(summary["test"]["accuracy"].get<double>() >= 0.0);
   CHECK(contains(r.err, "AAN train: 80 examples"));
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("cli: data generate refuses an --out no folder can be made at (exit 2) before generating, for every generator") {
+  const std::string dir = scratch_dir("data_generate_unmakeable");
+  std::filesystem::create_symlink(dir + "/loop_b", dir + "/loop_a");
+  std::filesystem::create_symlink(dir + "/loop_a", dir + "/loop_b");
+  std::filesystem::create_symlink("/nonexistent/target", dir + "/dangling");
+  // Each exited 1 after the generation, with "cannot create the staging folder" or "cannot put
+  // the new folder in place: it is not a folder any more".
+  const std::vector<std::pair<std::string, std::string>> outs = {
+      {"/proc/transnormer_set", "virtual file system"},
+      {dir + "/loop_a", "a loop of links"},
+      {dir + "/dangling", "which does not exist"},
+      {dir + "/" + std::string(300, 's'), "over the 255 a file name may have"}};
+  for (const char* generate : {"listops --train 20 --valid 5 --test 5", "aan --count 20", "pathfinder --count 4"}) {
+    for (const auto& [out, reason] : outs) {
+      CAPTURE(generate);
+      CAPTURE(out);
+      const CliResult r = run_cli(std::string("data generate ") + generate + " --out '" + out + "'", dir);
+      CHECK(r.code == 2);
+      CHECK(r.err.find(reason) != std::string::npos);
+    }
+  }
 }
