@@ -4,12 +4,16 @@
 // --decode, lines of such ids become text again (with --dict, specials and madeupwords are
 // skipped). Ids go to stdout, the load time and throughput (MB/s of input) to stderr.
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string_view>
 
@@ -43,6 +47,14 @@ class LineReader {
       if (!file_) throw DataError(path + ": cannot open (no such file, or no permission); pass a text file or -");
       owned_ = true;
     }
+    // A device such as /dev/zero never ends and holds no lines (read_file refuses it alike); a
+    // terminal, a pipe or a FIFO ends when its writer is done.
+    // /dev/null is read: empty input.
+    struct stat st {}, null {};
+    const bool is_null = ::stat("/dev/null", &null) == 0;
+    if (::fstat(::fileno(file_), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) &&
+        !::isatty(::fileno(file_)) && !(is_null && st.st_rdev == null.st_rdev))
+      throw DataError(name_ + ": is a device, not a text file; pass a text file or -");
     std::setvbuf(file_, nullptr, _IOFBF, kBufferBytes);
   }
   ~LineReader() {
@@ -54,8 +66,12 @@ class LineReader {
 
   /// The next line without its '\n', or nullopt at the end. Throws DataError on a read error.
   std::optional<std::string_view> next() {
+    errno = 0;
     const ssize_t n = ::getline(&line_, &capacity_, file_);
     if (n < 0) {
+      // getline ends with -1 on a line it cannot hold (ENOMEM, EOVERFLOW) without the stream's
+      // error flag: never taken for the end of the input, which would drop the rest of it.
+      if (errno == ENOMEM || errno == EOVERFLOW) throw std::bad_alloc();
       if (std::ferror(file_)) throw DataError(name_ + ": read error after line " + std::to_string(number_));
       return std::nullopt;
     }

@@ -33,8 +33,17 @@ std::string shown(std::string_view line) {
 
 FairseqDict FairseqDict::load(const std::string& path, const Gpt2Bpe& bpe) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw DataError(path + ": no such file (" + kFixHint + ")");
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(st)) {
+    const bool loop = ec == std::errc::too_many_symbolic_link_levels;
+    throw DataError(path + (loop ? ": a loop of symbolic links" : ": no such file") + " (" + kFixHint + ")");
+  }
+  if (!std::filesystem::is_regular_file(st))
+    throw DataError(path + ": is " +
+                    (std::filesystem::is_directory(st) ? std::string("a folder")
+                     : std::filesystem::is_fifo(st)    ? std::string("a FIFO")
+                                                       : std::string("a device or socket")) +
+                    ", not a dictionary file (" + kFixHint + ")");
   const std::string text = read_file(path);
 
   FairseqDict dict;

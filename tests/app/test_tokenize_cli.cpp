@@ -83,4 +83,26 @@ TEST_CASE("cli: tokenize refuses bad input with exit 2 and FILE:line") {
 
   CliResult bad_bpe = run_cli("tokenize --bpe sentencepiece " + dir + "/words.txt", dir);
   CHECK(bad_bpe.code == 2);
+
+  // /dev/zero never ends and has no lines: it grew to gigabytes, then exited 0 with no output.
+  CliResult zero = run_cli("tokenize --bpe gpt2 /dev/zero", dir);
+  CHECK(zero.code == 2);
+  CHECK(contains(zero.err, "/dev/zero: is a device"));
+  CHECK(run_cli("tokenize --bpe gpt2 /dev/null", dir).code == 0);  // empty input
+  // A --dict that exists but is no file says what it is, not "no such file".
+  CliResult dict_dir = run_cli("tokenize --bpe gpt2 --dict " + dir + " " + dir + "/words.txt", dir);
+  CHECK(dict_dir.code == 2);
+  CHECK(contains(dict_dir.err, "is a folder, not a dictionary file"));
+}
+
+TEST_CASE("cli: tokenize never takes a line too long for memory for the end of its input") {
+  // Under ulimit -v 1 GB, a 900 MB line: it exited 0 with the lines before it only, dropping the
+  // rest without a word (getline's ENOMEM read as the end of the input).
+  const std::string dir = scratch_dir("tokenize_long_line");
+  const CliResult r = run_command_line(
+      "(ulimit -v 1000000; (printf 'hello world\\n'; head -c 900000000 /dev/zero | tr '\\0' a; printf '\\nlast\\n') | '" +
+          binary() + "' tokenize --bpe gpt2 --data-root '" + data_root() + "' -)",
+      dir + "/out.txt", dir + "/err.txt");
+  CHECK(r.code == 1);
+  CHECK(contains(r.err, "out of memory"));
 }
