@@ -255,7 +255,9 @@ TEST_CASE("cli: data generate refuses an --out no folder can be made at (exit 2)
       {dir + "/dangling", "which does not exist"},
       {dir + "/" + std::string(300, 's'), "over the 255 a file name may have"}};
   for (const char* generate : {"listops --train 20 --valid 5 --test 5", "aan --count 20", "pathfinder --count 4"}) {
-    for (const auto& [out, reason] : outs) {
+    for (const auto& entry : outs) {  // no structured binding: CAPTURE is a lambda (clang 14)
+      const std::string& out = entry.first;
+      const std::string& reason = entry.second;
       CAPTURE(generate);
       CAPTURE(out);
       const CliResult r = run_cli(std::string("data generate ") + generate + " --out '" + out + "'", dir);

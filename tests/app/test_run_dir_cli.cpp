@@ -378,7 +378,9 @@ TEST_CASE("cli: an --out no folder can be made at exits 2 with the reason, in th
       {dir + "/" + std::string(300, 'n') + "/run", "over the 255 a file name may have"},
       {dir + "/" + std::string(300, 'n'), "over the 255 a file name may have"},
   };
-  for (const auto& [out, reason] : cases) {
+  for (const auto& entry : cases) {  // no structured binding: CAPTURE is a lambda (clang 14)
+    const std::string& out = entry.first;
+    const std::string& reason = entry.second;
     CAPTURE(out);
     for (const char* dry : {"", " --dry-run"}) {
       const CliResult r = run_cli(train + out + dry, dir);

@@ -152,7 +152,9 @@ TEST_CASE("data set swap: a Pathfinder --overwrite killed at any moment leaves t
   std::vector<std::pair<std::function<bool(pid_t)>, int>> points;
   for (int delay : kSwapDelaysUs) points.emplace_back(complete, delay);
   for (int delay : {2000, 20000, 60000}) points.emplace_back(nullptr, delay);  // while generating
-  for (const auto& [ready, delay] : points) {
+  for (const auto& point : points) {
+    const auto& ready = point.first;
+    const int delay = point.second;  // a variable, not a structured binding: CAPTURE takes it in a lambda (clang 14)
     CAPTURE(delay);
     killed += kill_writer(write, ready, delay);
     const std::map<std::string, std::string> now = tree(out);
@@ -199,7 +201,9 @@ TEST_CASE("data set swap: a ListOps --overwrite killed at any moment leaves one 
   std::vector<std::pair<std::function<bool(pid_t)>, int>> points;
   for (int delay : kSwapDelaysUs) points.emplace_back(complete, delay);
   for (int delay : {200, 1000, 3000, 10000}) points.emplace_back(nullptr, delay);
-  for (const auto& [ready, delay] : points) {
+  for (const auto& point : points) {
+    const auto& ready = point.first;
+    const int delay = point.second;  // a variable, not a structured binding: CAPTURE takes it in a lambda (clang 14)
     CAPTURE(delay);
     killed += kill_writer(write, ready, delay);
     const std::map<std::string, std::string> now = tree(out);
@@ -237,7 +241,9 @@ TEST_CASE("data set swap: an AAN --overwrite killed at any moment leaves one gen
   std::vector<std::pair<std::function<bool(pid_t)>, int>> points;
   for (int delay : kSwapDelaysUs) points.emplace_back(complete, delay);
   for (int delay : {200, 1000, 3000, 10000}) points.emplace_back(nullptr, delay);
-  for (const auto& [ready, delay] : points) {
+  for (const auto& point : points) {
+    const auto& ready = point.first;
+    const int delay = point.second;  // a variable, not a structured binding: CAPTURE takes it in a lambda (clang 14)
     CAPTURE(delay);
     killed += kill_writer(write, ready, delay);
     const std::map<std::string, std::string> now = tree(out);

@@ -227,9 +227,11 @@ TEST_CASE("slurm launcher: the batch script of hostile names, byte for byte") {
 
   // What no #SBATCH line can carry is refused, naming it: a newline would end the line and run the
   // rest as a command; % and \ in --output are Slurm's file name patterns.
-  for (const auto& [field, value] : std::vector<std::pair<std::string, std::string>>{
+  for (const auto& entry : std::vector<std::pair<std::string, std::string>>{
            {"workdir", "/w/x\ntouch /tmp/pwned"}, {"job", "s\nid"}, {"job", "say \"hi\""},
            {"folder", "/w/100%/slurm"}, {"folder", "/w/a\\b/slurm"}, {"workdir", std::string("/w/\r")}}) {
+    const std::string& field = entry.first;  // no structured binding: CAPTURE is a lambda (clang 14)
+    const std::string& value = entry.second;
     CAPTURE(value);
     SlurmOptions bad = o;
     if (field == "workdir") bad.workdir = value;

@@ -47,7 +47,9 @@ TEST_CASE("spec sizes: each size key of the model section is bounded, named with
       {"model.max_positions", "must be <= 1048576"},
       {"model.vocab_size", "must be <= 2147483647"},
   };
-  for (const auto& [key, bound] : keys) {
+  for (const auto& entry : keys) {  // no structured binding: INFO is a lambda (clang 14)
+    const auto& key = entry.first;
+    const auto& bound = entry.second;
     INFO(key);
     const std::string message = spec_error({key + "=" + huge});
     INFO(message);
