@@ -60,7 +60,9 @@ double worst_logit_error(const json& got, const json& expected) {
 double running_stats_error(const TransNormerModel& model, const json& expected) {
   double worst = 0.0;
   const auto& entries = model.params().entries();
-  for (const auto& [name, values] : expected.items()) {
+  for (const auto& item : expected.items()) {  // no structured binding: the message is a lambda (clang 14)
+    const std::string name = item.key();
+    const json& values = item.value();
     REQUIRE_MESSAGE(entries.count(name), "no buffer " << name);
     const Tensor& got = entries.at(name)->value;
     REQUIRE(got.numel() == static_cast<int64_t>(values.size()));
