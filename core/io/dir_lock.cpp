@@ -89,10 +89,10 @@ void check_folder_path(const std::string& dir, const std::string& what) {
       continue;  // missing: created later, look at the folder above
     }
     const fs::file_status target = fs::status(p, ec);
+    const bool loop = ec == std::errc::too_many_symbolic_link_levels;  // before read_symlink resets ec
     if (fs::is_symlink(link) && !fs::exists(target))
       throw ConfigError("the " + what + " " + dir + " cannot be made: " + p.string() + " is a symbolic link to " +
-                        fs::read_symlink(p, ec).string() +
-                        (ec == std::errc::too_many_symbolic_link_levels ? ", a loop of links" : ", which does not exist") +
+                        fs::read_symlink(p, ec).string() + (loop ? ", a loop of links" : ", which does not exist") +
                         "; remove the link or give another path (--out)");
     if (!fs::is_directory(target))
       throw ConfigError("the " + what + " " + dir + " cannot be made: " + p.string() + " is a file, not a folder; " +
