@@ -256,6 +256,33 @@ std::string shell_word(const std::string& line, size_t& i) {
   return word;
 }
 
+/// The script's logical lines as bash reads them: a newline inside '...' or "..." (a hostile word
+/// quoted whole) or after a backslash does not end a line.
+std::vector<std::string> logical_lines(const std::string& script) {
+  std::vector<std::string> lines(1);
+  char quote = 0;
+  for (size_t i = 0; i < script.size(); ++i) {
+    const char c = script[i];
+    if (quote == '\'') {
+      if (c == '\'') quote = 0;
+    } else if (c == '\\' && i + 1 < script.size()) {  // an escaped character, in "..." or outside quotes
+      lines.back() += c;
+      lines.back() += script[++i];
+      continue;
+    } else if (quote == '"') {
+      if (c == '"') quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '\n') {
+      lines.emplace_back();
+      continue;
+    }
+    lines.back() += c;
+  }
+  if (quote) throw std::logic_error("slurm script: a quote left open");
+  return lines;
+}
+
 /// The batch script of one point from hostile values: fields job name, working directory, sweep
 /// folder, --slurm text, then the point's argv (its log is below the folder). A refusal is a
 /// ConfigError; a script whose exec line does not give back the argv word for word, or whose
@@ -272,15 +299,21 @@ void run_slurm_script(std::string_view bytes) {
   points[0].argv.assign(f.begin() + 4, f.end());
   points[0].log = std::filesystem::path(f[2]) / "point" / "train.log";
   const std::string script = slurm_batch_script(o, points);
-  const std::string exec = "\n    exec ";
-  const size_t at = script.find(exec);
-  if (at == std::string::npos || script.find(exec, at + 1) != std::string::npos)
-    throw std::logic_error("slurm script: not exactly one exec line");
+  // Exactly one line of the script, as bash splits it, runs the command (a word holding
+  // "\n    exec ", quoted, is part of its line, not a line of its own).
+  const std::string exec = "    exec ";
+  std::string line;
+  size_t execs = 0;
+  for (const std::string& l : logical_lines(script))
+    if (l.rfind(exec, 0) == 0) {
+      line = l.substr(exec.size());
+      ++execs;
+    }
+  if (execs != 1) throw std::logic_error("slurm script: not exactly one exec line");
   const size_t sbatch = script.find("#SBATCH --job-name="), set = script.find("\nset -u\n");
   size_t directives = 0;
   for (size_t i = sbatch; i < set; i = script.find('\n', i + 1)) ++directives;
   if (directives != 6) throw std::logic_error("slurm script: a directive spans lines");
-  const std::string line = script.substr(at + exec.size());
   size_t i = 0;
   for (const std::string& word : points[0].argv) {
     if (shell_word(line, i) != word) throw std::logic_error("slurm script: a word of the command changed");
