@@ -257,7 +257,7 @@ std::string shell_word(const std::string& line, size_t& i) {
 }
 
 /// The script's logical lines as bash reads them: a newline inside '...' or "..." (a hostile word
-/// quoted whole) or after a backslash does not end a line.
+/// quoted whole) or after a backslash does not end a line; a quote in a comment opens nothing.
 std::vector<std::string> logical_lines(const std::string& script) {
   std::vector<std::string> lines(1);
   char quote = 0;
@@ -271,6 +271,12 @@ std::vector<std::string> logical_lines(const std::string& script) {
       continue;
     } else if (quote == '"') {
       if (c == '"') quote = 0;
+    } else if (c == '#' && (lines.back().empty() || lines.back().back() == ' ')) {  // a comment (#SBATCH too)
+      const size_t end = script.find('\n', i);
+      lines.back() += script.substr(i, end == std::string::npos ? std::string::npos : end - i);
+      if (end == std::string::npos) break;
+      i = end - 1;  // the newline ends the line below
+      continue;
     } else if (c == '\'' || c == '"') {
       quote = c;
     } else if (c == '\n') {
