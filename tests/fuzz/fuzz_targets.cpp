@@ -316,7 +316,8 @@ void run_slurm_script(std::string_view bytes) {
       ++execs;
     }
   if (execs != 1) throw std::logic_error("slurm script: not exactly one exec line");
-  const size_t sbatch = script.find("#SBATCH --job-name="), set = script.find("\nset -u\n");
+  // The directives at the start of their lines (a job name may repeat "#SBATCH" in the header's comment).
+  const size_t sbatch = script.find("\n#SBATCH --job-name=") + 1, set = script.find("\nset -u\n");
   size_t directives = 0;
   for (size_t i = sbatch; i < set; i = script.find('\n', i + 1)) ++directives;
   if (directives != 6) throw std::logic_error("slurm script: a directive spans lines");
