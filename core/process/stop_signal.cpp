@@ -1,6 +1,7 @@
 #include "core/process/stop_signal.h"
 
 #include <pthread.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <mutex>
@@ -34,16 +35,29 @@ void unblock_stop_signals() {
 
 namespace {
 
-/// The watcher: takes SIGTERM and SIGINT as they come (sigwait, on a thread that runs nothing
+/// The parent when install_stop_handlers ran.
+std::atomic<pid_t> g_parent{0};
+
+/// Whether `info` is the parent's death told again: PR_SET_PDEATHSIG (a sweep's points) sends the
+/// signal each time a thread of the dying parent exits (the child is handed to the next thread
+/// first), from the parent's pid, so a parent with a watcher thread of its own sends it twice.
+bool parent_death_again(const siginfo_t& info) {
+  const pid_t parent = g_parent.load();
+  return parent > 1 && info.si_pid == parent && ::getppid() != parent;
+}
+
+/// The watcher: takes SIGTERM and SIGINT as they come (sigwaitinfo, on a thread that runs nothing
 /// else), records the first for stop_signal(), and ends the process on the second with that
 /// signal's default action, as a second Ctrl-C would.
 void watch_stop_signals() {
   const sigset_t set = stop_set();
   for (;;) {
-    int signal = 0;
-    if (sigwait(&set, &signal) != 0) continue;
+    siginfo_t info{};
+    const int signal = sigwaitinfo(&set, &info);
+    if (signal <= 0) continue;
     int expected = 0;
     if (g_stop.compare_exchange_strong(expected, signal)) continue;  // the first: the work stops itself
+    if (parent_death_again(info)) continue;
     sigset_t one;
     sigemptyset(&one);
     sigaddset(&one, signal);
@@ -64,7 +78,10 @@ void install_stop_handlers() {
   sigaction(SIGTERM, &action, nullptr);
   sigaction(SIGINT, &action, nullptr);
   static std::once_flag started;
-  std::call_once(started, [] { std::thread(watch_stop_signals).detach(); });
+  std::call_once(started, [] {
+    g_parent = ::getppid();
+    std::thread(watch_stop_signals).detach();
+  });
 }
 
 int stop_signal() { return g_stop.load(); }

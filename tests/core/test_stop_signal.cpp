@@ -4,6 +4,8 @@
 // Each case runs in a forked child, whose signal mask and exit status the parent inspects.
 #include <doctest/doctest.h>
 
+#include <pthread.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -144,4 +146,40 @@ TEST_CASE("stop signals: a child process (run_child) starts with them unblocked,
   });
   CHECK(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
+}
+
+TEST_CASE("stop signals: a parent whose threads end one after the other sends PR_SET_PDEATHSIG twice, and that is one stop") {
+  // A sweep (whose watcher is a second thread) killed with -9: its point was told twice (the
+  // kernel hands the point to the next thread of the dying parent, and signals again), and the
+  // second signal ended it at once, without the checkpoint of its stop (6 runs of 8).
+  int pipe_fds[2];
+  REQUIRE(::pipe(pipe_fds) == 0);
+  const int status = in_child([&] {  // the "sweep"
+    const pid_t point = ::fork();
+    if (point == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+      install_stop_handlers();
+      const auto start = std::chrono::steady_clock::now();
+      while (stop_signal() == 0 && std::chrono::steady_clock::now() - start < std::chrono::seconds(5)) {
+      }
+      // Stopped once: the work would save now; alive a second later means no second signal ended it.
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+      const char verdict = stop_signal() == SIGTERM ? 'y' : 'n';
+      [[maybe_unused]] const ssize_t w = ::write(pipe_fds[1], &verdict, 1);
+      ::_exit(0);
+    }
+    std::thread([] {  // the parent's second thread, which ends it a moment later
+      std::this_thread::sleep_for(std::chrono::milliseconds(600));
+      ::_exit(0);
+    }).detach();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the point is running
+    ::pthread_exit(nullptr);  // the thread that forked the point ends first: one signal, then another
+    return 1;
+  });
+  (void)status;  // how the "sweep" ended does not matter: its point's verdict does
+  ::close(pipe_fds[1]);
+  char verdict = 0;
+  CHECK(::read(pipe_fds[0], &verdict, 1) == 1);  // 0 bytes: the point was killed by the second signal
+  ::close(pipe_fds[0]);
+  CHECK(verdict == 'y');
 }
