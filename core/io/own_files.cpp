@@ -21,9 +21,9 @@ std::string kind_of(mode_t mode) {
 
 }  // namespace
 
-std::string non_regular_kind(const std::string& path) {
+std::string non_regular_kind(const std::string& path, bool follow_links) {
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) return "";
+  if ((follow_links ? ::stat(path.c_str(), &st) : ::lstat(path.c_str(), &st)) != 0) return "";
   return kind_of(st.st_mode);
 }
 

@@ -10,8 +10,9 @@ namespace tn {
 
 /// What `path` is when it exists and is not a regular file: "a symbolic link", "a FIFO", "a
 /// character device", "a block device", "a socket", "a folder"; "" when it is missing or a regular
-/// file. The last component is not followed (lstat).
-std::string non_regular_kind(const std::string& path);
+/// file. The last component is not followed (lstat), unless `follow_links` (stat: what a reader
+/// opening the path gets).
+std::string non_regular_kind(const std::string& path, bool follow_links = false);
 
 /// Throws ConfigError (exit 2) when `path` exists and is not a regular file, naming it, what it is
 /// and the fix: "<path> is a symbolic link, not a file <owner> writes; ...". `owner` names the

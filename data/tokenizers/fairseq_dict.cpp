@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/io/atomic_file.h"
+#include "core/io/own_files.h"
 
 namespace tn {
 namespace {
@@ -38,12 +39,8 @@ FairseqDict FairseqDict::load(const std::string& path, const Gpt2Bpe& bpe) {
     const bool loop = ec == std::errc::too_many_symbolic_link_levels;
     throw DataError(path + (loop ? ": a loop of symbolic links" : ": no such file") + " (" + kFixHint + ")");
   }
-  if (!std::filesystem::is_regular_file(st))
-    throw DataError(path + ": is " +
-                    (std::filesystem::is_directory(st) ? std::string("a folder")
-                     : std::filesystem::is_fifo(st)    ? std::string("a FIFO")
-                                                       : std::string("a device or socket")) +
-                    ", not a dictionary file (" + kFixHint + ")");
+  if (const std::string kind = non_regular_kind(path, /*follow_links=*/true); !kind.empty())
+    throw DataError(path + ": is " + kind + ", not a dictionary file (" + kFixHint + ")");
   const std::string text = read_file(path);
 
   FairseqDict dict;

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <map>
 
-#include "core/process/shell_quote.h"
 #include "experiments/reports/report_format.h"
 
 namespace tn {
@@ -166,8 +165,7 @@ std::string reproduce_command(const ReportSource& source) {
   }
   std::string out = "transnormer sweep " + source.sweep->sweep_file + " --out " + folder;
   // The command line's additions to the sweep file (absent, the rerun would be another sweep).
-  for (const std::string& s : source.sweep->command_set) out += " --set " + shell_quote(s);
-  for (const std::string& g : source.sweep->command_grid) out += " --grid " + shell_quote(g);
+  out += source.sweep->command_line_words();
   std::optional<int> jobs, threads, ranks;
   bool slurm = false;
   for (const PointRecord& p : source.sweep->points) {

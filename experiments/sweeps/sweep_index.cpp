@@ -5,8 +5,9 @@
 
 #include "core/error.h"
 #include "core/io/atomic_file.h"
-#include "core/io/own_files.h"
 #include "core/io/json_errors.h"
+#include "core/io/own_files.h"
+#include "core/process/shell_quote.h"
 
 namespace tn {
 namespace {
@@ -45,6 +46,13 @@ const PointRecord* SweepIndex::find(const std::string& dir) const {
   for (const PointRecord& p : points)
     if (p.dir == dir) return &p;
   return nullptr;
+}
+
+std::string SweepIndex::command_line_words() const {
+  std::string out;
+  for (const std::string& s : command_set) out += " --set " + shell_quote(s);
+  for (const std::string& g : command_grid) out += " --grid " + shell_quote(g);
+  return out;
 }
 
 nlohmann::ordered_json SweepIndex::to_json() const {

@@ -50,6 +50,8 @@ struct SweepIndex {
   /// The point with folder `dir`, or nullptr.
   PointRecord* find(const std::string& dir);
   const PointRecord* find(const std::string& dir) const;
+  /// " --set 'a=1' --grid 'b=2,3'": command_set and command_grid as shell words ("" when none).
+  std::string command_line_words() const;
   nlohmann::ordered_json to_json() const;
   /// Needs "name", "axes" and "points", each point "name", "dir", "overrides" and "state"; the rest
   /// may be left out. Throws std::invalid_argument naming the first missing or malformed key.

@@ -448,14 +448,6 @@ void check_same_sweep(const SweepIndex& index, const SweepSpec& sweep, const std
 
 namespace {
 
-/// `--set a=1 --grid b=2,3`: the command line words of a sweep index ("" when none).
-std::string command_line_words(const std::vector<std::string>& set, const std::vector<std::string>& grid) {
-  std::string out;
-  for (const std::string& s : set) out += " --set " + shell_quote(s);
-  for (const std::string& g : grid) out += " --grid " + shell_quote(g);
-  return out;
-}
-
 /// Refuses a sweep whose axes differ from those of the sweep that ran in the folder: rerun
 /// without the command line's --grid, it would add a default point to the index and rewrite its
 /// axes, and the next report would mix the two. (A changed set is refused point by point below,
@@ -469,9 +461,8 @@ void check_same_axes(const SweepIndex& index, const SweepSpec& sweep, const std:
   };
   throw ConfigError(out_dir + "/" + kIndexFile + " holds the sweep \"" + index.name + "\" varying " +
                     axes_text(index.axes) + " (its command line:" +
-                    (index.command_set.empty() && index.command_grid.empty()
-                         ? std::string(" no --set or --grid")
-                         : command_line_words(index.command_set, index.command_grid)) +
+                    (index.command_set.empty() && index.command_grid.empty() ? std::string(" no --set or --grid")
+                                                                             : index.command_line_words()) +
                     "); this command varies " + axes_text(sweep.axes) +
                     ": their points would mix in one index. Rerun it with the same --grid and --set, or give "
                     "this sweep its own --out");

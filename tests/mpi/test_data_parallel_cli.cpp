@@ -48,13 +48,13 @@ pid_t spawn_shell(const std::string& mpi_command, const std::string& scratch, co
                             scratch + "/" + tag + ".stderr.txt");
 }
 
-/// Trains `args` + DIR/one in one process and `args` + DIR/two on 2 ranks; both must succeed.
-/// Returns the 2-rank run's result.
-CliResult train_one_and_two(const std::string& args, const std::string& dir) {
+/// Trains `args` + DIR/one in one process and `args` + DIR/two on `ranks` ranks (the data-parallel
+/// run's folder is "two" whatever their number); both must succeed. Returns the ranks' result.
+CliResult train_one_and_two(const std::string& args, const std::string& dir, int ranks = 2) {
   const CliResult one = run_cli(args + dir + "/one", dir);
   INFO(one.err);
   REQUIRE(one.code == 0);
-  const CliResult two = run_shell(mpi_args(2, args + dir + "/two"), dir);
+  const CliResult two = run_shell(mpi_args(ranks, args + dir + "/two"), dir);
   INFO(two.err);
   REQUIRE(two.code == 0);
   return two;
@@ -161,11 +161,7 @@ TEST_CASE("cli mpi: more ranks than a batch has sequences (3 ranks, batch 2): th
   write_text(spec, tiny_spec(dir));
   const std::string args = "train " + spec + " --set model.dropout=0 --set train.batch_size=2 --set train.max_steps=6 " +
                            "--set train.eval_every=3 --set train.log_every=1 --threads 1 --out ";
-  const CliResult one = run_cli(args + dir + "/one", dir);
-  REQUIRE(one.code == 0);
-  const CliResult three = run_shell(mpi_args(3, args + dir + "/two"), dir);
-  INFO(three.err);
-  REQUIRE(three.code == 0);  // was exit 1: "[make_batch] no blocks given" on rank 2
+  train_one_and_two(args, dir, 3);  // 3 ranks exited 1: "[make_batch] no blocks given" on rank 2
   check_losses_agree(dir, 6, 1e-5);
   const json sa = json::parse(slurp(dir + "/one/summary.json")), sb = json::parse(slurp(dir + "/two/summary.json"));
   CHECK(sa["train"]["tokens"] == sb["train"]["tokens"]);
