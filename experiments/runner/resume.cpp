@@ -2,7 +2,12 @@
 
 #include <filesystem>
 
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
 #include "core/error.h"
+#include "core/io/atomic_file.h"
+#include "core/process/shell_quote.h"
 #include "core/io/safetensors.h"
 #include "experiments/spec_yaml.h"
 #include "layers/checkpoint.h"
@@ -54,19 +59,51 @@ void check_resumable(const RunDir& run, const ExperimentSpec& spec) {
     throw missing(kTrainStateFile);
   const std::string config = run.file("config.yaml");
   ExperimentSpec saved = load_spec(config);
-  // The two settings a resumed run may change.
+  // The settings a resumed run may change: its length, its threads, and the length of its
+  // schedule's decay (extending a cosine run; the lr follows the new curve from the next step).
   saved.train.max_steps = spec.train.max_steps;
   saved.train.threads = spec.train.threads;
-  if (same_experiment(saved, spec)) return;
+  const int64_t ran_total_steps = saved.train.schedule.total_steps;
+  saved.train.schedule.total_steps = spec.train.schedule.total_steps;
+  if (same_experiment(saved, spec)) {
+    if (ran_total_steps != spec.train.schedule.total_steps)
+      spdlog::info("train.schedule.total_steps {} -> {}: the {} schedule is recomputed over {} steps; the lr "
+                   "follows the new curve from the resumed step on",
+                   ran_total_steps, spec.train.schedule.total_steps, to_string(spec.train.schedule.kind),
+                   spec.train.schedule.total_steps);
+    return;
+  }
   const Difference d = first_difference(spec_to_json(saved), spec_to_json(spec), "");
-  const std::string hint = d.key.find("total_steps") != std::string::npos
-                               ? ". This schedule's total_steps follows train.max_steps; to train longer, set "
-                                 "train.schedule.total_steps to the run's value"
-                               : "";
   throw ConfigError(locate_key(config, d.key) + ": " + d.key + ": the run was trained with " + d.was +
                     ", the spec now gives " + d.now +
-                    "; resume with the run's spec (only train.max_steps and threads may change), or train into a "
-                    "new --out" + hint);
+                    "; resume with the run's spec (only train.max_steps, threads and the schedule's total_steps "
+                    "may change), or train into a new --out");
+}
+
+std::optional<RunSummary> finished_run(const std::string& run, const ExperimentSpec& spec) {
+  const std::filesystem::path path = std::filesystem::path(run) / "summary.json";
+  if (!std::filesystem::is_regular_file(path)) return std::nullopt;
+  RunSummary summary;
+  try {
+    summary = RunSummary::from_json(nlohmann::json::parse(read_file(path.string())));
+  } catch (const std::exception&) {
+    return std::nullopt;  // not a summary this tool reads: the resume's own checks name what is wrong
+  }
+  const int64_t steps = summary.train.steps;
+  const bool stopped_early = !summary.stopped_early_at.is_null();
+  // More steps done than asked: restore_run refuses it, naming the steps.
+  if (steps > spec.train.max_steps || (!stopped_early && steps < spec.train.max_steps)) return std::nullopt;
+  const ScheduleKind kind = spec.train.schedule.kind;
+  const bool decays = kind == ScheduleKind::Cosine || kind == ScheduleKind::PolynomialDecay;
+  const std::string longer = fmt::format(" --set train.max_steps={}", 2 * steps) +
+                             (decays ? fmt::format(" --set train.schedule.total_steps={}", 2 * steps) : "");
+  spdlog::warn("{}: nothing to resume: the run is finished ({}; its results are in {}), and nothing was run or "
+               "written. To train it longer: transnormer train --resume {}{}",
+               run,
+               stopped_early ? fmt::format("stopped early by its patience at step {}", steps)
+                             : fmt::format("{} steps of train.max_steps {}", steps, spec.train.max_steps),
+               path.string(), shell_quote(run), longer);
+  return summary;
 }
 
 TrainState restore_run(const RunDir& run, const ExperimentSpec& spec, TransNormerModel& model, TrainStep& step,

@@ -464,6 +464,8 @@ RunSummary run_training(const ExperimentSpec& spec, const RunOptions& options, s
 RunSummary run_training(const ExperimentSpec& spec, const RunOptions& options) {
   // The run folder is refused before the data loads (minutes for a large split), not after.
   if (world().rank() == 0) check_run_dir(options.out_dir, options.resume, options.overwrite);
+  if (options.resume)
+    if (std::optional<RunSummary> done = finished_run(options.out_dir, spec)) return *done;
   return run_training(spec, options, make_task(spec, options.data_root));
 }
 

@@ -403,6 +403,10 @@ SweepOutcome SweepRun::run() {
                outcome.failed, outcome.diverged, outcome.pending,
                options_.detach ? " (detached: rerun the same command to follow the Slurm tasks)" : "",
                (fs::path(options_.out_dir) / kIndexFile).string());
+  if (outcome.failed + outcome.diverged > 0 && !stop_signal_ && !options_.detach)
+    spdlog::warn("sweep {}: {} point(s) failed or diverged and stay so on a rerun; to run them again, rerun this "
+                 "command with --retry-failed (their errors are in {})",
+                 sweep_.name, outcome.failed + outcome.diverged, (fs::path(options_.out_dir) / kIndexFile).string());
   return outcome;
 }
 

@@ -80,12 +80,16 @@ TEST_CASE("cli sweep: points run as train children, a rerun skips done points, a
   const size_t at = r.err.rfind("diverged (exit 1)");
   REQUIRE(at != std::string::npos);
   CHECK(r.err.substr(at, r.err.find('\n', at) - at).find("0 failed, 1 diverged, ") != std::string::npos);
+  // The last words name the way to run it again.
+  CHECK(r.err.find("1 point(s) failed or diverged and stay so on a rerun; to run them again, rerun this command "
+                   "with --retry-failed") != std::string::npos);
 
   // The rerun runs nothing: the done point is kept, the diverged one waits for --retry-failed.
   const std::string summary = slurp(out + "/lr-0.003/summary.json");
   CliResult again = run_cli("sweep " + dir + "/sweep.yaml --out " + out, dir);
   CHECK(again.code == 1);
   CHECK(again.err.find("2 points, 0 to run") != std::string::npos);
+  CHECK(again.err.find("with --retry-failed") != std::string::npos);
   CHECK(slurp(out + "/lr-0.003/summary.json") == summary);
   // The dry runs say so too (--dry-run --retry-failed listed the points and not what would run).
   CHECK(run_cli("sweep " + dir + "/sweep.yaml --out " + out + " --dry-run", dir).out.find("\n0 to run\n") !=

@@ -169,7 +169,20 @@ TEST_CASE("cli: --resume continues a run exactly: 15 + 15 steps equal 30 in one 
   CHECK(loss_at(slurp(dir + "/whole/metrics.jsonl"), 30) == loss_at(slurp(dir + "/parts/metrics.jsonl"), 30));
   CHECK(loss_at(slurp(dir + "/parts/metrics.jsonl"), 10) == loss_at(slurp(dir + "/whole/metrics.jsonl"), 10));
 
-  // A run stopped after its last step, before its final evaluations, finishes them only.
+  // A finished run has nothing to resume: it says so, with the command that trains longer, and
+  // writes nothing (it used to run its final evaluations again).
+  const std::string summary = slurp(dir + "/parts/summary.json"), metrics = slurp(dir + "/parts/metrics.jsonl"),
+                    history = slurp(dir + "/parts/run.json");
+  CliResult finished = run_cli("train " + dir + "/tiny.yaml --resume --out " + dir + "/parts", dir);
+  CHECK(finished.code == 0);
+  CHECK(finished.err.find("nothing to resume: the run is finished (30 steps of train.max_steps 30") != std::string::npos);
+  CHECK(finished.err.find("--resume " + dir + "/parts --set train.max_steps=60") != std::string::npos);
+  CHECK(slurp(dir + "/parts/summary.json") == summary);
+  CHECK(slurp(dir + "/parts/metrics.jsonl") == metrics);
+  CHECK(slurp(dir + "/parts/run.json") == history);
+  // A run stopped after its last step, before its final evaluations (no summary of that step),
+  // finishes them only.
+  std::filesystem::remove(dir + "/parts/summary.json");
   CliResult done = run_cli("train " + dir + "/tiny.yaml --resume --out " + dir + "/parts", dir);
   CHECK(done.code == 0);
   CHECK(done.err.find("final evaluations only") != std::string::npos);
@@ -191,16 +204,57 @@ TEST_CASE("cli: --resume continues a run exactly: 15 + 15 steps equal 30 in one 
   CHECK(none.code == 2);
   CHECK(none.err.find("nothing to resume") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir + "/empty"));  // not created
-  // A finished run kept without its checkpoint (a results record): no advice to --overwrite it.
+  // A finished run kept without its checkpoint (a results record): no advice to --overwrite it,
+  // whether it is asked to finish (nothing to do) or to train longer (nothing to train from).
   std::filesystem::remove(dir + "/whole/checkpoint.safetensors");
   CliResult kept = run_cli("train " + dir + "/tiny.yaml --resume --out " + dir + "/whole", dir);
-  CHECK(kept.code == 2);
+  CHECK(kept.code == 0);
   CHECK(kept.err.find("the run is finished") != std::string::npos);
   CHECK(kept.err.find("--overwrite") == std::string::npos);
+  CliResult longer = run_cli("train " + dir + "/tiny.yaml --resume --set train.max_steps=60 --out " + dir + "/whole", dir);
+  CHECK(longer.code == 2);
+  CHECK(longer.err.find("the run is finished") != std::string::npos);
+  CHECK(longer.err.find("--overwrite") == std::string::npos);
   write_text(dir + "/parts/metrics.jsonl", "42\n");
   CliResult garbage = run_cli("train " + dir + "/tiny.yaml --resume --set train.max_steps=31 --out " + dir + "/parts", dir);
   CHECK(garbage.code == 2);
   CHECK(garbage.err.find("metrics.jsonl:1") != std::string::npos);
+}
+
+TEST_CASE("cli: a cosine run is extended as its warning says: --resume with train.max_steps and total_steps raised") {
+  const std::string dir = scratch_dir("resume_cosine");
+  std::string spec = tiny_spec(dir);
+  const std::string inverse_sqrt = "schedule: {name: inverse_sqrt, warmup_steps: 5}";
+  spec.replace(spec.find(inverse_sqrt), inverse_sqrt.size(), "schedule: {name: cosine, warmup_steps: 2}");
+  write_text(dir + "/cosine.yaml", spec);
+  REQUIRE(run_cli("train " + dir + "/cosine.yaml --set train.max_steps=10 --out " + dir + "/run", dir).code == 0);
+  // config.yaml records total_steps 10; raised alone, max_steps gets the warning naming the fix.
+  CliResult dry = run_cli("train --resume " + dir + "/run --dry-run --set train.max_steps=20", dir);
+  CHECK(dry.code == 0);
+  CHECK(dry.out.find("set total_steps to 20") != std::string::npos);
+  // The fix is accepted (it was refused as another spec) and logged.
+  CliResult longer = run_cli("train --resume " + dir + "/run --set train.max_steps=20 --set train.schedule.total_steps=20", dir);
+  INFO(longer.err);
+  REQUIRE(longer.code == 0);
+  CHECK(longer.err.find("train.schedule.total_steps 10 -> 20") != std::string::npos);
+  CHECK(longer.err.find("set total_steps to") == std::string::npos);
+  // From step 11 on, the lr is that of a 20-step cosine: the one a run of 20 steps in one go logs.
+  REQUIRE(run_cli("train " + dir + "/cosine.yaml --set train.max_steps=20 --out " + dir + "/whole", dir).code == 0);
+  auto lr_at = [](const std::string& metrics, int64_t step) {
+    std::istringstream in(metrics);
+    for (std::string line; std::getline(in, line);) {
+      const json r = json::parse(line);
+      if (r.value("step", 0) == step && !r.contains("split")) return r["lr"].get<double>();
+    }
+    return -1.0;
+  };
+  const double extended = lr_at(slurp(dir + "/run/metrics.jsonl"), 20), whole = lr_at(slurp(dir + "/whole/metrics.jsonl"), 20);
+  CHECK(extended > 0);
+  CHECK(extended == whole);
+  // Other keys are still refused, naming what may change.
+  CliResult other = run_cli("train --resume " + dir + "/run --set train.max_steps=30 --set train.schedule.warmup_steps=3", dir);
+  CHECK(other.code == 2);
+  CHECK(other.err.find("only train.max_steps, threads and the schedule's total_steps may change") != std::string::npos);
 }
 
 TEST_CASE("cli: SIGTERM finishes the step, saves, exits 143, and --resume then equals an uninterrupted run") {
