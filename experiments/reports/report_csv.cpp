@@ -37,7 +37,7 @@ std::string report_csv(const ReportDocument& doc) {
     if (has_paper(m)) head.push_back(m + ".paper");
     if (has_baseline(m)) head.push_back(m + ".baseline");
   }
-  head.insert(head.end(), {"params", "tokens_per_s", "wall_s", "speed_jobs"});
+  head.insert(head.end(), {"params", "tokens_per_s", "wall_s", "speed_jobs", "ranks", "threads"});
   for (const std::string& a : t.analysis) head.insert(head.end(), {a + ".mean", a + ".std", a + ".n"});
   head.insert(head.end(), {"run_dirs", "problems"});
   std::string out = line(head);
@@ -59,6 +59,8 @@ std::string report_csv(const ReportDocument& doc) {
     cells.push_back(row.tokens_per_s.has_mean() ? exact_number(row.tokens_per_s.mean) : "");
     cells.push_back(row.wall_s.has_mean() ? exact_number(row.wall_s.mean) : "");
     cells.push_back(row.speed_jobs > 0 ? std::to_string(row.speed_jobs) : "");
+    cells.push_back(row.ranks > 0 ? std::to_string(row.ranks) : "");
+    cells.push_back(row.threads > 0 ? std::to_string(row.threads) : "");
     for (const std::string& a : t.analysis) {
       const auto it = row.analysis.find(a);
       add_stat(cells, it == row.analysis.end() ? PooledStat{} : it->second);

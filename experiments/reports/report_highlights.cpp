@@ -140,6 +140,11 @@ std::string speed_note(const ReportTable& table) {
          "speeds from a sweep run with --jobs 1, or with `transnormer bench`.";
 }
 
+std::string ranks_by_threads(const ReportRow& row) {
+  if (row.ranks <= 0 || row.threads <= 0) return "";
+  return std::to_string(row.ranks) + " × " + std::to_string(row.threads);
+}
+
 std::string baseline_note(const ReportTable& table) {
   if (table.baseline_metrics.empty()) return "";
   return "(baseline): the task's reference value on the same split, from its data alone: the unigram "

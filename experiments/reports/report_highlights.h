@@ -45,6 +45,9 @@ bool is_best(const ReportHighlights& h, const std::string& metric, size_t row);
 /// those tokens/s and wall times were measured beside other points; "" when no row is marked.
 std::string speed_note(const ReportTable& table);
 
+/// A row's speed setting for the tables: "2 × 1" (ranks × threads per rank), "" when unknown.
+std::string ranks_by_threads(const ReportRow& row);
+
 /// The sentence explaining a baseline column ("" when the table has none).
 std::string baseline_note(const ReportTable& table);
 

@@ -71,7 +71,7 @@ std::string points_table(const ReportDocument& doc) {
     if (has(t.paper_metrics, m)) out += "<th>" + html_escape(m) + " (paper)</th>";
     if (has(t.baseline_metrics, m)) out += "<th>" + html_escape(m) + " (baseline)</th>";
   }
-  out += "<th>params</th><th>tokens/s</th><th>wall (s)</th>";
+  out += "<th>params</th><th>tokens/s</th><th>ranks × threads</th><th>wall (s)</th>";
   for (const std::string& a : t.analysis) out += "<th>" + html_escape(a) + "</th>";
   out += "<th class=\"text\">runs</th></tr>\n";
   for (size_t r = 0; r < t.rows.size(); ++r) {
@@ -96,6 +96,7 @@ std::string points_table(const ReportDocument& doc) {
     out += cell(row.tokens_per_s.has_mean()
                     ? format_value(std::round(row.tokens_per_s.mean)) + (row.speed_jobs > 1 ? " †" : "")
                     : "");
+    out += cell(ranks_by_threads(row));
     out += cell(row.wall_s.has_mean() ? format_value(std::round(row.wall_s.mean * 10) / 10) : "");
     for (const std::string& a : t.analysis) {
       const auto it = row.analysis.find(a);

@@ -99,6 +99,8 @@ std::string report_json(const ReportDocument& doc) {
     r["tokens_per_s"] = stat(row.tokens_per_s);
     r["wall_s"] = stat(row.wall_s);
     r["speed_jobs"] = row.speed_jobs > 0 ? ordered_json(row.speed_jobs) : ordered_json(nullptr);
+    r["ranks"] = row.ranks > 0 ? ordered_json(row.ranks) : ordered_json(nullptr);
+    r["threads"] = row.threads > 0 ? ordered_json(row.threads) : ordered_json(nullptr);
     ordered_json analysis = ordered_json::object();
     for (const auto& [name, s] : row.analysis) analysis[name] = stat(s);
     r["analysis"] = analysis;

@@ -77,7 +77,7 @@ std::string report_markdown(const ReportDocument& doc) {
     if (std::find(t.baseline_metrics.begin(), t.baseline_metrics.end(), m) != t.baseline_metrics.end())
       head.push_back(m + " (baseline)");
   }
-  head.insert(head.end(), {"params", "tokens/s", "wall (s)"});
+  head.insert(head.end(), {"params", "tokens/s", "ranks × threads", "wall (s)"});
   for (const std::string& a : t.analysis) head.push_back(a);
   head.push_back("runs");
   out += row_line(head);
@@ -103,6 +103,7 @@ std::string report_markdown(const ReportDocument& doc) {
     cells.push_back(row.tokens_per_s.has_mean()
                         ? format_value(std::round(row.tokens_per_s.mean)) + (row.speed_jobs > 1 ? " †" : "")
                         : "");
+    cells.push_back(ranks_by_threads(row));
     cells.push_back(row.wall_s.has_mean() ? format_value(std::round(row.wall_s.mean * 10) / 10) : "");
     for (const std::string& a : t.analysis) {
       const auto it = row.analysis.find(a);

@@ -298,6 +298,8 @@ void pool_row(const ReportInputs& in, ReportTable& t, ReportRow& row) {
     speed.push_back(run.summary->train.tokens_per_s);
     wall.push_back(run.sweep_wall_s ? *run.sweep_wall_s : run.summary->train.total_s);
     if (run.sweep_jobs) row.speed_jobs = std::max(row.speed_jobs, *run.sweep_jobs);
+    row.ranks = std::max(row.ranks, run.summary->train.ranks);
+    row.threads = std::max(row.threads, run.summary->train.threads);
   }
   for (const std::string& m : t.metrics) row.metrics[m] = pool(metric[m]);
   for (const auto& [name, values] : analysis) row.analysis[name] = pool(values);

@@ -29,6 +29,9 @@ struct ReportRow {
   /// The most sweep points that ran side by side with one of this row's runs (the sweep's --jobs);
   /// above 1 its tokens/s and wall time were shared with other points. 0: unknown or not a sweep.
   int speed_jobs = 0;
+  /// The most ranks (data-parallel processes) and threads per rank its runs trained with
+  /// (summary.json train.ranks and train.threads): tokens/s counts every rank's tokens. 0: no run.
+  int ranks = 0, threads = 0;
   std::map<std::string, PooledStat> analysis;  // by "analysis.grad_stats.rsd_mean"
 };
 

@@ -118,7 +118,9 @@ TEST_CASE("report: a sweep's seeds pooled exactly, failed points shown, paper va
   // The command that reruns the sweep, and the speed measured beside another point marked.
   CHECK(contains(md, "rerun with `transnormer sweep configs/ablations/scaling_vs_norm.yaml --out " + sweep.string() +
                          " --jobs 2 --threads-per-job 1 --data-root /srv/datasets`"));  // the points' data root
-  CHECK(contains(md, "| 5000 † |"));
+  CHECK(contains(md, "| 5000 † | 1 × 2 |"));  // tokens/s, then the ranks and threads that made it
+  CHECK(scaling["ranks"] == 1);
+  CHECK(scaling["threads"] == 2);
   CHECK(contains(md, "† tokens/s and wall time measured with up to 2 sweep points running side by side"));
   CHECK(contains(md, "(baseline): the task's reference value on the same split"));
   CHECK(scaling["speed_jobs"] == 2);

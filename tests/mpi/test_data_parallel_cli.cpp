@@ -141,6 +141,16 @@ TEST_CASE("cli mpi: 2 ranks train as one process with the same global batch, and
   CHECK(ra["sessions"][0]["launcher"]["name"] == "direct");
   CHECK(rb["sessions"][0]["ranks"] == 2);
   CHECK(rb["sessions"][0]["launcher"]["name"] == "mpirun");
+  // The report of the two runs shows each one's ranks beside its tokens/s.
+  const CliResult report = run_cli("report " + dir + "/one " + dir + "/two --out " + dir + "/report", dir);
+  INFO(report.err);
+  REQUIRE(report.code == 0);
+  const std::string md = slurp(dir + "/report/report.md");
+  CHECK(md.find("| ranks × threads |") != std::string::npos);
+  CHECK(md.find(" | 1 × 1 | ") != std::string::npos);
+  CHECK(md.find(" | 2 × 1 | ") != std::string::npos);
+  const std::string csv = slurp(dir + "/report/report.csv");
+  CHECK(csv.find(",speed_jobs,ranks,threads,") != std::string::npos);
 
   // One writer: one summary line in the logs, rank 1 silent but for warnings, train.log rank 0's.
   size_t done_lines = 0;
