@@ -141,16 +141,19 @@ TEST_CASE("cli mpi: 2 ranks train as one process with the same global batch, and
   CHECK(ra["sessions"][0]["launcher"]["name"] == "direct");
   CHECK(rb["sessions"][0]["ranks"] == 2);
   CHECK(rb["sessions"][0]["launcher"]["name"] == "mpirun");
-  // The report of the two runs shows each one's ranks beside its tokens/s.
-  const CliResult report = run_cli("report " + dir + "/one " + dir + "/two --out " + dir + "/report", dir);
-  INFO(report.err);
-  REQUIRE(report.code == 0);
-  const std::string md = slurp(dir + "/report/report.md");
-  CHECK(md.find("| ranks × threads |") != std::string::npos);
-  CHECK(md.find(" | 1 × 1 | ") != std::string::npos);
-  CHECK(md.find(" | 2 × 1 | ") != std::string::npos);
-  const std::string csv = slurp(dir + "/report/report.csv");
-  CHECK(csv.find(",speed_jobs,ranks,threads,") != std::string::npos);
+  // The report of each run shows its ranks beside its tokens/s (the two runs, of one spec, would
+  // share a row).
+  for (const auto& run : {std::pair<std::string, std::string>{"one", " | 1 × 1 | "}, {"two", " | 2 × 1 | "}}) {
+    const std::string& name = run.first;
+    const std::string& shown = run.second;
+    const CliResult report = run_cli("report " + dir + "/" + name + " --out " + dir + "/report_" + name, dir);
+    INFO(report.err);
+    REQUIRE(report.code == 0);
+    const std::string md = slurp(dir + "/report_" + name + "/report.md");
+    CHECK(md.find("| ranks × threads |") != std::string::npos);
+    CHECK(md.find(shown) != std::string::npos);
+    CHECK(slurp(dir + "/report_" + name + "/report.csv").find(",speed_jobs,ranks,threads,") != std::string::npos);
+  }
 
   // One writer: one summary line in the logs, rank 1 silent but for warnings, train.log rank 0's.
   size_t done_lines = 0;
