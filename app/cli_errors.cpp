@@ -2,6 +2,9 @@
 
 #include <cstdlib>
 #include <regex>
+#include <sstream>
+
+#include "core/process/shell_quote.h"
 
 namespace tn::app {
 namespace {
@@ -22,9 +25,34 @@ std::string trimmed(std::string bound) {
   return bound;
 }
 
+/// The --set or --grid words for arguments CLI11 did not expect that read as Hydra overrides
+/// ("train.max_steps=5" -> "--set train.max_steps=5"); "" when one of them does not.
+std::string hydra_overrides(const std::string& words) {
+  static const std::regex override_word("^\\+{0,2}([A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z0-9_]+)*)=(.*)$");
+  std::string out;
+  std::istringstream in(words);
+  for (std::string word; in >> word;) {  // CLI11 lists them last first (detail::rjoin)
+    std::smatch m;
+    if (!std::regex_match(word, m, override_word)) return "";
+    const std::string value = m[3].str();
+    const bool list = value.find(',') != std::string::npos && value.find_first_of("[{") == std::string::npos;
+    out = (list ? "--grid " : "--set ") + shell_quote(m[1].str() + "=" + value) + (out.empty() ? "" : " ") + out;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string cli_error_text(const std::string& message) {
+  static const std::regex unexpected("^The following arguments? (was|were) not expected: (.*)$");
+  std::smatch u;
+  if (std::regex_match(message, u, unexpected))
+    if (const std::string words = hydra_overrides(u[2].str()); !words.empty())
+      return u[1].str() == "was" ? "The following argument was not expected: " + words.substr(words.find(' ') + 1) +
+                                       "\nSpec values are overridden with --set key=value (a sweep varies one with "
+                                       "--grid key=v1,v2): " + words
+                                 : "The following arguments were not expected.\nSpec values are overridden with "
+                                   "--set key=value (a sweep varies one with --grid key=v1,v2): " + words;
   static const std::regex range("^(.*: ?)?Value (.*) not in range (\\S+) to (\\S+)$");
   std::smatch m;
   if (!std::regex_match(message, m, range) || is_number(m[2].str())) return message;

@@ -1,5 +1,5 @@
 // `transnormer train CONFIG.yaml [--set key.path=value ...] [--out DIR] [--data-root DIR] [--threads N]
-//                   [--resume | --overwrite] [--dry-run]`
+//                   [--resume | --overwrite] [--dry-run] [--cfg job]`
 // `transnormer train --resume RUN_DIR [--set ...]`: continues a run from its own config.yaml.
 // Parses the arguments, claims the run directory, sends the log to DIR/train.log as well as
 // stderr; the runner (experiments/runner/runner.h) does the rest, for any task.
@@ -32,6 +32,7 @@ struct TrainArgs {
   std::vector<std::string> overrides;
   int threads = 0;
   bool resume = false, overwrite = false, dry_run = false;
+  std::string cfg;  // --cfg job: print the resolved spec only
   std::string command;  // the command line as given, for run.json
 };
 
@@ -102,6 +103,10 @@ int run(TrainArgs& a) {
   options.resume = a.resume;
   options.overwrite = a.overwrite;
   options.invocation = {a.command, a.overrides};
+  if (!a.cfg.empty()) {  // Hydra's --cfg job: the spec as resolved, before any data or folder is read
+    std::cout << spec_to_yaml(spec) << std::flush;
+    return 0;
+  }
   if (a.dry_run) {
     std::cout << dry_run(spec, options) << std::flush;
     return 0;
@@ -127,13 +132,18 @@ Action add_train_verb(CLI::App& app) {
   sub->add_option("--threads", args->threads, "threads (default: train.threads, else all cores)")->check(CLI::Range(0, 1024));
   auto* resume = sub->add_flag("--resume", args->resume,
                                "continue the run in the run directory from its last checkpoint (same spec; "
-                               "train.max_steps may be raised); `train --resume RUN_DIR` reads RUN_DIR/config.yaml");
+                               "train.max_steps and the schedule's total_steps may be raised); `train --resume "
+                               "RUN_DIR` reads RUN_DIR/config.yaml");
   sub->add_flag("--overwrite", args->overwrite,
                 "start again in a run directory that holds a run, deleting that run's files")
       ->excludes(resume);
   sub->add_flag("--dry-run", args->dry_run,
                 "resolve and check the spec, read the data, print the run's config.yaml with the data files and "
                 "memory estimate; train and write nothing");
+  sub->add_option("--cfg", args->cfg,
+                  "job: print the resolved spec (every default filled in; vocab_size as the spec gives it, the data "
+                  "not read) and exit, whatever the run folder holds (Hydra's --cfg job)")
+      ->check(CLI::IsMember({"job"}));
   return [args]() {
     args->command = command_line();
     return run(*args);

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "tests/app/cli_runner.h"
+#include "tests/app/tiny_spec.h"
 
 using namespace tn::test;
 
@@ -108,6 +109,34 @@ TEST_CASE("bad input: unknown verb and bad flags exit 2") {
   CliResult big = run_cli("train x.yaml --threads 5000", dir);  // a number out of range keeps CLI11's words
   CHECK(big.code == 2);
   CHECK(big.err.find("Value 5000 not in range 0 to 1024") != std::string::npos);
+  // Hydra's overrides: the --set (or, for a list, the sweep's --grid) that says each here, in order.
+  CliResult hydra = run_cli("train x.yaml train.max_steps=5 +model.d_model=64", dir);
+  CHECK(hydra.code == 2);
+  CHECK(hydra.err.find("overridden with --set key=value") != std::string::npos);
+  CHECK(hydra.err.find(": --set train.max_steps=5 --set model.d_model=64\n") != std::string::npos);
+  CliResult multirun = run_cli("sweep x.yaml train.seed=1,2", dir);
+  CHECK(multirun.code == 2);
+  CHECK(multirun.err.find("The following argument was not expected: --grid train.seed=1,2") == std::string::npos);
+  CHECK(multirun.err.find("The following argument was not expected: train.seed=1,2\n") != std::string::npos);
+  CHECK(multirun.err.find(": --grid train.seed=1,2\n") != std::string::npos);
+  CliResult other = run_cli("train x.yaml extra", dir);  // not an override: CLI11's words alone
+  CHECK(other.code == 2);
+  CHECK(other.err.find("--set") == std::string::npos);
+}
+
+TEST_CASE("cli: train --cfg job prints the resolved spec, whatever the run folder holds") {
+  const std::string dir = scratch_dir("cfg_job");
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  REQUIRE(run_cli("train " + dir + "/tiny.yaml --set train.max_steps=2 --out " + dir + "/run", dir).code == 0);
+  const std::string config = slurp(dir + "/run/config.yaml");
+  CliResult cfg = run_cli("train " + dir + "/tiny.yaml --set train.max_steps=7 --out " + dir + "/run --cfg job", dir);
+  INFO(cfg.err);
+  CHECK(cfg.code == 0);
+  CHECK(cfg.out.find("# Resolved spec (transnormer)") == 0);
+  CHECK(cfg.out.find("  max_steps: 7\n") != std::string::npos);
+  CHECK(cfg.out.find("  d_model: 32\n") != std::string::npos);
+  CHECK(slurp(dir + "/run/config.yaml") == config);  // the run is left alone
+  CHECK(run_cli("train " + dir + "/tiny.yaml --cfg hydra", dir).code == 2);
 }
 
 TEST_CASE("bad input: a seq_len longer than the training data, and out-of-range bench flags") {
