@@ -1,3 +1,4 @@
+// `transnormer data fetch [--lra] [--data-root DIR]` (app/verb_data_fetch.h)
 // `transnormer data generate listops --out DIR [--seed S] [--train N --valid N --test N]
 //                                     [--max-depth D --max-args A --min-length L --max-length L]
 //                                     [--overwrite]`
@@ -26,6 +27,7 @@
 
 #include "app/config_path.h"
 #include "app/verb_data_aan.h"
+#include "app/verb_data_fetch.h"
 #include "app/verb_data_pathfinder.h"
 #include "app/verbs.h"
 #include "core/error.h"
@@ -197,11 +199,11 @@ std::pair<CLI::App*, Action> add_data_stats(CLI::App& data) {
 Action add_data_verb(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "data",
-      "Dataset utilities: generate synthetic datasets (LRA ListOps, Pathfinder, a small Retrieval set), statistics "
-      "of a spec's data");
+      "Dataset utilities: fetch the datasets from their official sources, generate synthetic datasets (LRA "
+      "ListOps, Pathfinder, a small Retrieval set), statistics of a spec's data");
   sub->require_subcommand(1, 1);
   // One entry per subcommand of `data`.
-  return dispatch({add_data_generate(*sub), add_data_stats(*sub)});
+  return dispatch({add_data_fetch(*sub), add_data_generate(*sub), add_data_stats(*sub)});
 }
 
 }  // namespace tn::app

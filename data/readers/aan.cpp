@@ -1,14 +1,21 @@
 #include "data/readers/aan.h"
 
+#include <filesystem>
+
 #include "core/error.h"
 #include "data/readers/text_file.h"
 
 namespace tn {
 
 namespace {
-const char* const kHint =
-    "the LRA release's lra_release/tsv_data/new_aan_pairs.{train,eval,test}.tsv (scripts/fetch_data.sh --lra "
-    "fetches and unpacks it)";
+/// Where an AAN split of the folder holding `path` comes from.
+std::string hint(const std::string& path) {
+  const std::string folder = std::filesystem::path(path).parent_path().string();
+  return "the LRA release's lra_release/tsv_data/new_aan_pairs.{train,eval,test}.tsv (`transnormer data fetch "
+         "--lra` downloads the 8.23 GB release and unpacks them into <data root>/lra/aan), or `transnormer data "
+         "generate aan --out " + (folder.empty() ? std::string(".") : folder) +
+         "` for a small synthetic set in the same format";
+}
 
 /// 0 or 1 from "0", "1", "0.0", "1.0"; -1 otherwise.
 int32_t parse_label(std::string_view field) {
@@ -23,7 +30,7 @@ SentenceSplit read_aan_split(const std::string& path, const std::string& name, S
   split.name = name;
   split.role = role;
   split.file = path;
-  const std::string text = read_text_file(path, "an LRA Retrieval (AAN) .tsv file", kHint);
+  const std::string text = read_text_file(path, "an LRA Retrieval (AAN) .tsv file", hint(path));
   for_each_line(text, [&](int64_t line, std::string_view row) {
     const std::vector<std::string_view> fields = split_tabs(row);
     if (fields.size() != 5)
@@ -46,7 +53,7 @@ SentenceSplit read_aan_split(const std::string& path, const std::string& name, S
     split.rows.push_back(std::move(example));
   });
   if (split.rows.empty())
-    throw DataError(path + ": has no rows (an AAN split holds one pair of documents per line; " + kHint + ")");
+    throw DataError(path + ": has no rows (an AAN split holds one pair of documents per line; " + hint(path) + ")");
   return split;
 }
 

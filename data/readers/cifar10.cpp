@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 namespace {
 const char* const kHint =
-    "scripts/fetch_data.sh fetches the binary version, cifar-10-binary.tar.gz, from www.cs.toronto.edu/~kriz into "
+    "`transnormer data fetch` fetches the binary version, cifar-10-binary.tar.gz, from www.cs.toronto.edu/~kriz into "
     "<data root>/lra/cifar10; data.path may name the archive, the folder holding it, or the unpacked "
     "cifar-10-batches-bin/ (the python and MATLAB versions are other formats)";
 const char* const kFolder = "cifar-10-batches-bin";

@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 namespace {
 const char* const kHint =
-    "scripts/fetch_data.sh fetches aclImdb_v1.tar.gz from ai.stanford.edu/~amaas/data/sentiment into "
+    "`transnormer data fetch` fetches aclImdb_v1.tar.gz from ai.stanford.edu/~amaas/data/sentiment into "
     "<data root>/lra/imdb; data.path may name the archive, a folder of archives, or the unpacked aclImdb/";
 /// The longest review file taken: 1 MiB, far above aclImdb's longest (about 14 KB). A larger one is
 /// refused before it is read.

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include <filesystem>
+
 #include "core/error.h"
 #include "data/readers/text_file.h"
 #include "data/tokenizers/symbol_vocab.h"
@@ -9,9 +11,13 @@
 namespace tn {
 
 namespace {
-const char* const kHint =
-    "the LRA release's lra_release/listops-1000/basic_{train,val,test}.tsv, or `transnormer data generate listops "
-    "--out DIR` for files in the same format";
+/// Where a ListOps split of the folder holding `path` comes from.
+std::string hint(const std::string& path) {
+  const std::string folder = std::filesystem::path(path).parent_path().string();
+  return "the LRA release's lra_release/listops-1000/basic_{train,val,test}.tsv (`transnormer data fetch --lra` "
+         "downloads the 8.23 GB release and unpacks them into <data root>/lra/listops-1000), or `transnormer data "
+         "generate listops --out " + (folder.empty() ? std::string(".") : folder) + "` for files in the same format";
+}
 
 bool is_operator(std::string_view s) { return s == "[MIN" || s == "[MAX" || s == "[MED" || s == "[SM"; }
 bool is_digit(std::string_view s) { return s.size() == 1 && s[0] >= '0' && s[0] <= '9'; }
@@ -126,13 +132,13 @@ SentenceSplit read_listops_split(const std::string& path, const std::string& nam
   split.name = name;
   split.role = role;
   split.file = path;
-  const std::string text = read_text_file(path, "a ListOps .tsv file", kHint);
+  const std::string text = read_text_file(path, "a ListOps .tsv file", hint(path));
   for_each_line(text, [&](int64_t line, std::string_view row) {
     const std::vector<std::string_view> fields = split_tabs(row);
     if (line == 1) {
       if (fields.size() != 2 || fields[0] != "Source" || fields[1] != "Target")
         throw DataError(at_line(path, line) + ": expected the header `Source<TAB>Target`, found \"" +
-                        std::string(row.substr(0, 60)) + "\" (" + kHint + ")");
+                        std::string(row.substr(0, 60)) + "\" (" + hint(path) + ")");
       return;
     }
     if (fields.size() != 2)
@@ -151,7 +157,7 @@ SentenceSplit read_listops_split(const std::string& path, const std::string& nam
     split.rows.push_back(std::move(example));
   });
   if (split.rows.empty())
-    throw DataError(path + ": has no rows after its header (a ListOps split holds one example per line; " + kHint +
+    throw DataError(path + ": has no rows after its header (a ListOps split holds one example per line; " + hint(path) +
                     ")");
   return split;
 }

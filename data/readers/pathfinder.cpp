@@ -13,9 +13,12 @@ namespace tn {
 namespace fs = std::filesystem;
 
 namespace {
-const char* const kHint =
-    "the LRA release's lra_release/pathfinder32/curv_contour_length_14, unpacked from lra_release.gz into "
-    "<data root>/lra/pathfinder32 (datasets/README.md)";
+/// Where a Pathfinder set in `root` comes from.
+std::string hint(const std::string& root) {
+  return "make one there with `transnormer data generate pathfinder --out " + root +
+         " --count 200000 --contour-length 14` (LRA's difficulty and size), or unpack the LRA release's "
+         "lra_release/pathfinder32/curv_contour_length_14 (in the 8.23 GB lra_release.gz) into it";
+}
 
 std::vector<std::string_view> split_spaces(std::string_view line) {
   std::vector<std::string_view> fields;
@@ -73,7 +76,7 @@ ImageExample read_entry(const fs::path& root, const fs::path& real_root, const P
   const fs::path real = fs::canonical(file, ec);
   if (ec || !fs::is_regular_file(real, ec))
     throw DataError(where + ": the image " + entry.image + " is missing (" + file.string() +
-                    "); restore it, or remove the line (" + kHint + ")");
+                    "); restore it, or remove the line (" + hint(root.string()) + ")");
   if (!inside(real, real_root)) throw leads_out(where, "the image " + entry.image, real, real_root);
   GrayImage png;
   try {
@@ -97,7 +100,9 @@ ImageExample read_entry(const fs::path& root, const fs::path& real_root, const P
 std::vector<PathfinderEntry> parse_pathfinder_metadata(std::string_view text, const std::string& path) {
   if (text.substr(0, 6) == "\x93NUMPY")
     throw DataError(path + ": is a binary NumPy file; the loaders read Pathfinder metadata as text (one line per "
-                    "image: subfolder, file name, index, label, ...), as in the LRA release (" + kHint + ")");
+                    "image: subfolder, file name, index, label, ...), as in the LRA release's "
+                    "lra_release/pathfinder32/curv_contour_length_14/metadata and as `transnormer data generate "
+                    "pathfinder` writes them");
   std::vector<PathfinderEntry> out;
   for_each_line(text, [&](int64_t line, std::string_view row) {
     const std::vector<std::string_view> fields = split_spaces(row);
@@ -123,7 +128,7 @@ std::vector<std::string> pathfinder_metadata_files(const std::string& root) {
   const fs::path dir = fs::path(root) / "metadata";
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
-    throw DataError(dir.string() + ": no such folder; a Pathfinder root holds metadata/ and imgs/ (" + kHint + ")");
+    throw DataError(dir.string() + ": no such folder; a Pathfinder root holds metadata/ and imgs/: " + hint(root));
   std::vector<std::pair<int64_t, std::string>> files;
   const fs::path real_root = fs::canonical(root, ec);
   for (const fs::directory_entry& f : fs::directory_iterator(dir)) {
@@ -136,7 +141,7 @@ std::vector<std::string> pathfinder_metadata_files(const std::string& root) {
                       "or remove it");
     files.emplace_back(number, f.path().string());
   }
-  if (files.empty()) throw DataError(dir.string() + ": holds no <n>.npy metadata file (" + kHint + ")");
+  if (files.empty()) throw DataError(dir.string() + ": holds no <n>.npy metadata file; " + hint(root));
   std::sort(files.begin(), files.end());
   std::vector<std::string> out;
   for (auto& [number, path] : files) out.push_back(std::move(path));
@@ -153,7 +158,7 @@ std::vector<ImageExample> read_pathfinder(const std::string& root, int64_t image
       out.push_back(read_entry(root, real_root, entry, image_size));
     }
   }
-  if (out.empty()) throw DataError(root + ": its metadata files list no image (" + std::string(kHint) + ")");
+  if (out.empty()) throw DataError(root + ": its metadata files list no image; " + hint(root));
   return out;
 }
 

@@ -17,7 +17,7 @@ namespace {
 
 constexpr const char* kDataHint =
     "set --data-root or TRANSNORMER_DATA to the folder holding the datasets; "
-    "scripts/fetch_data.sh downloads WikiText-103";
+    "`transnormer data fetch` downloads WikiText-103";
 
 }  // namespace
 

@@ -11,7 +11,7 @@ namespace tn {
 /// "a\nb" -> {"a", "b"}, "" -> {}). '\r' and other whitespace stay in the line (the word split
 /// removes them). Throws DataError naming the path (missing, unreadable, a directory, not UTF-8 text
 /// or containing NUL bytes) with a fix hint (set --data-root or TRANSNORMER_DATA;
-/// scripts/fetch_data.sh downloads WikiText-103).
+/// `transnormer data fetch` downloads WikiText-103).
 std::vector<std::string> read_lines(const std::string& path);
 
 /// Holds out the LAST round(frac * n) lines (round half up, i.e. floor(frac * n + 0.5)) as

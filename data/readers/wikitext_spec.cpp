@@ -35,7 +35,7 @@ std::vector<std::string> read_split(const std::string& path, const char* key) {
   std::vector<std::string> lines = read_lines(path);
   if (lines.empty())
     throw DataError(path + ": is empty, but data." + key + " names it; give the split's text (WikiText: " +
-                    "scripts/fetch_data.sh fetches it) or leave data." + key + " out");
+                    "`transnormer data fetch` fetches it) or leave data." + key + " out");
   return lines;
 }
 

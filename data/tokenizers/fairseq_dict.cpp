@@ -13,7 +13,7 @@ namespace tn {
 namespace {
 
 constexpr const char* kFixHint =
-    "use the dict.txt of the same GPT-2 BPE (scripts/fetch_data.sh fetches it into <data root>/gpt2_bpe/)";
+    "use the dict.txt of the same GPT-2 BPE (`transnormer data fetch` fetches it into <data root>/gpt2_bpe/)";
 
 bool all_digits(std::string_view s) {
   if (s.empty()) return false;

@@ -20,7 +20,7 @@ namespace tn {
 namespace {
 
 constexpr const char* kFetchHint =
-    "scripts/fetch_data.sh fetches encoder.json, vocab.bpe and dict.txt into <data root>/gpt2_bpe/; "
+    "`transnormer data fetch` fetches encoder.json, vocab.bpe and dict.txt into <data root>/gpt2_bpe/; "
     "or pass the folder holding them (--bpe-dir)";
 
 /// GPT-2's pre-tokenizer (encoder.py): contractions, letters, digits, other symbols, each with one

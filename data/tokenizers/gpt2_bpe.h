@@ -50,7 +50,7 @@ class Gpt2Bpe {
   /// Reads DIR/encoder.json (a JSON object token → id, ids exactly 0..N-1) and DIR/vocab.bpe (a
   /// "#version" header line, then one merge "A B" per line, highest priority first) and compiles
   /// the pre-tokenizer regex with PCRE2 (JIT when the machine supports it). Throws DataError naming
-  /// the file for: a missing or unreadable file (the fix: scripts/fetch_data.sh fetches them into
+  /// the file for: a missing or unreadable file (the fix: `transnormer data fetch` fetches them into
   /// <data root>/gpt2_bpe/, or pass the folder); bad JSON (file:line:column); a key whose id is not
   /// an integer, a duplicate or out-of-range id, a token that is not in byte→unicode form, a byte
   /// without its single-byte token (naming the key); in vocab.bpe (file:line) a missing header, a

@@ -266,3 +266,48 @@ TEST_CASE("cli: data generate refuses an --out no folder can be made at (exit 2)
     }
   }
 }
+
+TEST_CASE("cli: data fetch runs the fetch script into the data root, and a failed download exits 1") {
+  const std::string dir = scratch_dir("data_fetch");
+  // A curl that records what it was asked for and fails as an unreachable server does (22): no
+  // network is needed, and nothing is fetched.
+  std::filesystem::create_directories(dir + "/bin");
+  write_text(dir + "/bin/curl", "#!/bin/sh\necho \"$@\" >> '" + dir + "/curl.log'\nexit 22\n");
+  std::filesystem::permissions(dir + "/bin/curl", std::filesystem::perms::owner_all);
+  const std::string root = dir + "/root";
+  const CliResult r = run_command_line("PATH='" + dir + "/bin':\"$PATH\" '" + binary() + "' data fetch --data-root '" +
+                                           root + "'",
+                                       dir + "/out.txt", dir + "/err.txt");
+  INFO(r.err);
+  CHECK(r.code == 1);
+  CHECK(contains(r.err, "data fetch: into " + root + " with "));
+  CHECK(contains(r.err, "scripts/fetch_data.sh"));
+  CHECK(contains(r.err, "ended with exit code 22"));
+  // The script's first part, from its official source, into the root given.
+  CHECK(contains(slurp(dir + "/curl.log"), "https://dl.fbaipublicfiles.com/fairseq/gpt2_bpe/encoder.json"));
+  CHECK(std::filesystem::is_directory(root + "/gpt2_bpe"));
+}
+
+TEST_CASE("cli: missing LRA data names the command that makes or fetches it, with the folder the spec reads") {
+  const std::string dir = scratch_dir("lra_missing");
+  const std::string root = dir + "/empty";
+  std::filesystem::create_directories(root);
+  auto dry = [&](const std::string& config) {
+    return run_cli("train " + std::string(TN_SOURCE_DIR) + "/configs/small/lra/" + config + ".yaml --dry-run --data-root '" +
+                       root + "'",
+                   dir);
+  };
+  const CliResult pathfinder = dry("pathfinder_t1"), listops = dry("listops_t1"), retrieval = dry("retrieval_t1"),
+                  text = dry("text_t1");
+  CHECK(pathfinder.code == 2);
+  CHECK(contains(pathfinder.err, "`transnormer data generate pathfinder --out " + root +
+                                     "/lra/pathfinder-generated --count 200000 --contour-length 14`"));
+  CHECK(listops.code == 2);
+  CHECK(contains(listops.err, "`transnormer data generate listops --out " + root + "/lra/listops-generated`"));
+  CHECK(contains(listops.err, "`transnormer data fetch --lra` downloads the 8.23 GB release"));
+  CHECK(retrieval.code == 2);
+  CHECK(contains(retrieval.err, "`transnormer data generate aan --out " + root + "/lra/aan-generated`"));
+  CHECK(contains(retrieval.err, "8.23 GB"));
+  CHECK(text.code == 2);
+  CHECK(contains(text.err, "`transnormer data fetch` fetches aclImdb_v1.tar.gz"));
+}

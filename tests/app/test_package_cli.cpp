@@ -33,6 +33,17 @@ TEST_CASE("package: cpack builds a .deb with its runtime dependencies, and its b
   REQUIRE(fs::exists(installed));
   CHECK(fs::exists(dir + "/root/usr/share/transnormer/configs/quickstart.yaml"));
   CHECK(fs::exists(dir + "/root/usr/share/doc/transnormer/README.md"));
+  CHECK(fs::exists(dir + "/root/usr/share/transnormer/scripts/format_mrpc.sh"));
+  CHECK(fs::exists(dir + "/root/usr/share/transnormer/datasets/README.md"));
+  // `data fetch` runs the installed fetch script (a curl that fails at once: no network needed).
+  fs::create_directories(dir + "/bin");
+  write_text(dir + "/bin/curl", "#!/bin/sh\nexit 22\n");
+  fs::permissions(dir + "/bin/curl", fs::perms::owner_all);
+  const CliResult fetch = run_command_line("cd '" + dir + "' && PATH='" + dir + "/bin':\"$PATH\" '" + installed +
+                                               "' data fetch --data-root '" + dir + "/data'",
+                                           dir + "/fetch.out", dir + "/fetch.err");
+  CHECK(fetch.code == 1);
+  CHECK(fetch.err.find("with " + dir + "/root/usr/share/transnormer/scripts/fetch_data.sh") != std::string::npos);
   // From another folder, a config named alone is found in the installed share folder.
   const std::string cmd = "cd '" + dir + "' && TRANSNORMER_DATA='" + data_root() + "' '" + installed +
                           "' train quickstart.yaml --dry-run > '" + dir + "/dry.txt' 2> '" + dir + "/dry.err'";

@@ -69,7 +69,7 @@ TEST_CASE("cli: tokenize refuses bad input with exit 2 and FILE:line") {
   CliResult nodir = run_cli("tokenize --bpe gpt2 --bpe-dir " + dir + "/no_bpe " + dir + "/words.txt", dir);
   CHECK(nodir.code == 2);
   CHECK(contains(nodir.err, "no_bpe"));
-  CHECK(contains(nodir.err, "scripts/fetch_data.sh"));
+  CHECK(contains(nodir.err, "`transnormer data fetch`"));
 
   // A dictionary of another vocabulary: GPT-2 ids missing from it.
   write_text(dir + "/dict.txt", "13 5\n262 4\n");

@@ -142,16 +142,16 @@ TEST_CASE("utf8: invalid_utf8_at finds the first bad byte") {
   CHECK(invalid_utf8_at("\xE2\x82") == 0);              // cut short
 }
 
-TEST_CASE("gpt2 bpe: missing files name the path and scripts/fetch_data.sh") {
+TEST_CASE("gpt2 bpe: missing files name the path and `transnormer data fetch`") {
   const test::TempDir tmp("bpe_missing");
   const std::string no_folder = load_error(tmp.file("nothing_here"));
   CHECK(contains(no_folder, "nothing_here"));
-  CHECK(contains(no_folder, "scripts/fetch_data.sh"));
+  CHECK(contains(no_folder, "`transnormer data fetch`"));
 
   tmp.write("vocab.bpe", slurp(bpe_dir() + "/vocab.bpe"));
   const std::string no_encoder = load_error(tmp.path.string());
   CHECK(contains(no_encoder, tmp.file("encoder.json") + ": no such file"));
-  CHECK(contains(no_encoder, "scripts/fetch_data.sh"));
+  CHECK(contains(no_encoder, "`transnormer data fetch`"));
 
   std::filesystem::remove(tmp.file("vocab.bpe"));
   tmp.write("encoder.json", slurp(bpe_dir() + "/encoder.json"));

@@ -59,7 +59,7 @@ TEST_CASE("wikitext: unusable files throw DataError naming the path and the fix"
   const std::string message = data_error(missing);
   CHECK(message.find(missing) != std::string::npos);
   CHECK(message.find("TRANSNORMER_DATA") != std::string::npos);
-  CHECK(message.find("scripts/fetch_data.sh") != std::string::npos);
+  CHECK(message.find("`transnormer data fetch`") != std::string::npos);
 
   const std::string dir = test::data_root() + "/wikitext-103";
   CHECK(data_error(dir).find("directory") != std::string::npos);
