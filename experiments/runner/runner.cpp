@@ -24,6 +24,7 @@
 #include "experiments/runner/memory_check.h"
 #include "experiments/runner/model_from_data.h"
 #include "experiments/runner/resume.h"
+#include "experiments/runner/validation_warning.h"
 #include "experiments/runner/run_dir.h"
 #include "experiments/runner/run_history.h"
 #include "experiments/runner/train_log.h"
@@ -83,6 +84,9 @@ class Run {
   bool has_batchnorm() const;
   /// Warns that the validation loss of `step` is not finite (evaluation only; training goes on).
   void warn_non_finite_validation(int64_t step) const;
+  /// Warns when the finite validation loss of `step` is far above the training loss of that step
+  /// (over 100 nats and 100 times it): with BatchNorm, what the running statistics likely did.
+  void warn_outlying_validation(double valid_loss, double train_loss, int64_t step) const;
   /// After the validation `v` of `step`: tracks the best (writing checkpoint_best), then saves.
   /// Returns whether train.patience ends the run here.
   bool checkpoint_after_validation(const Metrics& v, int64_t step);
@@ -254,6 +258,11 @@ void Run::warn_non_finite_validation(int64_t step) const {
                step);
 }
 
+void Run::warn_outlying_validation(double valid_loss, double train_loss, int64_t step) const {
+  const std::string warning = outlying_validation_warning(valid_loss, train_loss, has_batchnorm());
+  if (!warning.empty()) spdlog::warn("step {}: {}", step, warning);
+}
+
 TrainingDiverged Run::diverged(const std::string& what, int64_t step) const {
   const std::string kept =
       saved_step_ > 0
@@ -320,6 +329,8 @@ void Run::train_steps() {
       if (!std::isfinite(v.at("loss"))) {
         if (!has_batchnorm()) throw diverged("the validation loss", step);
         warn_non_finite_validation(step);
+      } else if (r.targets > 0) {
+        warn_outlying_validation(v.at("loss"), r.loss_sum / static_cast<double>(r.targets), step);
       }
       last = checkpoint_after_validation(v, step) || last;
       if (last) final_[Task::kValid] = v;
