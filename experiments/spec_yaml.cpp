@@ -390,11 +390,13 @@ bool switches_kind(const json& base, const json& top) {
 }
 
 /// Puts `top` over `base` at `path`: mappings merge key by key (unless `top` switches the kind:
-/// switches_kind), anything else replaces.
+/// switches_kind), anything else replaces. A spec's `paper:` replaces its base's whole: published
+/// values describe the spec that states them (`paper: {}` or `paper: null` clears them).
 void merge_over(json& base, const json& top, const std::string& path, KeyLocations& where) {
   for (const auto& [key, value] : top.items()) {
     const std::string p = join_path(path, key);
-    if (value.is_object() && base.contains(key) && base[key].is_object() && !switches_kind(base[key], value)) {
+    const bool whole = path.empty() && key == "paper";
+    if (!whole && value.is_object() && base.contains(key) && base[key].is_object() && !switches_kind(base[key], value)) {
       merge_over(base[key], value, p, where);
     } else {
       where.erase_under(p);
@@ -491,8 +493,16 @@ std::vector<std::string> key_parts(const std::string& key) {
 }  // namespace
 
 void apply_override(YamlDocument& spec, const std::string& key, const json& value, const std::string& origin) {
-  const std::vector<std::string> parts = key_parts(key);
+  std::vector<std::string> parts = key_parts(key);
   if (parts.empty()) throw ConfigError(origin + ": `" + key + "` is not a key path; write it as e.g. train.seed");
+  // paper.test.accuracy names one published value, written `paper: {test.accuracy: ...}` or nested:
+  // set as one dotted key, it replaces the value under either spelling (resolve_paper flattens
+  // the mapping in key order, and a dotted "test.accuracy" comes after a nested "test").
+  if (parts.size() > 2 && parts[0] == "paper") {
+    std::string name = parts[1];
+    for (size_t i = 2; i < parts.size(); ++i) name += "." + parts[i];
+    parts = {"paper", name};
+  }
   if (spec.root.is_null()) spec.root = json::object();  // an empty file
   if (!spec.root.is_object()) return;  // not a mapping: resolving reports it
   json* node = &spec.root;

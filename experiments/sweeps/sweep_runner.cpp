@@ -117,6 +117,7 @@ std::vector<std::string> train_command(const SweepSpec& sweep, const SweepPoint&
   std::vector<std::string> argv = {options.binary, "train", point.base};
   for (const SpecOverride& o : sweep.set) argv.insert(argv.end(), {"--set", o.assignment()});
   for (const SpecOverride& o : point.overrides) argv.insert(argv.end(), {"--set", o.assignment()});
+  if (point.drops_paper) argv.insert(argv.end(), {"--set", "paper=null"});  // not the base's values
   argv.insert(argv.end(), {"--out", (fs::path(options.out_dir) / point.dir).string(), "--threads",
                            std::to_string(options.threads_per_job)});
   if (!options.data_root.empty()) argv.insert(argv.end(), {"--data-root", options.data_root});

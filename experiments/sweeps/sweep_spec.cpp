@@ -383,6 +383,7 @@ class PointExpander {
     } catch (const ConfigError& e) {
       throw ConfigError(std::string(e.what()) + " (in point `" + p.name + "` of " + sweep_.path + ")");
     }
+    drop_paper_unless_described(p, np);
     sweep_.points.push_back(std::move(p));
   }
   void check_unique(const SweepPoint& p, const NamedPoint& np) {
@@ -397,6 +398,28 @@ class PointExpander {
                         "` are the same experiment (duplicate points); remove one");
     seen_dirs_[p.dir] = p.name;
     seen_overrides_.emplace(std::move(eff), p.name);
+  }
+  /// Paper values belong to the points they describe: a point whose model, data or task differs
+  /// from its base's (T1's ListOps value under a grid of token mixers) drops the base's values,
+  /// unless the sweep or the point sets paper values itself.
+  void drop_paper_unless_described(SweepPoint& p, const NamedPoint& np) {
+    if (p.spec.paper.empty()) return;
+    auto is_paper = [](const SpecOverride& o) { return o.key == "paper" || o.key.rfind("paper.", 0) == 0; };
+    if (std::any_of(sweep_.set.begin(), sweep_.set.end(), is_paper) ||
+        std::any_of(p.overrides.begin(), p.overrides.end(), is_paper))
+      return;
+    const ExperimentSpec& base = base_spec(np);
+    const bool same_task = base.task == p.spec.task &&
+                           (base.task_options ? p.spec.task_options && base.task_options->equals(*p.spec.task_options)
+                                              : !p.spec.task_options);
+    if (same_task && base.model == p.spec.model && base.data && p.spec.data && base.data->equals(*p.spec.data)) return;
+    p.spec.paper.clear();
+    p.drops_paper = true;
+  }
+  const ExperimentSpec& base_spec(const NamedPoint& np) {
+    const std::string& path = np.base.empty() ? sweep_.base : np.base;
+    if (auto it = base_specs_.find(path); it != base_specs_.end()) return it->second;
+    return base_specs_.emplace(path, resolve_spec_document(base_document(np))).first->second;
   }
   const YamlDocument& base_document(const NamedPoint& np) {
     const std::string& path = np.base.empty() ? sweep_.base : np.base;
@@ -418,6 +441,7 @@ class PointExpander {
   size_t grid_count_ = 1, zip_count_ = 1, seed_count_ = 1;
   std::vector<std::string> shorts_;
   std::map<std::string, YamlDocument> bases_;
+  std::map<std::string, ExperimentSpec> base_specs_;  // bases_, resolved alone (for their paper values)
   std::map<std::string, std::string> seen_dirs_;  // dir -> point name
   std::map<json, std::string> seen_overrides_;  // effective overrides -> point name (json's order: 1 and 1.0 are one key, as ==)
 };

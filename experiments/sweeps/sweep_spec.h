@@ -41,6 +41,10 @@ struct SweepPoint {
   std::vector<SpecOverride> overrides;  // the point's own: points[i].set, grid, zip, seed (in that order)
   std::string base;                     // the spec it starts from: its point's base:, else the sweep's
   ExperimentSpec spec;                  // base + set + overrides, resolved
+  /// The base's paper values do not describe this point: it changes the base's model, data or
+  /// task and sets no paper value of its own. spec.paper is then empty, and its run is told so
+  /// (`--set paper=null`), so no report shows them beside it.
+  bool drops_paper = false;
 };
 
 /// `transnormer sweep` options that add to the file, as Hydra's multirun does: `set` entries

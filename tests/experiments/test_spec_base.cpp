@@ -64,3 +64,18 @@ TEST_CASE("spec base: a scalar base document is refused, an empty one adds nothi
   dir.write("on_empty.yaml", "base: empty.yaml\n" + kSpec);
   CHECK(load_spec(dir.file("on_empty.yaml")).model.d_model == 64);
 }
+
+TEST_CASE("spec base: paper values are the spec's own: a spec's paper: replaces its base's, {} clears them") {
+  test::TempDir dir("spec_base");
+  dir.write("t1.yaml", kSpec + "paper: {test.accuracy: 0.4103, valid.accuracy: 0.42}\n");
+  dir.write("inherits.yaml", "base: t1.yaml\ntrain: {max_steps: 5}\n");
+  dir.write("cleared.yaml", "base: t1.yaml\npaper: {}\n");
+  dir.write("nulled.yaml", "base: t1.yaml\npaper: null\n");
+  dir.write("own.yaml", "base: t1.yaml\npaper: {test.accuracy: 0.3837}\n");
+  CHECK(load_spec(dir.file("inherits.yaml")).paper == std::map<std::string, double>{{"test.accuracy", 0.4103},
+                                                                                     {"valid.accuracy", 0.42}});
+  CHECK(load_spec(dir.file("cleared.yaml")).paper.empty());
+  CHECK(load_spec(dir.file("nulled.yaml")).paper.empty());
+  // Not merged: the base's valid.accuracy does not describe this spec's model either.
+  CHECK(load_spec(dir.file("own.yaml")).paper == std::map<std::string, double>{{"test.accuracy", 0.3837}});
+}

@@ -270,3 +270,34 @@ TEST_CASE("sweep index: a changed point is refused by name, added points are acc
   std::ofstream(out + "/sweep.json") << "{not json";
   CHECK_THROWS_AS(reconcile_index(two, out), DataError);
 }
+
+TEST_CASE("sweep: a base's paper values stay with the points they describe, not beside other models") {
+  SweepDir dir;
+  dir.write("t1.yaml",
+            "model: {arch: decoder, d_model: 32, n_layers: 2, n_heads: 2, diag_layers: 1, vocab_size: 100, "
+            "token_mixer: norm_attention}\n"
+            "data: {train: train.tokens, seq_len: 16}\n"
+            "train: {max_steps: 10}\n"
+            "paper: {test.accuracy: 0.4103}\n");
+  const SweepSpec sweep = load_sweep(dir.write("sweep.yaml",
+                                               "base: t1.yaml\n"
+                                               "set: {train.max_steps: 5}\n"
+                                               "grid: {model.token_mixer: [norm_attention, linear, performer]}\n"
+                                               "seeds: [1, 2]\n"));
+  REQUIRE(sweep.points.size() == 6);
+  for (const SweepPoint& p : sweep.points) {
+    const bool t1 = p.spec.model.token_mixer == sweep.points[0].spec.model.token_mixer;
+    INFO(p.name);
+    CHECK(p.drops_paper == !t1);  // another budget or seed keeps them; another model does not
+    CHECK(p.spec.paper == (t1 ? std::map<std::string, double>{{"test.accuracy", 0.4103}} : std::map<std::string, double>{}));
+  }
+  // Paper values the sweep sets itself describe every point.
+  const SweepSpec own = load_sweep(dir.write("own.yaml",
+                                             "base: t1.yaml\n"
+                                             "grid: {model.token_mixer: [norm_attention, linear]}\n"
+                                             "set: {paper.test.accuracy: 0.5}\n"));
+  for (const SweepPoint& p : own.points) {
+    CHECK_FALSE(p.drops_paper);
+    CHECK(p.spec.paper.at("test.accuracy") == 0.5);
+  }
+}
