@@ -1,13 +1,16 @@
 // `transnormer sweep SWEEP.yaml|SPEC.yaml [--set key=value ...] [--grid key=v1,v2 ...] [--jobs N]
 //                   [--threads-per-job T] [--ranks-per-point R] [--launcher local|slurm]
 //                   [--slurm "sbatch options"] [--detach] [--out DIR] [--dry-run] [--retry-failed]
-//                   [--data-root DIR]`
+//                   [--data-root DIR] [--smoke]`
 // Parses the arguments; experiments/sweeps does the rest (expansion, validation, launches, sweep.json).
+#include <spdlog/spdlog.h>
+
 #include <filesystem>
 #include <iostream>
 #include <thread>
 
 #include "app/config_path.h"
+#include "app/smoke.h"
 #include "app/verbs.h"
 #include "core/comm/communicator.h"
 #include "core/error.h"
@@ -26,7 +29,7 @@ struct SweepArgs {
   int threads_per_job = 0;
   int ranks_per_point = 1;
   std::string launcher = "local", slurm;
-  bool dry_run = false, retry_failed = false, detach = false;
+  bool dry_run = false, retry_failed = false, detach = false, smoke = false;
   SweepCommandLine cli;
 };
 }  // namespace
@@ -58,6 +61,9 @@ Action add_sweep_verb(CLI::App& app) {
   sub->add_flag("--dry-run", args->dry_run,
                 "list the points, their overrides and folders (with --launcher slurm: print the batch script); run nothing");
   sub->add_flag("--retry-failed", args->retry_failed, "run failed and diverged points again");
+  sub->add_flag("--smoke", args->smoke,
+                "a smoke test of every point (train --smoke: 3 steps, 2 batches of each evaluation), into a new "
+                "scratch folder under $TMPDIR (or --out)");
   return [args, jobs]() {
     const bool slurm = args->launcher == "slurm";
     if (!slurm && (!args->slurm.empty() || args->detach))
@@ -66,7 +72,11 @@ Action add_sweep_verb(CLI::App& app) {
       throw ConfigError("--ranks-per-point " + std::to_string(args->ranks_per_point) +
                         ": this transnormer was built without MPI; install libopenmpi-dev and rebuild (scripts/setup.sh)");
     const SweepSpec sweep = load_sweep(find_config(args->file), args->cli);  // every point validated before anything runs
-    const std::string out = args->out.empty() ? (std::filesystem::path("runs") / sweep.name).string() : args->out;
+    std::string out = args->out.empty() ? (std::filesystem::path("runs") / sweep.name).string() : args->out;
+    if (args->smoke && args->out.empty() && !args->dry_run) {
+      out = smoke_folder(sweep.name);
+      spdlog::info("smoke test of the sweep {}: every point 3 steps, 2 batches of each evaluation, into {}", sweep.name, out);
+    }
     check_folder_path(out, "sweep folder");
     if (args->dry_run && !slurm) {
       std::cout << describe_sweep(sweep, out, args->retry_failed);
@@ -87,6 +97,7 @@ Action add_sweep_verb(CLI::App& app) {
                               : slurm                    ? 1
                                                          : std::max(1, cores / (args->jobs * args->ranks_per_point));
     options.retry_failed = args->retry_failed;
+    options.smoke = args->smoke;
     if (args->dry_run) {  // slurm: the batch script, as it would be submitted
       const std::string script = slurm_dry_run(sweep, options);
       if (script.empty()) std::cerr << "sweep " << sweep.name << ": no point needs running\n";

@@ -1,5 +1,5 @@
 // `transnormer train CONFIG.yaml [--set key.path=value ...] [--out DIR] [--data-root DIR] [--threads N]
-//                   [--resume | --overwrite] [--dry-run] [--cfg job]`
+//                   [--resume | --overwrite] [--dry-run] [--cfg job] [--smoke]`
 // `transnormer train --resume RUN_DIR [--set ...]`: continues a run from its own config.yaml.
 // Parses the arguments, claims the run directory, sends the log to DIR/train.log as well as
 // stderr; the runner (experiments/runner/runner.h) does the rest, for any task.
@@ -14,6 +14,7 @@
 
 #include "app/command_line.h"
 #include "app/config_path.h"
+#include "app/smoke.h"
 #include "app/verbs.h"
 #include "core/error.h"
 #include "core/process/stop_signal.h"
@@ -33,6 +34,7 @@ struct TrainArgs {
   int threads = 0;
   bool resume = false, overwrite = false, dry_run = false;
   std::string cfg;  // --cfg job: print the resolved spec only
+  bool smoke = false;  // --smoke: app/smoke.h
   std::string command;  // the command line as given, for run.json
 };
 
@@ -94,7 +96,12 @@ void log_to_run_folder(const std::string& dir, bool resume,
 int run(TrainArgs& a) {
   if (!a.resume) a.config = find_config(a.config);
   resolve_run_folder(a);
-  ExperimentSpec spec = load_spec(a.config, a.overrides);
+  std::vector<std::string> overrides = a.overrides;
+  if (a.smoke) {
+    const std::vector<std::string> smoke = smoke_overrides();
+    overrides.insert(overrides.end(), smoke.begin(), smoke.end());
+  }
+  ExperimentSpec spec = load_spec(a.config, overrides);
   // Set after the spec is checked, so that no message names a `--set train.threads` never typed.
   if (a.threads > 0) spec.train.threads = a.threads;
   RunOptions options;
@@ -102,7 +109,7 @@ int run(TrainArgs& a) {
   options.data_root = resolve_data_root(a.data_root);
   options.resume = a.resume;
   options.overwrite = a.overwrite;
-  options.invocation = {a.command, a.overrides};
+  options.invocation = {a.command, overrides};
   if (!a.cfg.empty()) {  // Hydra's --cfg job: the spec as resolved, before any data or folder is read
     std::cout << spec_to_yaml(spec) << std::flush;
     return 0;
@@ -110,6 +117,10 @@ int run(TrainArgs& a) {
   if (a.dry_run) {
     std::cout << dry_run(spec, options) << std::flush;
     return 0;
+  }
+  if (a.smoke && a.out.empty()) {
+    options.out_dir = smoke_folder(spec.name);
+    spdlog::info("smoke test of {}: 3 steps, 2 batches of each evaluation, into {}", a.config, options.out_dir);
   }
   const auto early = hold_early_log();
   options.on_run_dir = [&](const std::string& dir) { log_to_run_folder(dir, a.resume, early); };
@@ -140,6 +151,10 @@ Action add_train_verb(CLI::App& app) {
   sub->add_flag("--dry-run", args->dry_run,
                 "resolve and check the spec, read the data, print the run's config.yaml with the data files and "
                 "memory estimate; train and write nothing");
+  sub->add_flag("--smoke", args->smoke,
+                "a smoke test (Lightning's fast_dev_run): 3 steps, validation and test at the end on their first 2 "
+                "batches, into a new scratch folder under $TMPDIR (or --out)")
+      ->excludes(resume);
   sub->add_option("--cfg", args->cfg,
                   "job: print the resolved spec (every default filled in; vocab_size as the spec gives it, the data "
                   "not read) and exit, whatever the run folder holds (Hydra's --cfg job)")

@@ -1,6 +1,7 @@
 #include "experiments/spec.h"
 
 #include <algorithm>
+#include <limits>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -120,7 +121,7 @@ TrainSpec::Checkpoint resolve_checkpoint(const JsonSection& s) {
 TrainSpec resolve_train(const JsonSection& s) {
   s.check_keys({"batch_size", "max_steps", "seed", "optimizer", "schedule", "clip_norm", "eval_every", "test_every",
                 "log_every", "eval_batch_size", "update_freq", "threads", "precision", "analysis", "init_from",
-                "checkpoint", "patience"},
+                "checkpoint", "patience", "limit_eval_batches"},
                true);
   TrainSpec t;
   t.batch_size = s.at_least("batch_size", s.integer("batch_size", t.batch_size), 1, "use a positive batch such as 8");
@@ -136,6 +137,11 @@ TrainSpec resolve_train(const JsonSection& s) {
   t.log_every = s.at_least("log_every", s.integer("log_every", t.log_every), 0, "use a step count such as 10");
   t.eval_batch_size = s.at_least("eval_batch_size", s.integer("eval_batch_size", t.eval_batch_size), 1,
                                  "use a positive batch such as 16");
+  if (const nlohmann::json* limit = s.find("limit_eval_batches"); limit && !limit->is_null()) {
+    t.limit_eval_batches = s.at_least("limit_eval_batches", s.integer("limit_eval_batches", 0), 1,
+                                      "use a number of batches such as 2, or null for every batch");
+    s.at_most("limit_eval_batches", t.limit_eval_batches, int64_t{1} << 40, "use null for every batch");
+  }
   t.update_freq = s.at_least("update_freq", s.integer("update_freq", t.update_freq), 1,
                              "use 1 (an update per batch) or more to accumulate gradients");
   s.at_most("update_freq", t.update_freq, kMaxUpdateFreq,  // a step holds its update_freq batches at once
@@ -319,6 +325,7 @@ ordered_json train_json(const TrainSpec& t) {
     out["checkpoint"] = ordered_json{{"best_metric", t.checkpoint.best_metric},
                                      {"mode", t.checkpoint.maximize ? "max" : "min"}};
   if (t.patience > 0) out["patience"] = t.patience;
+  if (t.limit_eval_batches > 0) out["limit_eval_batches"] = t.limit_eval_batches;
   return out;
 }
 
@@ -342,6 +349,13 @@ std::string to_string(ScheduleKind kind) {
   for (const auto& [name, k] : kSchedules)
     if (k == kind) return name;
   throw ShapeError("[to_string] schedule kind without a name");
+}
+
+int64_t eval_examples_limit(const TrainSpec& train) {
+  if (train.limit_eval_batches <= 0) return 0;
+  if (train.limit_eval_batches > std::numeric_limits<int64_t>::max() / train.eval_batch_size)
+    return std::numeric_limits<int64_t>::max();
+  return train.limit_eval_batches * train.eval_batch_size;
 }
 
 bool same_experiment(const ExperimentSpec& a, const ExperimentSpec& b) {

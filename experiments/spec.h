@@ -60,6 +60,9 @@ struct TrainSpec {
   int64_t eval_every = 0, test_every = 0;  // evaluate valid/test every N steps (0: only at the end)
   int64_t log_every = 10;     // a metrics.jsonl line every N steps (0: none)
   int64_t eval_batch_size = 16;  // samples per evaluation batch, >= 1
+  /// Each evaluation scores at most this many batches of eval_batch_size: the first examples of
+  /// the split (Lightning's limit_val_batches, for smoke tests). 0 (null): the whole split.
+  int64_t limit_eval_batches = 0;
   int64_t update_freq = 1;    // gradient accumulation: batches per update, 1..kMaxUpdateFreq (not in the reference)
   int threads = 0;            // 0: the runtime's default (not in the reference)
   Precision precision = Precision::F32;  // f32 | bf16 (not in the reference)
@@ -145,6 +148,10 @@ std::string spec_to_yaml(const ExperimentSpec& spec);
 /// The schedule of a resolved spec. total_steps 0 (only in a spec not made by load_spec) means
 /// max_steps. Throws ConfigError for warmup_steps < 1 with inverse_sqrt.
 LrSchedule make_schedule(const ScheduleSpec& schedule, double peak_lr, int64_t max_steps);
+
+/// The examples an evaluation scores at most (train.limit_eval_batches × eval_batch_size, at most
+/// INT64_MAX); 0: the whole split.
+int64_t eval_examples_limit(const TrainSpec& train);
 
 /// What does not fit train.max_steps in the schedule, one message per problem, each with its fix:
 /// a warmup that has not ended by the last step (the run never reaches the peak lr), a decay

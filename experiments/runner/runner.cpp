@@ -221,7 +221,7 @@ Metrics Run::evaluate(const std::string& split, int64_t step, bool final_eval) {
     const bool cancellable = final_eval && comm_.size() == 1 && options_.stop_requested;
     CancelScope scope(cancellable ? std::function<bool()>([&] { return (asked = options_.stop_requested()) != 0; })
                                   : std::function<bool()>());
-    m = task_->evaluate(*model_, split, spec_.train.eval_batch_size);
+    m = task_->evaluate(*model_, split, spec_.train.eval_batch_size, eval_examples_limit(spec_.train));
   } catch (const Cancelled&) {
     pool_release_cached();
     spdlog::info("{} evaluation abandoned: {} asked the run to stop", split, signal_name(asked));

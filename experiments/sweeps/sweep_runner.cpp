@@ -120,6 +120,7 @@ std::vector<std::string> train_command(const SweepSpec& sweep, const SweepPoint&
   if (point.drops_paper) argv.insert(argv.end(), {"--set", "paper=null"});  // not the base's values
   argv.insert(argv.end(), {"--out", (fs::path(options.out_dir) / point.dir).string(), "--threads",
                            std::to_string(options.threads_per_job)});
+  if (options.smoke) argv.push_back("--smoke");
   if (!options.data_root.empty()) argv.insert(argv.end(), {"--data-root", options.data_root});
   argv.push_back(resume ? "--resume" : "--overwrite");
   return argv;

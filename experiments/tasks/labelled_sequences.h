@@ -46,6 +46,23 @@ struct LabelledSequences {
   }
   size_t size() const { return inputs.size(); }
   bool dual() const { return !seconds.empty(); }
+
+  /// The first `n` examples (n <= size()), for an evaluation of part of the split; the `data
+  /// stats` counts (source_lengths, symbols, unknown) are left out.
+  LabelledSequences prefix(size_t n) const {
+    LabelledSequences e;
+    e.name = name;
+    e.role = role;
+    e.file = file;
+    e.labelled = labelled;
+    e.inputs.assign(inputs.begin(), inputs.begin() + static_cast<std::ptrdiff_t>(n));
+    if (dual()) e.seconds.assign(seconds.begin(), seconds.begin() + static_cast<std::ptrdiff_t>(n));
+    e.lengths.assign(lengths.begin(), lengths.begin() + static_cast<std::ptrdiff_t>(n));
+    if (!labels.empty()) e.labels.assign(labels.begin(), labels.begin() + static_cast<std::ptrdiff_t>(n));
+    if (!targets.empty()) e.targets.assign(targets.begin(), targets.begin() + static_cast<std::ptrdiff_t>(n));
+    if (!ids.empty()) e.ids.assign(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(n));
+    return e;
+  }
 };
 
 /// What the classification core needs of the dataset beyond its examples: its name, its label

@@ -77,10 +77,15 @@ bool LanguageModelingTask::has_split(const std::string& split) const {
   return (split == kValid || split == kTest) && !split_stream(split).empty();
 }
 
-Metrics LanguageModelingTask::evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size) const {
+Metrics LanguageModelingTask::evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size,
+                                       int64_t max_examples) const {
   const std::vector<int32_t>& ids = split_stream(split);
   if (ids.empty()) throw ConfigError("the spec has no " + split + " split");
-  const LmEval r = evaluate_lm(model, ids, seq_len_, batch_size);
+  // The first max_examples blocks of seq_len targets: seq_len * n + 1 tokens.
+  const bool limited = max_examples > 0 && static_cast<uint64_t>(max_examples) < ids.size() / static_cast<uint64_t>(seq_len_);
+  const LmEval r = limited ? evaluate_lm(model, std::vector<int32_t>(ids.begin(), ids.begin() + max_examples * seq_len_ + 1),
+                                         seq_len_, batch_size)
+                           : evaluate_lm(model, ids, seq_len_, batch_size);
   Metrics m;
   m.set("loss", r.loss);
   m.set("ppl", r.ppl);

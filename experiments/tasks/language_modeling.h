@@ -46,7 +46,8 @@ class LanguageModelingTask final : public Task {
   double epochs_done() const override;
   void shard(int rank, int world) override { stream_.shard(rank, world); }
   bool has_split(const std::string& split) const override;
-  Metrics evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size) const override;
+  Metrics evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size,
+                   int64_t max_examples = 0) const override;
   std::vector<std::string> vocabulary() const override { return data_.vocab.tokens(); }
   TaskReport report() const override;
   BatchLoss loss(ForwardContext& ctx, TransNormerModel& model, const Batch& batch) const override;

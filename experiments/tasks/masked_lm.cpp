@@ -79,7 +79,8 @@ bool MaskedLmTask::has_split(const std::string& split) const {
   return (split == kValid || split == kTest) && split_samples(split).count() > 0;
 }
 
-Metrics MaskedLmTask::evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size) const {
+Metrics MaskedLmTask::evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size,
+                               int64_t max_examples) const {
   const PackedSamples& samples = split_samples(split);
   if (samples.count() == 0) throw ConfigError("the spec has no " + split + " split");
   Tape tape;
@@ -91,7 +92,8 @@ Metrics MaskedLmTask::evaluate(TransNormerModel& model, const std::string& split
   // Each rank a contiguous share of the samples (each sample's mask is a function of its id, so
   // the shares do not change it); the sums are added up across ranks.
   Communicator& ranks = world();
-  const auto [begin, end] = share_of(samples.count(), ranks.rank(), ranks.size());
+  const int64_t count = max_examples > 0 ? std::min<int64_t>(samples.count(), max_examples) : samples.count();
+  const auto [begin, end] = share_of(count, ranks.rank(), ranks.size());
   double sums[2] = {0, 0};  // Σ loss, masked tokens
   Progress progress("evaluating", "samples", end - begin);
   for (int64_t first = begin; first < end; first += batch_size) {

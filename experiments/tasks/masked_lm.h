@@ -53,7 +53,8 @@ class MaskedLmTask final : public Task {
   double epochs_done() const override;
   void shard(int rank, int world) override { stream_.shard(rank, world); }
   bool has_split(const std::string& split) const override;
-  Metrics evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size) const override;
+  Metrics evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size,
+                   int64_t max_examples = 0) const override;
   std::vector<std::string> vocabulary() const override { return vocabulary_; }
   TaskReport report() const override;
   BatchLoss loss(ForwardContext& ctx, TransNormerModel& model, const Batch& batch) const override;

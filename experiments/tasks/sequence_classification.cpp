@@ -208,9 +208,15 @@ double probability(const float* row, int64_t n, int32_t k) {
 
 }  // namespace
 
-Metrics SequenceClassificationTask::evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size) const {
+Metrics SequenceClassificationTask::evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size,
+                                             int64_t max_examples) const {
   const LabelledSequences* s = find(split);
   if (!s || !s->labelled) throw ConfigError("the spec has no labelled " + split + " split");
+  LabelledSequences first;  // the split's first max_examples examples, when that is fewer
+  if (max_examples > 0 && static_cast<size_t>(max_examples) < s->size()) {
+    first = s->prefix(static_cast<size_t>(max_examples));
+    s = &first;
+  }
   const Outputs out = run_split(model, *s, batch_size);
   Metrics m;
   m.set("loss", *out.loss);

@@ -76,7 +76,8 @@ class SequenceClassificationTask final : public Task {
   double epochs_done() const override;
   void shard(int rank, int world) override { stream_.shard(rank, world); }
   bool has_split(const std::string& split) const override;
-  Metrics evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size) const override;
+  Metrics evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size,
+                   int64_t max_examples = 0) const override;
   std::vector<std::string> extra_eval_splits() const override;
   std::vector<nlohmann::json> predictions(const std::string& split) const override;
   std::vector<std::string> write_submission(TransNormerModel& model, const std::string& split, int64_t batch_size,

@@ -91,9 +91,11 @@ class Task : public Objective {
   /// Whether `split` is configured (kValid, kTest).
   virtual bool has_split(const std::string& split) const = 0;
   /// Evaluates `split` in eval mode (no dropout, no tape), batching by `batch_size` samples
-  /// (batching does not change the result). Metrics always include "loss" (nats). Throws
-  /// ConfigError for a split that is not configured.
-  virtual Metrics evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size) const = 0;
+  /// (batching does not change the result); with `max_examples` > 0 only its first that many
+  /// examples (sequences of seq_len for a language model; train.limit_eval_batches). Metrics
+  /// always include "loss" (nats). Throws ConfigError for a split that is not configured.
+  virtual Metrics evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size,
+                           int64_t max_examples = 0) const = 0;
 
   /// Further labelled splits evaluated with the final ones (MNLI's dev_mismatched); by name.
   virtual std::vector<std::string> extra_eval_splits() const { return {}; }

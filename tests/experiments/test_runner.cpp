@@ -64,7 +64,7 @@ class CopyTask final : public Task {
   bool has_split(const std::string& split) const override {
     return split == kValid || (evaluated_ && split == kTest);
   }
-  Metrics evaluate(TransNormerModel& model, const std::string& split, int64_t) const override {
+  Metrics evaluate(TransNormerModel& model, const std::string& split, int64_t, int64_t = 0) const override {
     if (evaluated_) evaluated_->push_back(split);
     if (on_evaluate) on_evaluate(split);
     throw_if_cancelled();  // between batches, as the real tasks do (this one has a single batch)

@@ -1,0 +1,27 @@
+#include "app/smoke.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "core/error.h"
+
+namespace tn::app {
+
+std::vector<std::string> smoke_overrides() {
+  return {"train.max_steps=3",      "train.eval_every=0",         "train.test_every=0",
+          "train.log_every=1",      "train.limit_eval_batches=2", "train.patience=0"};
+}
+
+std::string smoke_folder(const std::string& name) {
+  const char* tmp = std::getenv("TMPDIR");
+  const std::filesystem::path base = tmp && *tmp ? tmp : "/tmp";
+  std::string pattern = (base / ("transnormer-smoke-" + name + "-XXXXXX")).string();
+  if (!::mkdtemp(pattern.data()))
+    throw IoError(pattern + ": cannot make the smoke test's scratch folder (" + std::strerror(errno) +
+                  "); give one with --out, or set TMPDIR");
+  return pattern;
+}
+
+}  // namespace tn::app

@@ -1,0 +1,18 @@
+// `--smoke` of `train` and `sweep` (Lightning's fast_dev_run): a spec or a whole sweep run end to
+// end in seconds, to check that it reads its data, builds, trains, evaluates and writes: 3 steps,
+// one validation and one test at the end on their first 2 batches, a log line every step, into a
+// scratch folder (a new one under $TMPDIR unless --out names one).
+#pragma once
+#include <string>
+#include <vector>
+
+namespace tn::app {
+
+/// The overrides a smoke test adds after the user's own --set values (so they win).
+std::vector<std::string> smoke_overrides();
+
+/// A new, empty folder for a smoke test of `name` under $TMPDIR (else /tmp):
+/// transnormer-smoke-<name>-XXXXXX. Throws IoError when it cannot be made.
+std::string smoke_folder(const std::string& name);
+
+}  // namespace tn::app

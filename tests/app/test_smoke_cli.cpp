@@ -1,0 +1,85 @@
+// `--smoke` of train and sweep: shipped specs and a shipped sweep run end to end in seconds (3
+// steps, each evaluation on its first 2 batches) into scratch folders under $TMPDIR, the way a
+// researcher checks a spec before a long run.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+
+#include "tests/app/cli_runner.h"
+
+using namespace tn::test;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// `transnormer <args>` with $TMPDIR set to `tmp`.
+CliResult run_in_tmp(const std::string& args, const std::string& tmp, const std::string& dir) {
+  return run_command_line("TMPDIR='" + tmp + "' TRANSNORMER_DATA='" + data_root() + "' OMP_NUM_THREADS=1 '" + binary() +
+                              "' " + args,
+                          dir + "/stdout.txt", dir + "/stderr.txt");
+}
+
+/// The one folder `tmp` holds whose name starts with `prefix`, or "".
+std::string only_folder(const std::string& tmp, const std::string& prefix) {
+  std::string found;
+  for (const auto& e : fs::directory_iterator(tmp))
+    if (e.path().filename().string().rfind(prefix, 0) == 0) found = found.empty() ? e.path().string() : "(several)";
+  return found;
+}
+
+}  // namespace
+
+TEST_CASE("cli: train --smoke runs a shipped spec in seconds into a scratch folder: 3 steps, 2 batches per evaluation") {
+  const std::string dir = scratch_dir("smoke_train");
+  for (const std::string name : {"quickstart", "text_t1"}) {
+    const std::string tmp = dir + "/tmp_" + name;
+    fs::create_directories(tmp);
+    const std::string spec = std::string(TN_SOURCE_DIR) + (name == "quickstart" ? "/configs/quickstart.yaml"
+                                                                                : "/configs/small/lra/text_t1.yaml");
+    const CliResult r = run_in_tmp("train " + spec + " --smoke --threads 1", tmp, dir);
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    const std::string out = only_folder(tmp, "transnormer-smoke-" + name + "-");
+    REQUIRE_FALSE(out.empty());
+    CHECK(r.err.find("smoke test of " + spec + ": 3 steps, 2 batches of each evaluation, into " + out) !=
+          std::string::npos);
+    const json summary = json::parse(slurp(out + "/summary.json"));
+    CHECK(summary["train"]["steps"] == 3);
+    CHECK(slurp(out + "/config.yaml").find("limit_eval_batches: 2") != std::string::npos);
+    if (name == "text_t1") {
+      // 2 batches of eval_batch_size examples, of IMDB's 2,500 validation and 25,000 test reviews.
+      const int64_t batch = 16;
+      CHECK(summary["valid"]["examples"] == 2 * batch);
+      CHECK(summary["test"]["examples"] == 2 * batch);
+    } else {
+      // The quickstart: 2 batches of 16 sequences of 256 words.
+      CHECK(summary["valid"]["tokens"] == 2 * 16 * 256);
+    }
+    CHECK_FALSE(fs::exists("runs/" + name));  // nothing in the default run folder
+  }
+}
+
+TEST_CASE("cli: sweep --smoke runs every point of a shipped sweep in seconds, into a scratch folder") {
+  const std::string dir = scratch_dir("smoke_sweep");
+  const std::string tmp = dir + "/tmp";
+  fs::create_directories(tmp);
+  const CliResult r = run_in_tmp("sweep " + std::string(TN_SOURCE_DIR) +
+                                     "/configs/ablations/diag_norm_combination.yaml --smoke --jobs 2 --threads-per-job 1",
+                                 tmp, dir);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const std::string out = only_folder(tmp, "transnormer-smoke-diag_norm_combination-");
+  REQUIRE_FALSE(out.empty());
+  CHECK(r.err.find("9 done, 0 failed, 0 diverged, 0 pending") != std::string::npos);
+  const json index = json::parse(slurp(out + "/sweep.json"));
+  REQUIRE(index["points"].size() == 9);
+  for (const json& p : index["points"]) {
+    CHECK(p["state"] == "done");
+    CHECK(p["command"].get<std::string>().find(" --smoke") != std::string::npos);
+    CHECK(json::parse(slurp(out + "/" + p["dir"].get<std::string>() + "/summary.json"))["train"]["steps"] == 3);
+  }
+}
