@@ -56,7 +56,7 @@ void remove_stale_plots(const fs::path& out_dir, const std::vector<std::string>&
 
 ReportResult write_report(const ReportOptions& options) {
   const ReportInputs inputs = read_report_inputs(options.dirs);
-  const ReportTable table = build_table(inputs, {options.metrics, options.by});
+  const ReportTable table = build_table(inputs, {options.metrics, options.by, options.label, options.columns});
   const std::vector<ReportPlot> plots = make_report_plots(inputs, table);
   const ReportHighlights highlights = report_highlights(inputs, table);
 

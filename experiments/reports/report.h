@@ -12,6 +12,8 @@ struct ReportOptions {
   std::string out_dir;               // "" : the DIR itself when one is given, else ./report
   std::vector<std::string> metrics;  // "split.metric"; empty: every final non-count metric
   std::string by;                    // order rows by this varying key, and plot finals over it
+  std::vector<std::string> label;    // --label: "dir", or the keys that name rows; empty: the default
+  std::vector<std::string> columns;  // --columns: the key columns shown; empty: every varying key
 };
 
 struct ReportResult {

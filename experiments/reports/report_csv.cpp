@@ -31,7 +31,7 @@ std::string report_csv(const ReportDocument& doc) {
     return std::find(t.baseline_metrics.begin(), t.baseline_metrics.end(), m) != t.baseline_metrics.end();
   };
   std::vector<std::string> head = {"point", "state", "runs", "done"};
-  head.insert(head.end(), t.keys.begin(), t.keys.end());
+  for (size_t k : t.columns) head.push_back(t.keys[k]);
   for (const std::string& m : t.metrics) {
     head.insert(head.end(), {m + ".mean", m + ".std", m + ".n"});
     if (has_paper(m)) head.push_back(m + ".paper");
@@ -43,7 +43,7 @@ std::string report_csv(const ReportDocument& doc) {
   std::string out = line(head);
   for (const ReportRow& row : t.rows) {
     std::vector<std::string> cells = {row.label, row.state, std::to_string(row.runs.size()), std::to_string(row.done)};
-    cells.insert(cells.end(), row.values.begin(), row.values.end());
+    for (size_t k : t.columns) cells.push_back(row.values[k]);
     for (const std::string& m : t.metrics) {
       add_stat(cells, row.metrics.at(m));
       if (has_paper(m)) {

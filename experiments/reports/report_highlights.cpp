@@ -140,6 +140,12 @@ std::string speed_note(const ReportTable& table) {
          "speeds from a sweep run with --jobs 1, or with `transnormer bench`.";
 }
 
+std::string row_order_text(const ReportTable& table) {
+  if (!table.by.empty()) return "Rows are ordered by " + table.by + ".";
+  if (table.sweep_order) return "Rows are in the order of the sweep file (the paper's table order for the ablations).";
+  return "Rows are in the order the run directories were given.";
+}
+
 std::string ranks_by_threads(const ReportRow& row) {
   if (row.ranks <= 0 || row.threads <= 0) return "";
   return std::to_string(row.ranks) + " × " + std::to_string(row.threads);

@@ -48,6 +48,10 @@ std::string speed_note(const ReportTable& table);
 /// A row's speed setting for the tables: "2 × 1" (ranks × threads per rank), "" when unknown.
 std::string ranks_by_threads(const ReportRow& row);
 
+/// The sentence saying how the rows are ordered: by the --by key, in the sweep file's order, or
+/// in the order the run directories were given.
+std::string row_order_text(const ReportTable& table);
+
 /// The sentence explaining a baseline column ("" when the table has none).
 std::string baseline_note(const ReportTable& table);
 

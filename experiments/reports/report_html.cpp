@@ -65,7 +65,7 @@ bool has(const std::vector<std::string>& v, const std::string& x) { return std::
 std::string points_table(const ReportDocument& doc) {
   const ReportTable& t = doc.table;
   std::string out = "<div class=\"scroll\"><table>\n<tr><th class=\"text\">point</th><th class=\"text\">state</th>";
-  for (const std::string& k : t.short_keys) out += "<th class=\"text\">" + html_escape(k) + "</th>";
+  for (size_t k : t.columns) out += "<th class=\"text\">" + html_escape(t.short_keys[k]) + "</th>";
   for (const std::string& m : t.metrics) {
     out += "<th>" + html_escape(m) + "</th><th>n</th>";
     if (has(t.paper_metrics, m)) out += "<th>" + html_escape(m) + " (paper)</th>";
@@ -79,7 +79,7 @@ std::string points_table(const ReportDocument& doc) {
     const bool all_done = row.state == "done";
     out += all_done ? "<tr>" : "<tr class=\"notdone\">";
     out += cell(row.label, "text") + cell(row.state, all_done ? "text state-done" : "text state-other");
-    for (const std::string& v : row.values) out += cell(v, "text");
+    for (size_t k : t.columns) out += cell(row.values[k], "text");
     for (const std::string& m : t.metrics) {
       const PooledStat& s = row.metrics.at(m);
       out += cell(format_stat(s), is_best(doc.highlights, m, r) ? "best" : "") + cell(std::to_string(s.n));
@@ -162,8 +162,7 @@ std::string report_html(const ReportDocument& doc) {
   out += "</ul>\n<p class=\"note\">Each row pools the seeds of one point: mean ± sample standard deviation over "
          "its done runs, n = how many. Runs that are not done are counted in the state column and do not enter "
          "the statistics.";
-  if (!t.by.empty()) out += " Rows are ordered by " + html_escape(t.by) + ".";
-  else out += " Rows are in the order of the sweep file (the paper's table order for the ablations).";
+  out += " " + html_escape(row_order_text(t));
   out += "</p>\n";
   if (const std::string shared = describe_shared(doc.highlights); !shared.empty())
     out += "<p><b>Shared by every run:</b> " + html_escape(shared) + ".</p>\n";

@@ -60,8 +60,7 @@ std::string report_markdown(const ReportDocument& doc) {
   out += "Each row pools the seeds of one point: mean ± sample standard deviation over its done runs, n = "
          "how many. Runs that are not done (failed, diverged, pending, running, incomplete) are counted in "
          "the state column and do not enter the statistics.";
-  if (!t.by.empty()) out += " Rows are ordered by " + t.by + ".";
-  else out += " Rows are in the order of the sweep file (the paper's table order for the ablations).";
+  out += " " + row_order_text(t);
   out += "\n\n";
   if (const std::string shared = describe_shared(doc.highlights); !shared.empty())
     out += "**Shared by every run:** " + md_cell(shared) + ".\n\n";
@@ -69,7 +68,7 @@ std::string report_markdown(const ReportDocument& doc) {
   if (!doc.highlights.best.empty()) out += "\n";
 
   std::vector<std::string> head = {"point", "state"};
-  for (const std::string& k : t.short_keys) head.push_back(md_cell(k));
+  for (size_t k : t.columns) head.push_back(md_cell(t.short_keys[k]));
   for (const std::string& m : t.metrics) {
     head.push_back(m);
     head.push_back("n");
@@ -85,7 +84,7 @@ std::string report_markdown(const ReportDocument& doc) {
   for (size_t r = 0; r < t.rows.size(); ++r) {
     const ReportRow& row = t.rows[r];
     std::vector<std::string> cells = {md_cell(row.label), md_cell(row.state)};
-    for (const std::string& v : row.values) cells.push_back(md_cell(v));
+    for (size_t k : t.columns) cells.push_back(md_cell(row.values[k]));
     for (const std::string& m : t.metrics) {
       const PooledStat& s = row.metrics.at(m);
       cells.push_back(is_best(doc.highlights, m, r) ? "**" + format_stat(s) + "**" : format_stat(s));

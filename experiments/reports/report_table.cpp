@@ -309,6 +309,23 @@ void pool_row(const ReportInputs& in, ReportTable& t, ReportRow& row) {
   row.state = row_state(in, row);
 }
 
+/// The index of the key `name` names (itself, a short name, or the one key ending in ".name") for
+/// the option `flag`; ConfigError listing the keys otherwise.
+size_t resolve_key(const ReportTable& t, const std::string& name, const std::string& flag) {
+  for (size_t i = 0; i < t.keys.size(); ++i)
+    if (t.keys[i] == name || t.short_keys[i] == name) return i;
+  std::vector<size_t> matches;
+  for (size_t i = 0; i < t.keys.size(); ++i) {
+    const std::string& k = t.keys[i];
+    if (k.size() > name.size() && k.compare(k.size() - name.size(), name.size(), name) == 0 &&
+        k[k.size() - name.size() - 1] == '.')
+      matches.push_back(i);
+  }
+  if (matches.size() == 1) return matches[0];
+  throw ConfigError(flag + " " + name + ": " + (matches.empty() ? "not a key the runs differ in" : "ambiguous") +
+                    "; the keys are " + (t.keys.empty() ? std::string("none (the runs differ in no key)") : join(t.keys)));
+}
+
 /// The full key `axis` names: itself, a short name, or the one key ending in ".axis".
 std::string resolve_by(const ReportTable& t, const std::string& axis) {
   for (size_t i = 0; i < t.keys.size(); ++i)
@@ -392,6 +409,18 @@ std::string named_point(const std::string& point) {
   return space == std::string::npos ? "" : point.substr(0, space);
 }
 
+/// The folders of a row's runs ("pathfinder6_t1"; "a, b" for runs pooled from two folders).
+std::string folder_label(const ReportInputs& in, const ReportRow& row) {
+  std::vector<std::string> names;
+  for (size_t r : row.runs) {
+    std::string dir = in.runs[r].dir;
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    const std::string name = std::filesystem::path(dir).filename().string();
+    if (!name.empty() && !contains(names, name)) names.push_back(name);
+  }
+  return join(names);
+}
+
 /// Rows that share a label (a named point crossed with a grid is labelled by its name alone) get
 /// the keys in which they differ appended: "cola" and "cola" become "cola init_from=runs/small/blm"
 /// and "cola init_from=null", so the highlights and plots name rows a reader can tell apart.
@@ -443,15 +472,36 @@ ReportTable build_table(const ReportInputs& in, const TableOptions& options) {
   if (sweeps_only) add_base_keys(in, t);
   if (!options.by.empty()) t.by = resolve_by(t, options.by);
   t.label_keys = label_keys(t, !sweeps_only);
+  const bool by_dir = options.label.size() == 1 && options.label[0] == "dir";
+  if (!options.label.empty() && !by_dir) {
+    t.label_keys.clear();
+    for (const std::string& name : options.label) t.label_keys.push_back(t.keys[resolve_key(t, name, "--label")]);
+  }
+  for (size_t i = 0; i < t.keys.size(); ++i) t.columns.push_back(i);
+  if (!options.columns.empty()) {
+    t.columns.clear();
+    for (const std::string& name : options.columns) t.columns.push_back(resolve_key(t, name, "--columns"));
+  }
+  t.sweep_order = !sweeps_only ? std::any_of(in.sources.begin(), in.sources.end(),
+                                             [](const ReportSource& s) { return s.sweep.has_value(); })
+                               : true;
   for (ReportRow& row : t.rows) {
-    // A named sweep point (points: [{name: t1, ...}]) is labelled by its name.
-    const std::string named = named_point(in.runs[row.runs.front()].point);
-    for (size_t i = 0; i < t.keys.size() && named.empty(); ++i) {
-      if (row.values[i].empty() || !contains(t.label_keys, t.keys[i])) continue;
-      if (!row.label.empty()) row.label += ' ';
-      row.label += t.short_keys[i] + "=" + row.values[i];
+    const RunRecord& first_run = in.runs[row.runs.front()];
+    // A sweep's point is named by the keys it varies, or (points: [{name: t1, ...}]) by its name;
+    // run directories given alone by the keys they differ in when those are at most two, else by
+    // their folders, as their author named them (four keys make a label no one reads).
+    const bool plain = !in.sources[first_run.source].sweep;
+    const std::string named = options.label.empty() ? named_point(first_run.point) : "";
+    if (by_dir || (plain && options.label.empty() && t.label_keys.size() > 2)) {
+      row.label = folder_label(in, row);
+    } else {
+      for (size_t i = 0; i < t.keys.size() && named.empty(); ++i) {
+        if (row.values[i].empty() || !contains(t.label_keys, t.keys[i])) continue;
+        if (!row.label.empty()) row.label += ' ';
+        row.label += t.short_keys[i] + "=" + row.values[i];
+      }
+      if (!named.empty()) row.label = named;
     }
-    if (!named.empty()) row.label = named;
     if (sweeps_only) fill_from_configs(in, t, row);
     if (row.label.empty()) {
       const RunRecord& first = in.runs[row.runs.front()];

@@ -42,6 +42,10 @@ struct ReportTable {
   /// relabels another (its values pair one-to-one with the other's, and the pairs repeat: a
   /// resolved model.channel_mixer.d_ff beside model.d_model). Its column stays.
   std::vector<std::string> label_keys;
+  /// Indices into keys of the key columns the tables show (--columns; default every key). The
+  /// JSON keeps every key.
+  std::vector<size_t> columns;
+  bool sweep_order = false;             // rows in the order of a sweep file (some input is a sweep)
   std::vector<std::string> metrics;     // the chosen "split.metric" names, in column order
   std::vector<std::string> available;   // every metric name the runs hold
   std::vector<std::string> paper_metrics;  // chosen metrics with a paper value in some row
@@ -57,6 +61,11 @@ struct TableOptions {
   /// written as integers, such as tokens), splits valid, test, then the rest.
   std::vector<std::string> metrics;
   std::string by;  // a varying key, full or short ("normalize"); "" keeps the input order
+  /// How rows are named: empty (default: a sweep's rows by the keys they vary; run directories
+  /// by theirs when at most two, else by their folders), {"dir"} (every row by its runs'
+  /// folders), or keys (full or short names).
+  std::vector<std::string> label;
+  std::vector<std::string> columns;  // the key columns to show (full or short names); empty: all
 };
 
 /// Groups `inputs.runs` into rows and pools them. Throws ConfigError for a metric the runs do

@@ -552,3 +552,43 @@ TEST_CASE("report: a plots/ that is a link, or a report file that is one, is ref
   CHECK_THROWS_AS(write_report({{run.string()}, out.string(), {}, ""}), ConfigError);
   CHECK(read_file(victim.string()) == "the user's notes");
 }
+
+TEST_CASE("report: run directories differing in many keys are named by their folders; --label and --columns choose") {
+  TempDir tmp("report_labels");
+  std::vector<std::string> dirs;
+  const char* names[] = {"t1_mean", "t1_last"};
+  for (int i = 0; i < 2; ++i) {
+    FakeRun r;
+    r.yaml_model = i == 0 ? "{d_model: 32, token_mixer: linear, dropout: 0.1, n_heads: 2}"
+                          : "{d_model: 64, token_mixer: softmax, dropout: 0.2, n_heads: 4}";
+    r.valid_ppl = 10 + i;
+    const fs::path dir = tmp.path / names[i];
+    write_fake_run(dir, r);
+    dirs.push_back(dir.string());
+  }
+  const std::string out = (tmp.path / "out").string();
+  write_report({dirs, out, {}, ""});
+  json j = json::parse(read_file(out + "/report.json"));
+  REQUIRE(j["rows"].size() == 2);
+  CHECK(j["rows"][0]["label"] == "t1_mean");  // four keys differ: the folder names the row
+  CHECK(j["rows"][1]["label"] == "t1_last");
+  std::string md = read_file(out + "/report.md");
+  CHECK(contains(md, "Rows are in the order the run directories were given."));
+  CHECK_FALSE(contains(md, "sweep file"));  // there is none
+  CHECK(contains(md, "| point | state | d_model | dropout | n_heads | token_mixer |"));
+
+  // --label names rows by the keys given; --columns keeps those key columns only (the JSON all).
+  write_report({dirs, out, {}, "", {"token_mixer"}, {"d_model", "model.token_mixer"}});
+  j = json::parse(read_file(out + "/report.json"));
+  CHECK(j["rows"][0]["label"] == "token_mixer=linear");
+  md = read_file(out + "/report.md");
+  CHECK(contains(md, "| point | state | d_model | token_mixer | valid."));
+  CHECK(j["rows"][0]["keys"].size() == 4);
+  CHECK(contains(read_file(out + "/report.csv"), "point,state,runs,done,model.d_model,model.token_mixer,valid"));
+  write_report({dirs, out, {}, "", {"dir"}, {}});
+  CHECK(json::parse(read_file(out + "/report.json"))["rows"][1]["label"] == "t1_last");
+  // A name that is no varying key is refused, listing the keys.
+  CHECK_THROWS_WITH_AS(write_report({dirs, out, {}, "", {}, {"lr"}}),
+                       doctest::Contains("--columns lr: not a key the runs differ in; the keys are model.d_model"),
+                       tn::ConfigError);
+}
