@@ -45,6 +45,8 @@ int run_command(int argc, char** argv) {
   add(tn::app::add_predict_verb);
   add(tn::app::add_tokenize_verb);
   add(tn::app::add_data_verb);
+  add(tn::app::add_completion_verb);
+  add(tn::app::add_manpage_verb);
 
   // A first word that is no verb gets its own message (CLI11 would say "A subcommand is required").
   if (argc > 1 && argv[1][0] != '-') {

@@ -33,5 +33,8 @@ Action add_report_verb(CLI::App& app);
 Action add_predict_verb(CLI::App& app);
 Action add_tokenize_verb(CLI::App& app);
 Action add_data_verb(CLI::App& app);
+/// `completion bash` and `manpage`: made from `app`, the root, once every verb is on it.
+Action add_completion_verb(CLI::App& app);
+Action add_manpage_verb(CLI::App& app);
 
 }  // namespace tn::app

@@ -35,6 +35,9 @@ TEST_CASE("package: cpack builds a .deb with its runtime dependencies, and its b
   CHECK(fs::exists(dir + "/root/usr/share/doc/transnormer/README.md"));
   CHECK(fs::exists(dir + "/root/usr/share/transnormer/scripts/format_mrpc.sh"));
   CHECK(fs::exists(dir + "/root/usr/share/transnormer/datasets/README.md"));
+  CHECK(slurp(dir + "/root/usr/share/bash-completion/completions/transnormer").find("complete -o filenames -F _transnormer transnormer") !=
+        std::string::npos);
+  CHECK(slurp(dir + "/root/usr/share/man/man1/transnormer.1").find(".SS \"transnormer train\"") != std::string::npos);
   // `data fetch` runs the installed fetch script (a curl that fails at once: no network needed).
   fs::create_directories(dir + "/bin");
   write_text(dir + "/bin/curl", "#!/bin/sh\nexit 22\n");

@@ -553,7 +553,7 @@ TEST_CASE("report: a plots/ that is a link, or a report file that is one, is ref
   CHECK(read_file(victim.string()) == "the user's notes");
 }
 
-TEST_CASE("report: run directories differing in many keys are named by their folders; --label and --columns choose") {
+TEST_CASE("report: run directories differing in many keys are named by their folders, --label and --columns choose") {
   TempDir tmp("report_labels");
   std::vector<std::string> dirs;
   const char* names[] = {"t1_mean", "t1_last"};
