@@ -1,11 +1,41 @@
 // `transnormer report DIR... [--out DIR] [--metrics test.ppl,valid.ppl] [--by AXIS] [--label KEYS|dir]
-//                    [--columns KEYS]`
+//                    [--columns KEYS] [--watch S]`
 // Tables and plots of sweep folders and run directories (experiments/reports/report.h):
 // report.md, report.csv, report.json, report.html and plots/*.svg. Logs go to stderr.
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <thread>
+
 #include "app/verbs.h"
+#include "core/process/stop_signal.h"
 #include "experiments/reports/report.h"
 
 namespace tn::app {
+namespace {
+
+/// `report --watch S`: rewrites the report every S seconds, report.html reloading itself, while a
+/// run or sweep among the DIRs is being written; then once more as a final page. 0, or 128 +
+/// signal when SIGTERM or SIGINT ended the watch (the page is left final).
+int watch(ReportOptions options, int every_s) {
+  install_stop_handlers();
+  options.refresh_s = every_s;
+  for (;;) {
+    const ReportResult r = write_report(options);
+    if (r.live == 0) break;
+    spdlog::info("report --watch: {} of the inputs still training; the next update in {} s", r.live, every_s);
+    for (int waited_ms = 0; waited_ms < every_s * 1000 && !stop_signal(); waited_ms += 100)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (stop_signal()) break;
+  }
+  options.refresh_s = 0;
+  write_report(options);
+  if (const int signal = stop_signal()) return exit_code_for_signal(signal);
+  spdlog::info("report --watch: every run has ended; report.html is final");
+  return 0;
+}
+
+}  // namespace
 
 Action add_report_verb(CLI::App& app) {
   auto args = std::make_shared<ReportOptions>();
@@ -31,7 +61,13 @@ Action add_report_verb(CLI::App& app) {
         return key.empty() ? std::string("give a config key or sweep axis, e.g. --by model.d_model (or leave --by out)")
                            : std::string();
       });
-  return [args]() {
+  auto every = std::make_shared<int>(0);
+  sub->add_option("--watch", *every,
+                  "a live view: rewrite the report every S seconds while its runs train (report.html reloads "
+                  "itself; open it in a browser), then once more when they end")
+      ->check(CLI::Range(1, 86400));
+  return [args, every]() {
+    if (*every > 0) return watch(*args, *every);
     write_report(*args);
     return 0;
   };

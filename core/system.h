@@ -10,6 +10,9 @@ double peak_rss_mb();
 /// The machine's physical memory in bytes (sysconf _SC_PHYS_PAGES × _SC_PAGE_SIZE); 0 when unknown.
 double physical_memory_bytes();
 
+/// The time now in UTC, ISO 8601 to the second: "2026-12-07T00:40:00Z".
+std::string utc_now();
+
 /// The memory this process may use: the least of the machine's physical memory, the address-space
 /// limit (ulimit -v, RLIMIT_AS) and its cgroup's limit (v2 memory.max, v1 memory.limit_in_bytes).
 struct MemoryLimit {

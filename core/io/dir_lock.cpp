@@ -137,6 +137,16 @@ void DirLock::check_free(const std::string& dir, const std::string& what) {
   if (held && pid != std::to_string(::getpid())) throw in_use(what, dir, pid);
 }
 
+bool DirLock::busy(const std::string& dir) {
+  const std::string path = (std::filesystem::path(dir) / kLockFile).string();
+  const int fd = open_lock_file(path, O_RDONLY);
+  if (fd < 0) return false;
+  const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  const std::string pid = held ? holder_pid(fd) : "";
+  ::close(fd);
+  return held && pid != std::to_string(::getpid());
+}
+
 DirLock DirLock::acquire(const std::string& dir, const std::string& what) {
   check_folder_path(dir, what);
   std::error_code ec;

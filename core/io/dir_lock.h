@@ -22,6 +22,9 @@ class DirLock {
   /// a refusal names the writer at work before anything about the folder's files). Free, missing,
   /// or held by this process: returns.
   static void check_free(const std::string& dir, const std::string& what);
+  /// Whether a process other than this one holds `dir` now (a run training in it, a sweep running);
+  /// false for a folder never claimed, or one whose .lock cannot be opened. Never throws.
+  static bool busy(const std::string& dir);
   ~DirLock();
   DirLock(DirLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
   DirLock& operator=(DirLock&& other) noexcept;

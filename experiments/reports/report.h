@@ -14,12 +14,17 @@ struct ReportOptions {
   std::string by;                    // order rows by this varying key, and plot finals over it
   std::vector<std::string> label;    // --label: "dir", or the keys that name rows; empty: the default
   std::vector<std::string> columns;  // --columns: the key columns shown; empty: every varying key
+  /// report --watch: report.html reloads itself every refresh_s seconds (a live page); 0: a final page.
+  int refresh_s = 0;
 };
 
 struct ReportResult {
   std::string out_dir;
   std::vector<std::string> files;  // every file written, report.md first
   size_t rows = 0, runs = 0, done = 0;
+  /// Inputs still being written: run folders a training process holds, sweep folders a sweep
+  /// process holds (report --watch goes on while there are any).
+  size_t live = 0;
 };
 
 /// Reads the DIRs, pools their runs into rows and writes report.md, report.csv, report.json,

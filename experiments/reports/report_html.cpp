@@ -2,6 +2,7 @@
 #include <cmath>
 #include <regex>
 
+#include "core/system.h"
 #include "experiments/reports/report_format.h"
 #include "experiments/reports/report_writers.h"
 
@@ -143,9 +144,16 @@ std::string report_html(const ReportDocument& doc) {
   const std::string title = doc.inputs.sources.size() == 1 && doc.inputs.sources[0].sweep
                                 ? doc.inputs.sources[0].sweep->name
                                 : "runs";
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Report: " +
+  const std::string refresh =
+      doc.refresh_s > 0 ? "<meta http-equiv=\"refresh\" content=\"" + std::to_string(doc.refresh_s) + "\">\n" : "";
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n" + refresh + "<title>Report: " +
                     html_escape(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
-  out += "<h1>Report: " + html_escape(title) + "</h1>\n<ul class=\"inputs\">\n";
+  out += "<h1>Report: " + html_escape(title) + "</h1>\n";
+  if (doc.refresh_s > 0)
+    out += "<p class=\"note live\">Live: written at " + utc_now() + "; the page reloads every " +
+           std::to_string(doc.refresh_s) + " s while runs train (<code>transnormer report --watch</code>), and "
+           "stops once they end.</p>\n";
+  out += "<ul class=\"inputs\">\n";
   size_t run_dirs = 0;
   for (const ReportSource& s : doc.inputs.sources) run_dirs += !s.sweep;
   for (const ReportSource& s : doc.inputs.sources)

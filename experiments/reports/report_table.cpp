@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/progress.h"
 #include "experiments/reports/flat_json.h"
 
 namespace tn {
@@ -222,6 +223,19 @@ void choose_metrics(const ReportInputs& in, const TableOptions& options, ReportT
   }
 }
 
+/// "step 2500/6000 (42 %), ETA 0:55:00" of a run that is training or was stopped, from its last
+/// training-log line and config.yaml; "" before its first line or without max_steps.
+std::string run_progress(const RunRecord& run) {
+  if (run.done() || run.logged_step <= 0 || run.max_steps <= 0) return "";
+  const int64_t step = std::min(run.logged_step, run.max_steps);
+  std::string out = "step " + std::to_string(step) + "/" + std::to_string(run.max_steps) + " (" +
+                    std::to_string(100 * step / run.max_steps) + " %)";
+  if (run.state == "running" && run.logged_train_s > 0)
+    out += ", ETA " + format_duration(run.logged_train_s / static_cast<double>(run.logged_step) *
+                                      static_cast<double>(run.max_steps - step));
+  return out;
+}
+
 std::string row_state(const ReportInputs& in, const ReportRow& row) {
   std::vector<std::string> states;
   std::map<std::string, size_t> count;
@@ -238,7 +252,10 @@ std::string row_state(const ReportInputs& in, const ReportRow& row) {
     out += (out.empty() ? "" : ", ") + s + " (" + std::to_string(count[s]) + " of " + std::to_string(n) +
            (n == 1 ? " seed)" : " seeds)");
   }
-  return out;
+  std::string progress;  // of each run not done, in the row's order
+  for (size_t r : row.runs)
+    if (const std::string p = run_progress(in.runs[r]); !p.empty()) progress += (progress.empty() ? "" : "; ") + p;
+  return progress.empty() ? out : out + ": " + progress;
 }
 
 /// Warns when two done runs of one row share a seed: both are pooled, so its spread is not only

@@ -18,6 +18,7 @@ struct ReportDocument {
   const std::vector<ReportPlot>& plots;
   const ReportHighlights& highlights;
   std::string out_dir;  // where the documents go (links are relative to it)
+  int refresh_s = 0;    // report --watch: report.html reloads itself every refresh_s seconds; 0: never
 };
 
 /// A run's name in a row: "seed 3", or its directory's name when it has no seed.

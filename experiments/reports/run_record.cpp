@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "core/io/atomic_file.h"
+#include "core/io/dir_lock.h"
 #include "core/io/json_errors.h"
 #include "experiments/outputs/metrics.h"
 #include "experiments/reports/flat_json.h"
@@ -72,6 +73,8 @@ void read_metrics(RunRecord& run, const std::string& file) {
       if (train) {
         run.train_loss.step.push_back(static_cast<double>(train->step));
         run.train_loss.value.push_back(train->loss);
+        run.logged_step = train->step;
+        run.logged_train_s = train->train_s;
       } else {
         const json values = eval->metrics.to_json();
         for (const std::string& name : eval->metrics.names()) {
@@ -89,6 +92,16 @@ void read_metrics(RunRecord& run, const std::string& file) {
       return;
     }
   }
+}
+
+/// config.yaml's train.<key> when it is an integer.
+std::optional<int64_t> train_integer(const json& config, const char* key) {
+  if (!config.is_object()) return std::nullopt;
+  const auto train = config.find("train");
+  if (train == config.end() || !train->is_object()) return std::nullopt;
+  const auto value = train->find(key);
+  if (value == train->end() || !value->is_number_integer()) return std::nullopt;
+  return value->get<int64_t>();
 }
 
 /// diverged.json, which the runner leaves beside the last good checkpoint: {"step", "error"}.
@@ -134,15 +147,16 @@ RunRecord read_run_dir(const std::string& dir) {
   const fs::path root(dir);
   auto has = [&](const char* name) { return fs::is_regular_file(root / name); };
   if (has("config.yaml")) read_config(run, (root / "config.yaml").string());
+  run.max_steps = train_integer(run.config, "max_steps").value_or(0);
   if (has("summary.json")) read_summary(run, (root / "summary.json").string());
   if (!run.summary && has("diverged.json")) read_diverged(run, (root / "diverged.json").string());
+  if (run.state == "incomplete" && DirLock::busy(dir)) run.state = "running";  // a train process holds it
   if (has("metrics.jsonl")) read_metrics(run, (root / "metrics.jsonl").string());
   if (has("locality.json")) read_locality(run, (root / "locality.json").string());
   if (run.summary) {
     run.seed = run.summary->train.seed;
-  } else if (run.config.is_object() && run.config.contains("train") && run.config["train"].is_object() &&
-             run.config["train"].contains("seed") && run.config["train"]["seed"].is_number_integer() && run.config["train"]["seed"].get<int64_t>() >= 0) {
-    run.seed = run.config["train"]["seed"].get<uint64_t>();
+  } else if (const std::optional<int64_t> seed = train_integer(run.config, "seed"); seed && *seed >= 0) {
+    run.seed = static_cast<uint64_t>(*seed);
   }
   return run;
 }

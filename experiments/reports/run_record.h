@@ -27,7 +27,7 @@ struct LocalityCurve {
 struct RunRecord {
   std::string dir;  // the run directory, as given or as the sweep folder joined with its "dir"
   /// done | failed | diverged (from a sweep, or a diverged.json without summary.json) | pending |
-  /// running (from a sweep) | incomplete (no summary.json yet, or a sweep point reported done
+  /// running (from a sweep, or a run folder a training process holds now) | incomplete (no summary.json yet, or a sweep point reported done
   /// without one) | unreadable (summary.json is malformed).
   /// Only done runs enter the pooled statistics.
   std::string state;
@@ -43,6 +43,10 @@ struct RunRecord {
   std::optional<uint64_t> seed;  // summary train.seed, else config train.seed, else the override
 
   StepCurve train_loss;                   // training-log lines' loss
+  /// The last training-log line's step and training seconds so far (both 0 before the first),
+  /// and config.yaml's train.max_steps (0 when unknown): a run's progress and ETA.
+  int64_t logged_step = 0, max_steps = 0;
+  double logged_train_s = 0;
   std::map<std::string, StepCurve> evals;  // "valid.ppl" -> evaluation values by step
   std::optional<LocalityCurve> locality;
 

@@ -10,20 +10,12 @@
 
 #include "core/io/atomic_file.h"
 #include "core/math/isa_clones.h"
+#include "core/system.h"
 #include "core/version.h"
 
 namespace tn {
 
 namespace {
-
-std::string utc_now() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::string host_name() {
   char buf[256] = {};

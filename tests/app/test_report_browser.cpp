@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "tests/app/cli_runner.h"
+#include "tests/app/tiny_spec.h"
 
 using namespace tn::test;
 namespace fs = std::filesystem;
@@ -97,4 +98,49 @@ TEST_CASE("report.html: tables and every plot render in headless Chromium, with 
   const std::string problems = page_problems(bad.log);
   CHECK(problems.find("broken page") != std::string::npos);
   CHECK(outside_requests(bad.netlog).find("http://example.org/x.png") != std::string::npos);
+}
+
+TEST_CASE("report --watch: a live page of a run that is training, reloading itself, then final when the run ends") {
+  REQUIRE_MESSAGE(std::system("command -v chromium > /dev/null") == 0,
+                  "Chromium is missing: scripts/setup.sh installs Debian's chromium package");
+  const std::string dir = scratch_dir("report_watch");
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  // A run of a minute or so on one thread: long enough to be seen while it trains.
+  const CliChild run = spawn_cli("train " + dir + "/tiny.yaml --set train.max_steps=6000 --set train.eval_every=1000 "
+                                 "--set train.log_every=10 --threads 1 --out " + dir + "/run",
+                                 dir, "train");
+  const std::string metrics = dir + "/run/metrics.jsonl";
+  for (int i = 0; i < 600 && slurp(metrics).find("\"step\":20,") == std::string::npos; ++i) ::usleep(100000);
+  REQUIRE(slurp(metrics).find("\"step\":20,") != std::string::npos);
+  const CliChild watch = spawn_cli("report " + dir + "/run --out " + dir + "/live --watch 1", dir, "watch");
+  const std::string html = dir + "/live/report.html";
+  for (int i = 0; i < 300 && slurp(html).find("running (1 of 1 seed): step") == std::string::npos; ++i) ::usleep(100000);
+
+  const Browsed page = browse(html, dir, "live");
+  INFO(page.log);
+  CHECK(page.code == 0);
+  CHECK(page.dom.find("<meta http-equiv=\"refresh\" content=\"1\">") != std::string::npos);
+  CHECK(page.dom.find("Live: written at ") != std::string::npos);
+  static const std::regex progress("running \\(1 of 1 seed\\): step [0-9]+/6000 \\([0-9]+ %\\), ETA [0-9:]+");
+  CHECK(std::regex_search(page.dom, progress));
+  CHECK(count(page.dom, "<svg") >= 1);  // the training-loss curve so far
+  CHECK(page_problems(page.log).empty());
+  CHECK(outside_requests(page.netlog).empty());
+  // The page follows the run: a later version shows a later step.
+  const std::string first = slurp(html);
+  for (int i = 0; i < 100 && slurp(html) == first; ++i) ::usleep(100000);
+  CHECK(slurp(html) != first);
+
+  // The run ends: the watcher writes the final page (no reload, the run done) and exits 0.
+  const CliResult trained = wait_cli(run);
+  INFO(trained.err);
+  REQUIRE(trained.code == 0);
+  const CliResult watched = wait_cli(watch);
+  INFO(watched.err);
+  CHECK(watched.code == 0);
+  CHECK(watched.err.find("every run has ended; report.html is final") != std::string::npos);
+  const std::string final_page = slurp(html);
+  CHECK(final_page.find("http-equiv=\"refresh\"") == std::string::npos);
+  CHECK(final_page.find("running (") == std::string::npos);
+  CHECK(final_page.find(">done<") != std::string::npos);
 }
