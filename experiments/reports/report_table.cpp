@@ -223,10 +223,12 @@ void choose_metrics(const ReportInputs& in, const TableOptions& options, ReportT
   }
 }
 
-/// "step 2500/6000 (42 %), ETA 0:55:00" of a run that is training or was stopped, from its last
-/// training-log line and config.yaml; "" before its first line or without max_steps.
+/// "step 2500/6000 (42 %), ETA 0:55:00" of a run that is training, waits or was stopped, from
+/// its last training-log line and config.yaml; "" before its first line, without max_steps, or
+/// for a run that ended (done, failed, diverged).
 std::string run_progress(const RunRecord& run) {
-  if (run.done() || run.logged_step <= 0 || run.max_steps <= 0) return "";
+  const bool unfinished = run.state == "running" || run.state == "pending" || run.state == "incomplete";
+  if (!unfinished || run.logged_step <= 0 || run.max_steps <= 0) return "";
   const int64_t step = std::min(run.logged_step, run.max_steps);
   std::string out = "step " + std::to_string(step) + "/" + std::to_string(run.max_steps) + " (" +
                     std::to_string(100 * step / run.max_steps) + " %)";
