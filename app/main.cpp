@@ -34,19 +34,12 @@ int run_command(int argc, char** argv) {
     tn::app::Action action = register_verb(app);
     verbs.emplace_back(app.get_subcommands({})[before], std::move(action));
   };
-  add(tn::app::add_train_verb);
-  add(tn::app::add_eval_verb);
-  add(tn::app::add_forward_verb);
-  add(tn::app::add_bench_verb);
-  add(tn::app::add_generate_verb);
-  add(tn::app::add_sweep_verb);
-  add(tn::app::add_analyze_verb);
-  add(tn::app::add_report_verb);
-  add(tn::app::add_predict_verb);
-  add(tn::app::add_tokenize_verb);
-  add(tn::app::add_data_verb);
-  add(tn::app::add_completion_verb);
-  add(tn::app::add_manpage_verb);
+  for (auto* register_verb : {tn::app::add_train_verb, tn::app::add_eval_verb, tn::app::add_forward_verb,
+                              tn::app::add_bench_verb, tn::app::add_generate_verb, tn::app::add_sweep_verb,
+                              tn::app::add_analyze_verb, tn::app::add_report_verb, tn::app::add_predict_verb,
+                              tn::app::add_tokenize_verb, tn::app::add_data_verb, tn::app::add_completion_verb,
+                              tn::app::add_manpage_verb})
+    add(register_verb);
 
   // A first word that is no verb gets its own message (CLI11 would say "A subcommand is required").
   if (argc > 1 && argv[1][0] != '-') {
