@@ -14,10 +14,14 @@ std::vector<std::string> smoke_overrides() {
           "train.log_every=1",      "train.limit_eval_batches=2", "train.patience=0"};
 }
 
-std::string smoke_folder(const std::string& name) {
+std::string smoke_folder_pattern(const std::string& name) {
   const char* tmp = std::getenv("TMPDIR");
   const std::filesystem::path base = tmp && *tmp ? tmp : "/tmp";
-  std::string pattern = (base / ("transnormer-smoke-" + name + "-XXXXXX")).string();
+  return (base / ("transnormer-smoke-" + name + "-XXXXXX")).string();
+}
+
+std::string smoke_folder(const std::string& name) {
+  std::string pattern = smoke_folder_pattern(name);
   if (!::mkdtemp(pattern.data()))
     throw IoError(pattern + ": cannot make the smoke test's scratch folder (" + std::strerror(errno) +
                   "); give one with --out, or set TMPDIR");

@@ -15,4 +15,7 @@ std::vector<std::string> smoke_overrides();
 /// transnormer-smoke-<name>-XXXXXX. Throws IoError when it cannot be made.
 std::string smoke_folder(const std::string& name);
 
+/// The name smoke_folder would make, not made: ".../transnormer-smoke-<name>-XXXXXX" (for a dry run).
+std::string smoke_folder_pattern(const std::string& name);
+
 }  // namespace tn::app

@@ -40,6 +40,7 @@ namespace {
 
 struct FetchArgs {
   std::string data_root;
+  bool data_root_given = false;
   bool lra = false;
 };
 
@@ -49,7 +50,11 @@ int run_fetch(const FetchArgs& args) {
     throw IoError("data fetch: no fetch script beside this binary (share/transnormer/scripts/fetch_data.sh) nor in "
                   "the source tree it was built from; reinstall the package, or run scripts/fetch_data.sh from a "
                   "clone of the repository");
+  if (args.data_root_given && args.data_root.empty())
+    throw ConfigError("data fetch: --data-root is empty; give the folder to fetch into, or leave --data-root out "
+                      "for $TRANSNORMER_DATA (else ./datasets)");
   const std::string root = resolve_data_root(args.data_root);
+  install_stop_handlers();
   spdlog::info("data fetch: into {} with {}{}", root, script,
                args.lra ? " (and the 8.23 GB LRA release for ListOps and Retrieval)" : "");
   // The script's progress streams to this process's stdout and stderr as it comes.
@@ -63,13 +68,24 @@ int run_fetch(const FetchArgs& args) {
   posix_spawnattr_init(&attr);
   const sigset_t mask = child_signal_mask();  // stoppable by SIGTERM and Ctrl-C
   posix_spawnattr_setsigmask(&attr, &mask);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+  posix_spawnattr_setpgroup(&attr, 0);  // its own process group, which a stop signal is passed to
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
   pid_t pid = 0;
   const int rc = posix_spawnp(&pid, "bash", nullptr, &attr, argv.data(), environ);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) throw IoError("data fetch: cannot run bash " + script + ": " + std::strerror(rc));
+  // A stop signal to this process stops the script and its downloads too (its process group), then
+  // exits 128 + signal; the parts already fetched stay, and a rerun goes on from them.
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  int asked = 0;
+  while (::waitpid(pid, &status, WNOHANG) == 0) {
+    if (!asked && (asked = stop_signal()) != 0) ::kill(-pid, asked);
+    ::usleep(100000);
+  }
+  if (asked) {
+    spdlog::warn("data fetch: stopped by {}; rerun the command to go on (the parts already fetched are kept)",
+                 signal_name(asked));
+    return exit_code_for_signal(asked);
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
     spdlog::info("data fetch: the datasets are in {}", root);
@@ -91,8 +107,11 @@ std::pair<CLI::App*, Action> add_data_fetch(CLI::App& data) {
       "WikiText-103 and -2, GLUE, GPT-2 BPE, IMDB (LRA Text), CIFAR-10 (LRA Image); with --lra also the 8.23 GB "
       "LRA release (ListOps and Retrieval). Parts already there are skipped");
   sub->add_flag("--lra", args->lra, "also the LRA release (8.23 GB download)");
-  sub->add_option("--data-root", args->data_root, "dataset root (default $TRANSNORMER_DATA, else ./datasets)");
-  return {sub, [args]() { return run_fetch(*args); }};
+  CLI::Option* root = sub->add_option("--data-root", args->data_root, "dataset root (default $TRANSNORMER_DATA, else ./datasets)");
+  return {sub, [args, root]() {
+            args->data_root_given = root->count() > 0;
+            return run_fetch(*args);
+          }};
 }
 
 }  // namespace tn::app

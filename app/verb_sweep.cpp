@@ -71,8 +71,12 @@ Action add_sweep_verb(CLI::App& app) {
     if (args->ranks_per_point > 1 && !built_with_mpi())
       throw ConfigError("--ranks-per-point " + std::to_string(args->ranks_per_point) +
                         ": this transnormer was built without MPI; install libopenmpi-dev and rebuild (scripts/setup.sh)");
+    if (args->smoke && slurm)
+      throw ConfigError("--smoke runs its points here, in seconds: leave --launcher slurm out");
+    args->cli.smoke = args->smoke;
     const SweepSpec sweep = load_sweep(find_config(args->file), args->cli);  // every point validated before anything runs
     std::string out = args->out.empty() ? (std::filesystem::path("runs") / sweep.name).string() : args->out;
+    if (args->smoke && args->out.empty() && args->dry_run) out = smoke_folder_pattern(sweep.name);
     if (args->smoke && args->out.empty() && !args->dry_run) {
       out = smoke_folder(sweep.name);
       spdlog::info("smoke test of the sweep {}: every point 3 steps, 2 batches of each evaluation, into {}", sweep.name, out);
@@ -97,7 +101,6 @@ Action add_sweep_verb(CLI::App& app) {
                               : slurm                    ? 1
                                                          : std::max(1, cores / (args->jobs * args->ranks_per_point));
     options.retry_failed = args->retry_failed;
-    options.smoke = args->smoke;
     if (args->dry_run) {  // slurm: the batch script, as it would be submitted
       const std::string script = slurm_dry_run(sweep, options);
       if (script.empty()) std::cerr << "sweep " << sweep.name << ": no point needs running\n";

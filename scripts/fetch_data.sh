@@ -29,9 +29,9 @@ done
 root="${args[0]:-${TRANSNORMER_DATA:-datasets}}"
 mkdir -p "$root"
 
-download() {  # download URL FILE
-  if command -v curl >/dev/null; then curl -fL --retry 3 -o "$2" "$1"
-  elif command -v wget >/dev/null; then wget -O "$2" "$1"
+download() {  # download URL FILE; a server that stops sending for 60 s counts as failed (no hang)
+  if command -v curl >/dev/null; then curl -fL --retry 3 --connect-timeout 30 --speed-limit 1 --speed-time 60 -o "$2" "$1"
+  elif command -v wget >/dev/null; then wget --timeout=60 --tries=3 -O "$2" "$1"
   else echo "fetch_data.sh: need curl or wget" >&2; return 1
   fi
 }

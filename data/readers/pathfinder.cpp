@@ -16,7 +16,8 @@ namespace {
 /// Where a Pathfinder set in `root` comes from.
 std::string hint(const std::string& root) {
   return "make one there with `transnormer data generate pathfinder --out " + root +
-         " --count 200000 --contour-length 14` (LRA's difficulty and size), or unpack the LRA release's "
+         " --count N --contour-length L` (the count and difficulty the spec's comment gives; LRA's own is "
+         "--count 200000 --contour-length 14), or unpack the LRA release's "
          "lra_release/pathfinder32/curv_contour_length_14 (in the 8.23 GB lra_release.gz) into it";
 }
 

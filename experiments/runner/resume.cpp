@@ -93,16 +93,21 @@ std::optional<RunSummary> finished_run(const std::string& run, const ExperimentS
   const bool stopped_early = !summary.stopped_early_at.is_null();
   // More steps done than asked: restore_run refuses it, naming the steps.
   if (steps > spec.train.max_steps || (!stopped_early && steps < spec.train.max_steps)) return std::nullopt;
+  if (stopped_early) {
+    // Its patience ended it; a resume would stop there again. Training on is another run.
+    spdlog::warn("{}: nothing to resume: the run stopped early at step {}, its validation not improving for "
+                 "train.patience evaluations (its results are in {}); nothing was run or written. To train on, "
+                 "start a new run (another --out) with a larger train.patience, or with train.init_from: {}",
+                 run, steps, path.string(), run);
+    return summary;
+  }
   const ScheduleKind kind = spec.train.schedule.kind;
   const bool decays = kind == ScheduleKind::Cosine || kind == ScheduleKind::PolynomialDecay;
   const std::string longer = fmt::format(" --set train.max_steps={}", 2 * steps) +
                              (decays ? fmt::format(" --set train.schedule.total_steps={}", 2 * steps) : "");
-  spdlog::warn("{}: nothing to resume: the run is finished ({}; its results are in {}), and nothing was run or "
-               "written. To train it longer: transnormer train --resume {}{}",
-               run,
-               stopped_early ? fmt::format("stopped early by its patience at step {}", steps)
-                             : fmt::format("{} steps of train.max_steps {}", steps, spec.train.max_steps),
-               path.string(), shell_quote(run), longer);
+  spdlog::warn("{}: nothing to resume: the run is finished ({} steps of train.max_steps {}; its results are in {}), "
+               "and nothing was run or written. To train it longer: transnormer train --resume {}{}",
+               run, steps, spec.train.max_steps, path.string(), shell_quote(run), longer);
   return summary;
 }
 

@@ -52,6 +52,7 @@ std::string SweepIndex::command_line_words() const {
   std::string out;
   for (const std::string& s : command_set) out += " --set " + shell_quote(s);
   for (const std::string& g : command_grid) out += " --grid " + shell_quote(g);
+  if (smoke) out += " --smoke";
   return out;
 }
 
@@ -63,6 +64,7 @@ nlohmann::ordered_json SweepIndex::to_json() const {
   out["set"] = set;
   out["axes"] = axes;
   out["command_line"] = {{"set", command_set}, {"grid", command_grid}};
+  if (smoke) out["command_line"]["smoke"] = true;
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const PointRecord& p : points) {
     nlohmann::ordered_json r;
@@ -98,6 +100,7 @@ SweepIndex SweepIndex::from_json(const nlohmann::ordered_json& o) {
   if (const auto c = o.find("command_line"); c != o.end() && c->is_object()) {  // absent before it was recorded
     index.command_set = c->value("set", std::vector<std::string>{});
     index.command_grid = c->value("grid", std::vector<std::string>{});
+    index.smoke = c->value("smoke", false);
   }
   for (const nlohmann::ordered_json& r : need(o, "points")) {
     PointRecord p;

@@ -45,12 +45,14 @@ struct SweepIndex {
   nlohmann::ordered_json set = nlohmann::ordered_json::object();
   std::vector<std::string> axes;
   std::vector<std::string> command_set, command_grid;  // the sweep's --set and --grid, as given
+  bool smoke = false;  // the sweep's --smoke: its points are smoke tests, not results
   std::vector<PointRecord> points;
 
   /// The point with folder `dir`, or nullptr.
   PointRecord* find(const std::string& dir);
   const PointRecord* find(const std::string& dir) const;
-  /// " --set 'a=1' --grid 'b=2,3'": command_set and command_grid as shell words ("" when none).
+  /// " --set 'a=1' --grid 'b=2,3'": command_set and command_grid as shell words, then " --smoke"
+  /// for a smoke test ("" when none).
   std::string command_line_words() const;
   nlohmann::ordered_json to_json() const;
   /// Needs "name", "axes" and "points", each point "name", "dir", "overrides" and "state"; the rest

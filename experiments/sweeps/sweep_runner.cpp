@@ -66,11 +66,19 @@ bool max_steps_above(const ordered_json& identity, const ordered_json& ran) {
   return was.is_number_integer() && now.is_number_integer() && now.get<int64_t>() > was.get<int64_t>();
 }
 
-/// identity with the train.max_steps the point ran with, when identity only raises it: what the
-/// point must otherwise equal.
+/// identity with the train.max_steps the point ran with, when identity raises it, and with the
+/// schedule's total_steps it ran with (a cosine or polynomial decay extended with the run, as
+/// train --resume allows): what the point must otherwise equal.
 ordered_json with_ran_max_steps(const ordered_json& identity, const ordered_json& ran) {
   ordered_json out = identity;
-  if (max_steps_above(identity, ran)) out["train"]["max_steps"] = ran["train"]["max_steps"];
+  if (!max_steps_above(identity, ran)) return out;
+  out["train"]["max_steps"] = ran["train"]["max_steps"];
+  const auto total = [](const ordered_json& j) -> const ordered_json* {
+    const auto train = j.find("train");
+    if (train == j.end() || !train->contains("schedule") || !(*train)["schedule"].contains("total_steps")) return nullptr;
+    return &(*train)["schedule"]["total_steps"];
+  };
+  if (const ordered_json* was = total(ran); was && total(out)) out["train"]["schedule"]["total_steps"] = *was;
   return out;
 }
 
@@ -120,7 +128,7 @@ std::vector<std::string> train_command(const SweepSpec& sweep, const SweepPoint&
   if (point.drops_paper) argv.insert(argv.end(), {"--set", "paper=null"});  // not the base's values
   argv.insert(argv.end(), {"--out", (fs::path(options.out_dir) / point.dir).string(), "--threads",
                            std::to_string(options.threads_per_job)});
-  if (options.smoke) argv.push_back("--smoke");
+  if (sweep.command_line.smoke) argv.push_back("--smoke");
   if (!options.data_root.empty()) argv.insert(argv.end(), {"--data-root", options.data_root});
   argv.push_back(resume ? "--resume" : "--overwrite");
   return argv;
@@ -405,7 +413,7 @@ SweepOutcome SweepRun::run() {
                outcome.failed, outcome.diverged, outcome.pending,
                options_.detach ? " (detached: rerun the same command to follow the Slurm tasks)" : "",
                (fs::path(options_.out_dir) / kIndexFile).string());
-  if (outcome.failed + outcome.diverged > 0 && !stop_signal_ && !options_.detach)
+  if (outcome.failed + outcome.diverged > 0 && !stop_signal_ && !options_.detach && !options_.retry_failed)
     spdlog::warn("sweep {}: {} point(s) failed or diverged and stay so on a rerun; to run them again, rerun this "
                  "command with --retry-failed (their errors are in {})",
                  sweep_.name, outcome.failed + outcome.diverged, (fs::path(options_.out_dir) / kIndexFile).string());
@@ -482,6 +490,13 @@ SweepIndex reconcile_index(const SweepSpec& sweep, const std::string& out_dir) {
   if (fs::exists(path)) index = read_sweep_index(path.string());
   check_same_sweep(index, sweep, out_dir);
   check_same_axes(index, sweep, out_dir);
+  if (!index.points.empty() && index.smoke != sweep.command_line.smoke)
+    throw ConfigError(out_dir + "/" + kIndexFile +
+                      (index.smoke ? " holds a smoke test of the sweep (sweep --smoke: 3 steps, 2 batches of each "
+                                     "evaluation), not its results; give the real sweep its own --out"
+                                   : " holds the sweep's real runs; a smoke test goes to a scratch folder of its own: "
+                                     "leave --out out, or give another"));
+  index.smoke = sweep.command_line.smoke;
   index.name = sweep.name;
   index.sweep_file = sweep.path;
   index.base = sweep.base;

@@ -28,7 +28,6 @@ struct SweepOptions {
   std::vector<std::string> slurm_args;   // sbatch options (--slurm)
   int slurm_max_running = 0;             // the job array's throttle (%N); 0: none
   bool detach = false;                   // slurm: submit and return; a rerun follows the tasks
-  bool smoke = false;                    // each point a smoke test (`train --smoke`: 3 steps, 2 batches per evaluation)
   double poll_s = 2;                     // slurm: seconds between two looks at the queue
   std::function<int()> stop_requested;  // polled; a signal number stops the sweep
 };

@@ -52,6 +52,7 @@ struct SweepPoint {
 /// become grid axes after its own. A key the file already sets or varies is refused (exit 2).
 struct SweepCommandLine {
   std::vector<std::string> set, grid;
+  bool smoke = false;  // --smoke: every point a smoke test (`train --smoke`)
 };
 
 struct SweepSpec {

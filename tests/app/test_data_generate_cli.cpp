@@ -5,6 +5,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -286,6 +290,29 @@ TEST_CASE("cli: data fetch runs the fetch script into the data root, and a faile
   // The script's first part, from its official source, into the root given.
   CHECK(contains(slurp(dir + "/curl.log"), "https://dl.fbaipublicfiles.com/fairseq/gpt2_bpe/encoder.json"));
   CHECK(std::filesystem::is_directory(root + "/gpt2_bpe"));
+
+  // A download that stalls: SIGTERM stops the script and its curl too (exit 143, nothing left
+  // running), not the command alone.
+  write_text(dir + "/bin/curl", "#!/bin/sh\necho $$ > '" + dir + "/curl.pid'\nexec sleep 60\n");
+  const pid_t fetch = spawn_command_line("env PATH='" + dir + "/bin':\"$PATH\" '" + binary() + "' data fetch --data-root '" +
+                                             dir + "/root2'",
+                                         dir + "/out2.txt", dir + "/err2.txt");
+  for (int i = 0; i < 100 && !std::filesystem::exists(dir + "/curl.pid"); ++i) ::usleep(100000);
+  REQUIRE(std::filesystem::exists(dir + "/curl.pid"));
+  ::usleep(200000);
+  ::kill(fetch, SIGTERM);
+  int status = 0;
+  ::waitpid(fetch, &status, 0);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 143);
+  const pid_t curl = std::stoi(slurp(dir + "/curl.pid"));
+  bool gone = false;
+  for (int i = 0; i < 50 && !gone; ++i, ::usleep(100000)) gone = ::kill(curl, 0) != 0;
+  CHECK(gone);
+  // An empty --data-root is refused, not taken as $TRANSNORMER_DATA.
+  const CliResult empty = run_cli("data fetch --data-root ''", dir);
+  CHECK(empty.code == 2);
+  CHECK(contains(empty.err, "--data-root is empty"));
 }
 
 TEST_CASE("cli: missing LRA data names the command that makes or fetches it, with the folder the spec reads") {
@@ -301,7 +328,8 @@ TEST_CASE("cli: missing LRA data names the command that makes or fetches it, wit
                   text = dry("text_t1");
   CHECK(pathfinder.code == 2);
   CHECK(contains(pathfinder.err, "`transnormer data generate pathfinder --out " + root +
-                                     "/lra/pathfinder-generated --count 200000 --contour-length 14`"));
+                                     "/lra/pathfinder-generated --count N --contour-length L` (the count and difficulty "
+                                     "the spec's comment gives; LRA's own is --count 200000 --contour-length 14)"));
   CHECK(listops.code == 2);
   CHECK(contains(listops.err, "`transnormer data generate listops --out " + root + "/lra/listops-generated`"));
   CHECK(contains(listops.err, "`transnormer data fetch --lra` downloads the 8.23 GB release"));

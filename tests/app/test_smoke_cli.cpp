@@ -82,4 +82,18 @@ TEST_CASE("cli: sweep --smoke runs every point of a shipped sweep in seconds, in
     CHECK(p["command"].get<std::string>().find(" --smoke") != std::string::npos);
     CHECK(json::parse(slurp(out + "/" + p["dir"].get<std::string>() + "/summary.json"))["train"]["steps"] == 3);
   }
+  CHECK(index["command_line"]["smoke"] == true);
+  // The real sweep into that folder would take the smoke runs for results: refused, the index kept.
+  const std::string kept = slurp(out + "/sweep.json");
+  const CliResult real = run_in_tmp("sweep " + std::string(TN_SOURCE_DIR) +
+                                        "/configs/ablations/diag_norm_combination.yaml --out " + out,
+                                    tmp, dir);
+  CHECK(real.code == 2);
+  CHECK(real.err.find("holds a smoke test of the sweep") != std::string::npos);
+  CHECK(slurp(out + "/sweep.json") == kept);
+  // A smoke test runs here, never on Slurm.
+  CHECK(run_in_tmp("sweep " + std::string(TN_SOURCE_DIR) +
+                       "/configs/ablations/diag_norm_combination.yaml --smoke --launcher slurm --dry-run",
+                   tmp, dir)
+            .code == 2);
 }

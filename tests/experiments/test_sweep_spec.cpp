@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/io/atomic_file.h"
 #include "experiments/sweeps/sweep_index.h"
 #include "experiments/sweeps/sweep_runner.h"
 #include "experiments/sweeps/sweep_spec.h"
@@ -300,4 +301,36 @@ TEST_CASE("sweep: a base's paper values stay with the points they describe, not 
     CHECK_FALSE(p.drops_paper);
     CHECK(p.spec.paper.at("test.accuracy") == 0.5);
   }
+}
+
+TEST_CASE("sweep index: a cosine sweep is extended with its schedule (max_steps and total_steps raised together)") {
+  SweepDir dir;
+  dir.write("cos.yaml",
+            "model: {arch: decoder, d_model: 32, n_layers: 2, n_heads: 2, diag_layers: 1, vocab_size: 100}\n"
+            "data: {train: train.tokens, seq_len: 16}\n"
+            "train: {max_steps: 6, schedule: {name: cosine, warmup_steps: 2}}\n");
+  const std::string out = (dir.path / "out").string();
+  fs::create_directories(out);
+  auto run_all = [&](const SweepSpec& sweep) {
+    SweepIndex index = reconcile_index(sweep, out);
+    for (PointRecord& p : index.points) p.state = PointState::Done;
+    write_file_atomic(out + "/sweep.json", index.to_json().dump(2));
+  };
+  run_all(load_sweep(dir.write("s.yaml", "base: cos.yaml\ngrid: {model.d_model: [32, 64]}\n")));
+  // total_steps left out follows max_steps: raising max_steps raises both, and the points continue.
+  const SweepIndex followed = reconcile_index(
+      load_sweep(dir.write("s.yaml", "base: cos.yaml\nset: {train.max_steps: 12}\ngrid: {model.d_model: [32, 64]}\n")), out);
+  CHECK(followed.points[0].state == PointState::Pending);
+  CHECK(followed.points[0].spec["train"]["schedule"]["total_steps"] == 12);
+  // Both raised by hand, as train --resume takes them: accepted too (it was refused).
+  const SweepIndex both = reconcile_index(
+      load_sweep(dir.write("s.yaml", "base: cos.yaml\nset: {train.max_steps: 12, train.schedule.total_steps: 12}\n"
+                                     "grid: {model.d_model: [32, 64]}\n")),
+      out);
+  CHECK(both.points[1].state == PointState::Pending);
+  // total_steps changed without a longer run is still another experiment.
+  const std::string what = index_refusal(
+      load_sweep(dir.write("s.yaml", "base: cos.yaml\nset: {train.schedule.total_steps: 9}\ngrid: {model.d_model: [32, 64]}\n")),
+      out);
+  CHECK(what.find("total_steps is 9 in the sweep file but 6") != std::string::npos);
 }
