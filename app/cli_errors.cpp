@@ -43,16 +43,21 @@ std::string hydra_overrides(const std::string& words) {
 
 }  // namespace
 
-std::string cli_error_text(const std::string& message) {
+std::string cli_error_text(const std::string& message, const std::string& verb) {
   static const std::regex unexpected("^The following arguments? (was|were) not expected: (.*)$");
   std::smatch u;
   if (std::regex_match(message, u, unexpected))
-    if (const std::string words = hydra_overrides(u[2].str()); !words.empty())
+    if (const std::string words = hydra_overrides(u[2].str()); !words.empty()) {
+      if (verb != "sweep" && words.find("--grid ") != std::string::npos)
+        return "The following argument" + std::string(u[1].str() == "was" ? " was" : "s were") +
+               " not expected.\nA list of values is a sweep (Hydra's multirun): transnormer sweep SPEC.yaml " + words +
+               " (one point per value); `" + verb + "` takes one value per key, with --set key=value";
       return u[1].str() == "was" ? "The following argument was not expected: " + words.substr(words.find(' ') + 1) +
                                        "\nSpec values are overridden with --set key=value (a sweep varies one with "
                                        "--grid key=v1,v2): " + words
                                  : "The following arguments were not expected.\nSpec values are overridden with "
                                    "--set key=value (a sweep varies one with --grid key=v1,v2): " + words;
+    }
   static const std::regex range("^(.*: ?)?Value (.*) not in range (\\S+) to (\\S+)$");
   std::smatch m;
   if (!std::regex_match(message, m, range) || is_number(m[2].str())) return message;

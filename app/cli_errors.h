@@ -10,7 +10,8 @@ namespace tn::app {
 /// rewritten as "--threads: abc is not a number; give a whole number from 0 to 1024" (or "a
 /// number" when a bound has a fraction); an unexpected argument written as Hydra writes an override
 /// (`train.max_steps=5`, `+key=v`, `key=a,b` for a multirun) followed by the --set (or, for a list,
-/// --grid) that says it here; any other message unchanged.
-std::string cli_error_text(const std::string& message);
+/// --grid) that says it here (for a list given to a verb other than `sweep`, the sweep command
+/// that varies it); any other message unchanged.
+std::string cli_error_text(const std::string& message, const std::string& verb = "");
 
 }  // namespace tn::app

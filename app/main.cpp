@@ -64,7 +64,7 @@ int run_command(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    if (const std::string text = tn::app::cli_error_text(e.what()); text != e.what()) {
+    if (const std::string text = tn::app::cli_error_text(e.what(), argc > 1 ? argv[1] : ""); text != e.what()) {
       std::cerr << text << "\nRun with --help for more information.\n";
       return 2;
     }

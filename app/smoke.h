@@ -1,6 +1,6 @@
 // `--smoke` of `train` and `sweep` (Lightning's fast_dev_run): a spec or a whole sweep run end to
 // end in seconds, to check that it reads its data, builds, trains, evaluates and writes: 3 steps,
-// one validation and one test at the end on their first 2 batches, a log line every step, into a
+// one validation and one test at the end on 2 batches of each split, a log line every step, into a
 // scratch folder (a new one under $TMPDIR unless --out names one).
 #pragma once
 #include <string>

@@ -152,7 +152,7 @@ Action add_train_verb(CLI::App& app) {
                 "resolve and check the spec, read the data, print the run's config.yaml with the data files and "
                 "memory estimate; train and write nothing");
   sub->add_flag("--smoke", args->smoke,
-                "a smoke test (Lightning's fast_dev_run): 3 steps, validation and test at the end on their first 2 "
+                "a smoke test (Lightning's fast_dev_run): 3 steps, validation and test at the end on 2 "
                 "batches, into a new scratch folder under $TMPDIR (or --out)")
       ->excludes(resume);
   sub->add_option("--cfg", args->cfg,

@@ -60,8 +60,9 @@ struct TrainSpec {
   int64_t eval_every = 0, test_every = 0;  // evaluate valid/test every N steps (0: only at the end)
   int64_t log_every = 10;     // a metrics.jsonl line every N steps (0: none)
   int64_t eval_batch_size = 16;  // samples per evaluation batch, >= 1
-  /// Each evaluation scores at most this many batches of eval_batch_size: the first examples of
-  /// the split (Lightning's limit_val_batches, for smoke tests). 0 (null): the whole split.
+  /// Each evaluation scores at most this many batches of eval_batch_size (Lightning's
+  /// limit_val_batches, for smoke tests): a classifier's examples spread over the split, a
+  /// language model's first sequences. 0 (null): the whole split.
   int64_t limit_eval_batches = 0;
   int64_t update_freq = 1;    // gradient accumulation: batches per update, 1..kMaxUpdateFreq (not in the reference)
   int threads = 0;            // 0: the runtime's default (not in the reference)

@@ -47,20 +47,24 @@ struct LabelledSequences {
   size_t size() const { return inputs.size(); }
   bool dual() const { return !seconds.empty(); }
 
-  /// The first `n` examples (n <= size()), for an evaluation of part of the split; the `data
-  /// stats` counts (source_lengths, symbols, unknown) are left out.
-  LabelledSequences prefix(size_t n) const {
+  /// `n` examples (n <= size()) spread evenly over the split (example i × size / n), for an
+  /// evaluation of part of it: a file sorted by label (IMDB's negatives, then its positives) gives
+  /// both. The `data stats` counts (source_lengths, symbols, unknown) are left out.
+  LabelledSequences spread(size_t n) const {
     LabelledSequences e;
     e.name = name;
     e.role = role;
     e.file = file;
     e.labelled = labelled;
-    e.inputs.assign(inputs.begin(), inputs.begin() + static_cast<std::ptrdiff_t>(n));
-    if (dual()) e.seconds.assign(seconds.begin(), seconds.begin() + static_cast<std::ptrdiff_t>(n));
-    e.lengths.assign(lengths.begin(), lengths.begin() + static_cast<std::ptrdiff_t>(n));
-    if (!labels.empty()) e.labels.assign(labels.begin(), labels.begin() + static_cast<std::ptrdiff_t>(n));
-    if (!targets.empty()) e.targets.assign(targets.begin(), targets.begin() + static_cast<std::ptrdiff_t>(n));
-    if (!ids.empty()) e.ids.assign(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(n));
+    for (size_t k = 0; k < n; ++k) {
+      const size_t i = k * size() / n;
+      e.inputs.push_back(inputs[i]);
+      if (dual()) e.seconds.push_back(seconds[i]);
+      e.lengths.push_back(lengths[i]);
+      if (!labels.empty()) e.labels.push_back(labels[i]);
+      if (!targets.empty()) e.targets.push_back(targets[i]);
+      if (!ids.empty()) e.ids.push_back(ids[i]);
+    }
     return e;
   }
 };

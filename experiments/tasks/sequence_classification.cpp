@@ -212,10 +212,10 @@ Metrics SequenceClassificationTask::evaluate(TransNormerModel& model, const std:
                                              int64_t max_examples) const {
   const LabelledSequences* s = find(split);
   if (!s || !s->labelled) throw ConfigError("the spec has no labelled " + split + " split");
-  LabelledSequences first;  // the split's first max_examples examples, when that is fewer
+  LabelledSequences part;  // max_examples of the split's examples, spread over it, when that is fewer
   if (max_examples > 0 && static_cast<size_t>(max_examples) < s->size()) {
-    first = s->prefix(static_cast<size_t>(max_examples));
-    s = &first;
+    part = s->spread(static_cast<size_t>(max_examples));
+    s = &part;
   }
   const Outputs out = run_split(model, *s, batch_size);
   Metrics m;

@@ -91,8 +91,9 @@ class Task : public Objective {
   /// Whether `split` is configured (kValid, kTest).
   virtual bool has_split(const std::string& split) const = 0;
   /// Evaluates `split` in eval mode (no dropout, no tape), batching by `batch_size` samples
-  /// (batching does not change the result); with `max_examples` > 0 only its first that many
-  /// examples (sequences of seq_len for a language model; train.limit_eval_batches). Metrics
+  /// (batching does not change the result); with `max_examples` > 0 only that many of its
+  /// examples (train.limit_eval_batches): spread evenly over the split for a classifier, the
+  /// first ones for a language model (sequences of seq_len). Metrics
   /// always include "loss" (nats). Throws ConfigError for a split that is not configured.
   virtual Metrics evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size,
                            int64_t max_examples = 0) const = 0;

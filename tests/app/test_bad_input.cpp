@@ -119,6 +119,11 @@ TEST_CASE("bad input: unknown verb and bad flags exit 2") {
   CHECK(multirun.err.find("The following argument was not expected: --grid train.seed=1,2") == std::string::npos);
   CHECK(multirun.err.find("The following argument was not expected: train.seed=1,2\n") != std::string::npos);
   CHECK(multirun.err.find(": --grid train.seed=1,2\n") != std::string::npos);
+  // train takes one value per key: a list is a sweep.
+  CliResult list = run_cli("train x.yaml model.token_mixer=softmax,linear", dir);
+  CHECK(list.code == 2);
+  CHECK(list.err.find("A list of values is a sweep (Hydra's multirun): transnormer sweep SPEC.yaml --grid "
+                      "model.token_mixer=softmax,linear") != std::string::npos);
   CliResult other = run_cli("train x.yaml extra", dir);  // not an override: CLI11's words alone
   CHECK(other.code == 2);
   CHECK(other.err.find("--set") == std::string::npos);
