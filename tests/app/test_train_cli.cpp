@@ -158,14 +158,7 @@ TEST_CASE("cli: --resume continues a run exactly: 15 + 15 steps equal 30 in one 
   CHECK(a["test"]["loss"].get<double>() == b["test"]["loss"].get<double>());
   CHECK(a["valid"]["loss"].get<double>() == b["valid"]["loss"].get<double>());
   CHECK(a["train"]["tokens"] == b["train"]["tokens"]);
-  auto loss_at = [](const std::string& metrics, int64_t step) {
-    std::istringstream in(metrics);
-    for (std::string line; std::getline(in, line);) {
-      const json r = json::parse(line);
-      if (r.value("step", 0) == step && !r.contains("split")) return r["loss"].get<double>();
-    }
-    return -1.0;
-  };
+  auto loss_at = [](const std::string& metrics, int64_t step) { return train_value(metrics, step, "loss"); };
   CHECK(loss_at(slurp(dir + "/whole/metrics.jsonl"), 30) == loss_at(slurp(dir + "/parts/metrics.jsonl"), 30));
   CHECK(loss_at(slurp(dir + "/parts/metrics.jsonl"), 10) == loss_at(slurp(dir + "/whole/metrics.jsonl"), 10));
 
@@ -240,14 +233,7 @@ TEST_CASE("cli: a cosine run is extended as its warning says: --resume with trai
   CHECK(longer.err.find("set total_steps to") == std::string::npos);
   // From step 11 on, the lr is that of a 20-step cosine: the one a run of 20 steps in one go logs.
   REQUIRE(run_cli("train " + dir + "/cosine.yaml --set train.max_steps=20 --out " + dir + "/whole", dir).code == 0);
-  auto lr_at = [](const std::string& metrics, int64_t step) {
-    std::istringstream in(metrics);
-    for (std::string line; std::getline(in, line);) {
-      const json r = json::parse(line);
-      if (r.value("step", 0) == step && !r.contains("split")) return r["lr"].get<double>();
-    }
-    return -1.0;
-  };
+  auto lr_at = [](const std::string& metrics, int64_t step) { return train_value(metrics, step, "lr"); };
   const double extended = lr_at(slurp(dir + "/run/metrics.jsonl"), 20), whole = lr_at(slurp(dir + "/whole/metrics.jsonl"), 20);
   CHECK(extended > 0);
   CHECK(extended == whole);

@@ -32,6 +32,17 @@ inline std::string tiny_spec(const std::string& dir, const std::string& extra_tr
 }
 
 
+/// The value of `key` ("loss", "lr") in the training-log line of `step` of a metrics.jsonl text;
+/// -1 when there is no such line.
+inline double train_value(const std::string& metrics, int64_t step, const std::string& key) {
+  std::istringstream in(metrics);
+  for (std::string line; std::getline(in, line);) {
+    const nlohmann::json r = nlohmann::json::parse(line);
+    if (r.value("step", int64_t{0}) == step && !r.contains("split")) return r[key].get<double>();
+  }
+  return -1.0;
+}
+
 /// The (step, loss) of every training-log line of a metrics.jsonl text.
 inline std::vector<std::pair<int64_t, double>> train_losses(const std::string& metrics) {
   std::vector<std::pair<int64_t, double>> out;
