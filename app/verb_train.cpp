@@ -109,6 +109,7 @@ int run(TrainArgs& a) {
   options.data_root = resolve_data_root(a.data_root);
   options.resume = a.resume;
   options.overwrite = a.overwrite;
+  options.records_only = a.smoke;
   options.invocation = {a.command, overrides};
   if (!a.cfg.empty()) {  // Hydra's --cfg job: the spec as resolved, before any data or folder is read
     std::cout << spec_to_yaml(spec) << std::flush;

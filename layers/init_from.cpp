@@ -61,12 +61,14 @@ std::string init_from_checkpoint_path(const std::string& init_from) {
     const std::string path = (std::filesystem::path(init_from) / "checkpoint.safetensors").string();
     if (!std::filesystem::exists(path, ec))
       throw ConfigError("train.init_from: " + init_from +
-                        " has no checkpoint.safetensors; has the pretraining run finished its first evaluation?");
+                        " has no checkpoint.safetensors; has the pretraining run finished its first evaluation? "
+                        "(to train from random weights instead: --set train.init_from=null)");
     return path;
   }
   if (!std::filesystem::exists(init_from, ec))
     throw ConfigError("train.init_from: " + init_from +
-                      ": no such run directory or checkpoint (relative paths are taken from the current directory)");
+                      ": no such run directory or checkpoint (relative paths are taken from the current directory); "
+                      "pretrain it first, or train from random weights with --set train.init_from=null");
   return init_from;
 }
 

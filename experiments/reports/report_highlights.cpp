@@ -14,7 +14,8 @@ namespace {
 const std::vector<std::string> kSharedKeys = {
     "task",          "model.arch",        "model.d_model",        "model.n_layers",
     "model.n_heads", "data.seq_len",      "train.batch_size",     "train.max_steps",
-    "train.schedule.name", "train.schedule.warmup_steps", "train.optimizer.lr", "train.precision"};
+    "train.schedule.name", "train.schedule.warmup_steps", "train.optimizer.lr", "train.precision",
+    "train.limit_eval_batches"};
 
 std::string config_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
@@ -99,6 +100,15 @@ std::vector<std::pair<std::string, std::vector<size_t>>> data_groups(const Repor
   return {{"", all}};
 }
 
+/// Whether a run of `row` scored only part of its splits (train.limit_eval_batches set).
+bool partial_evaluation(const ReportInputs& inputs, const ReportRow& row) {
+  for (size_t run : row.runs) {
+    const std::optional<std::string> limit = config_value(inputs.runs[run], "train.limit_eval_batches");
+    if (limit && *limit != "0") return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 ReportHighlights report_highlights(const ReportInputs& inputs, const ReportTable& table) {
@@ -115,7 +125,11 @@ ReportHighlights report_highlights(const ReportInputs& inputs, const ReportTable
     }
   }
   if (auto p = params_text(table)) h.shared.emplace_back("params", *p);
-  const auto groups = data_groups(inputs, table);
+  auto groups = data_groups(inputs, table);
+  for (auto& group : groups)  // a row scored on part of its splits is no rival of any row
+    group.second.erase(std::remove_if(group.second.begin(), group.second.end(),
+                                      [&](size_t r) { return partial_evaluation(inputs, table.rows[r]); }),
+                       group.second.end());
   for (const std::string& m : table.metrics)
     for (const auto& [label, rows] : groups)
       if (auto b = best_of(table, m, rows)) {

@@ -19,6 +19,10 @@ LoadedRun load_run(const std::string& target, const std::string& data_root, bool
   }
   const std::string config = (run_dir / "config.yaml").string();
   const std::string ckpt_path = (run_dir / "checkpoint.safetensors").string();
+  if (std::filesystem::exists(config) && std::filesystem::exists(run_dir / "summary.json") &&
+      !std::filesystem::exists(ckpt_path))
+    throw DataError(run_dir.string() + ": the run kept no checkpoint.safetensors (a smoke test, train --smoke, writes "
+                    "its records only); train the spec without --smoke to evaluate its weights");
   if (!std::filesystem::exists(config) || !std::filesystem::exists(ckpt_path))
     throw DataError(run_dir.string() + ": not a run directory (needs config.yaml and "
                     "checkpoint.safetensors); train it first (eval can also read a checkpoint file: eval --checkpoint FILE)");

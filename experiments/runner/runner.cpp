@@ -288,7 +288,7 @@ void Run::save(int64_t step) {
   if (grad_stats_) done_.analysis = grad_stats_->state();
   done_.stream = task_->stream_state();
   done_.dropout_rng = step_->dropout_rng().state();
-  if (writer_) {  // the other ranks hold the same state; rank 0 alone writes it
+  if (writer_ && !options_.records_only) {  // the other ranks hold the same state; rank 0 alone writes it
     const std::string state_path = run_->file(kTrainStateFile);
     if (std::filesystem::exists(state_path)) std::filesystem::rename(state_path, run_->file(kPreviousTrainStateFile));
     save_train_state(state_path, step_->optimizer(), done_);
@@ -369,7 +369,7 @@ void Run::redo_missing_evaluations() {
 }
 
 bool Run::checkpoint_after_validation(const Metrics& v, int64_t step) {
-  if (best_.observe(v, step) && writer_) {
+  if (best_.observe(v, step) && writer_ && !options_.records_only) {
     save_checkpoint(run_->file(kBestCheckpointFile), *model_, task_->vocabulary(), step);
     spdlog::info("best so far: {} -> {}", best_.describe(), kBestCheckpointFile);
   }
@@ -385,6 +385,9 @@ bool Run::checkpoint_after_validation(const Metrics& v, int64_t step) {
 
 void Run::stop(int signal, int64_t step) {
   if (saved_step_ != step) save(step);
+  if (options_.records_only)
+    throw TrainingInterrupted(signal, fmt::format("stopped by {} after step {}: a smoke test keeps no checkpoint; "
+                                                  "run it again", signal_name(signal), step));
   throw TrainingInterrupted(signal, fmt::format("stopped by {} after step {}: the checkpoint and train state of that "
                                                 "step are in {}; continue with `{}`",
                                                 signal_name(signal), step, run_->path(),

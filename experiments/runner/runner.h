@@ -23,6 +23,9 @@ struct RunOptions {
   /// A new run in a folder that holds one deletes that run's files first (--overwrite); without
   /// it, such a folder is refused (ConfigError) before anything is written.
   bool overwrite = false;
+  /// Write the records (config, metrics, summary, log) but no checkpoint, best checkpoint or train
+  /// state: a smoke test's scratch folder (train --smoke), which is neither resumed nor evaluated.
+  bool records_only = false;
   RunInvocation invocation;  // the command line and overrides, for run.json
   /// Called with the run directory once the run has passed its checks (spec, data, memory, the
   /// folder's claim or resume) and the folder exists, before its first file is written: the CLI

@@ -363,6 +363,38 @@ TEST_CASE("report highlights: rows that learn other data are not ranked against 
                                                      "imdb: best row2"));
 }
 
+TEST_CASE("report highlights: a row scored on part of its splits is neither best nor behind; the limit is shared") {
+  // Three rows of one data: accuracies 0.50 ± 0.01 (full), 0.70 ± 0.01 (limit_eval_batches 2), 0.40 ± 0.01 (full).
+  // Without the limit the 0.70 row would be best; with it, 0.50 is best and 0.40 clearly behind.
+  ReportInputs inputs;
+  ReportTable table;
+  table.metrics = {"valid.accuracy"};
+  const double acc[3] = {0.50, 0.70, 0.40};
+  for (size_t r = 0; r < 3; ++r) {
+    RunRecord run;
+    run.flat_config = {{"data.reader", json("imdb")}};
+    if (r == 1) run.flat_config.emplace_back("train.limit_eval_batches", json(2));
+    inputs.runs.push_back(run);
+    ReportRow row;
+    row.label = "row" + std::to_string(r);
+    row.runs = {r};
+    row.metrics["valid.accuracy"] = PooledStat{acc[r], 0.01, 3};
+    table.rows.push_back(row);
+  }
+  ReportHighlights h = report_highlights(inputs, table);
+  REQUIRE(h.best.size() == 1);
+  CHECK(h.best[0].row == 0);
+  CHECK(h.best[0].clearly_worse == std::vector<size_t>{2});
+  CHECK_FALSE(is_best(h, "valid.accuracy", 1));
+  CHECK_FALSE(contains(describe_shared(h), "limit_eval_batches"));  // not every run has it
+
+  for (RunRecord& run : inputs.runs)  // a smoke sweep: every row partial, one limit
+    if (run.flat_config.size() == 1) run.flat_config.emplace_back("train.limit_eval_batches", json(2));
+  h = report_highlights(inputs, table);
+  CHECK(h.best.empty());
+  CHECK(contains(describe_shared(h), "limit_eval_batches 2"));
+}
+
 TEST_CASE("report: a null final metric (a NaN evaluation) is left out of the mean and of n") {
   TempDir tmp("report_null_metric");
   const fs::path sweep = tmp.path / "sweep";
