@@ -60,10 +60,14 @@ std::string cli_error_text(const std::string& message, const std::string& verb) 
     }
   static const std::regex range("^(.*: ?)?Value (.*) not in range (\\S+) to (\\S+)$");
   std::smatch m;
-  if (!std::regex_match(message, m, range) || is_number(m[2].str())) return message;
+  if (!std::regex_match(message, m, range)) return message;
   const bool whole = m[3].str().find('.') == std::string::npos && m[4].str().find('.') == std::string::npos;
   const std::string lo = trimmed(m[3].str()), hi = trimmed(m[4].str());
   const std::string value = m[2].str().empty() ? "an empty value" : "'" + m[2].str() + "'";
+  if (is_number(m[2].str())) {  // in range, but a whole number was asked: "Value 1.5 not in range 1 to 60"
+    if (!whole || m[2].str().find_first_not_of("+-0123456789") == std::string::npos) return message;
+    return m[1].str() + value + " is not a whole number; give a whole number from " + lo + " to " + hi;
+  }
   return m[1].str() + value + " is not a number; give " + (whole ? "a whole number" : "a number") + " from " + lo +
          " to " + hi;
 }

@@ -8,7 +8,8 @@ namespace tn::app {
 
 /// `message` (a CLI::ParseError's what()) with a range check's text on a value that is not a number
 /// rewritten as "--threads: abc is not a number; give a whole number from 0 to 1024" (or "a
-/// number" when a bound has a fraction); an unexpected argument written as Hydra writes an override
+/// number" when a bound has a fraction), and on a fraction where whole numbers are asked as "'1.5' is
+/// not a whole number; give a whole number from 1 to 86400"; an unexpected argument written as Hydra writes an override
 /// (`train.max_steps=5`, `+key=v`, `key=a,b` for a multirun) followed by the --set (or, for a list,
 /// --grid) that says it here (for a list given to a verb other than `sweep`, the sweep command
 /// that varies it); any other message unchanged.

@@ -38,26 +38,9 @@ Difference first_difference(const nlohmann::ordered_json& a, const nlohmann::ord
   return {};
 }
 
-}  // namespace
-
-void check_resumable(const RunDir& run, const ExperimentSpec& spec) {
-  auto missing = [&](const std::string& what) {
-    // A finished run whose checkpoints were dropped (a kept record) has nothing to resume and
-    // results that --overwrite would delete: say so rather than advise it.
-    if (std::filesystem::exists(run.file("summary.json")))
-      return ConfigError(run.path() + ": nothing to resume: " + what +
-                         " is missing, and the run is finished (it has summary.json: its results are "
-                         "there); to train it again, give another --out");
-    return ConfigError(run.path() + ": nothing to resume: " + what +
-                       " is missing (a run writes its checkpoint and train state at each "
-                       "evaluation, so it stopped before its first); start it again with "
-                       "`transnormer train --overwrite` (deletes that run's files) or give another --out");
-  };
-  for (const char* name : {"config.yaml", "checkpoint.safetensors"})
-    if (!std::filesystem::exists(run.file(name))) throw missing(name);
-  if (!std::filesystem::exists(run.file(kTrainStateFile)) && !std::filesystem::exists(run.file(kPreviousTrainStateFile)))
-    throw missing(kTrainStateFile);
-  const std::string config = run.file("config.yaml");
+/// Throws ConfigError, naming the first key and both values, when `spec` differs from the run's
+/// config.yaml in more than a resumed run may change (max_steps, threads, the schedule's total_steps).
+void check_spec_unchanged(const std::string& config, const ExperimentSpec& spec) {
   ExperimentSpec saved = load_spec(config);
   // The settings a resumed run may change: its length, its threads, and the length of its
   // schedule's decay (extending a cosine run; the lr follows the new curve from the next step).
@@ -80,6 +63,28 @@ void check_resumable(const RunDir& run, const ExperimentSpec& spec) {
                     "may change), or train into a new --out");
 }
 
+}  // namespace
+
+void check_resumable(const RunDir& run, const ExperimentSpec& spec) {
+  auto missing = [&](const std::string& what) {
+    // A finished run whose checkpoints were dropped (a kept record) has nothing to resume and
+    // results that --overwrite would delete: say so rather than advise it.
+    if (std::filesystem::exists(run.file("summary.json")))
+      return ConfigError(run.path() + ": nothing to resume: " + what +
+                         " is missing, and the run is finished (it has summary.json: its results are "
+                         "there); to train it again, give another --out");
+    return ConfigError(run.path() + ": nothing to resume: " + what +
+                       " is missing (a run writes its checkpoint and train state at each "
+                       "evaluation, so it stopped before its first); start it again with "
+                       "`transnormer train --overwrite` (deletes that run's files) or give another --out");
+  };
+  for (const char* name : {"config.yaml", "checkpoint.safetensors"})
+    if (!std::filesystem::exists(run.file(name))) throw missing(name);
+  if (!std::filesystem::exists(run.file(kTrainStateFile)) && !std::filesystem::exists(run.file(kPreviousTrainStateFile)))
+    throw missing(kTrainStateFile);
+  check_spec_unchanged(run.file("config.yaml"), spec);
+}
+
 std::optional<RunSummary> finished_run(const std::string& run, const ExperimentSpec& spec) {
   const std::filesystem::path path = std::filesystem::path(run) / "summary.json";
   if (!std::filesystem::is_regular_file(path)) return std::nullopt;
@@ -93,6 +98,20 @@ std::optional<RunSummary> finished_run(const std::string& run, const ExperimentS
   const bool stopped_early = !summary.stopped_early_at.is_null();
   // More steps done than asked: restore_run refuses it, naming the steps.
   if (steps > spec.train.max_steps || (!stopped_early && steps < spec.train.max_steps)) return std::nullopt;
+  // Finished with other settings than the spec gives now: refused, as a resume of them would be.
+  // The spec is not yet configured by its data (Task::configure_model): the run's values of what
+  // the data fills in (vocab_size when not given, num_classes) stand for them.
+  if (const std::string config = (std::filesystem::path(run) / "config.yaml").string();
+      std::filesystem::is_regular_file(config)) {
+    const ExperimentSpec saved = load_spec(config);
+    ExperimentSpec asked = spec;
+    if (!asked.vocab_size_given) {
+      asked.model.vocab_size = saved.model.vocab_size;
+      asked.vocab_size_given = saved.vocab_size_given;
+    }
+    asked.model.num_classes = saved.model.num_classes;
+    check_spec_unchanged(config, asked);
+  }
   if (stopped_early) {
     // Its patience ended it; a resume would stop there again. Training on is another run.
     spdlog::warn("{}: nothing to resume: the run stopped early at step {}, its validation not improving for "

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <filesystem>
 
 #include "core/error.h"
 #include "core/process/stop_signal.h"
@@ -15,14 +16,28 @@
 namespace tn {
 namespace {
 
+/// Whether `path` names the executable this process runs, also after that file was rebuilt or
+/// deleted (the kernel then reports "PATH (deleted)").
+bool is_own_executable(const std::string& path) {
+  std::error_code ec;
+  std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  const std::string deleted = " (deleted)";
+  if (self.size() > deleted.size() && self.compare(self.size() - deleted.size(), deleted.size(), deleted) == 0)
+    self.resize(self.size() - deleted.size());
+  return !ec && path == self;
+}
+
 /// Starts `argv` (argv[0] searched in PATH) with stdout and stderr appended to `log`, in a process
-/// group of its own, sent SIGTERM when the sweep's process ends. Throws IoError.
+/// group of its own, sent SIGTERM when the sweep's process ends. A point run by this very binary
+/// executes the sweep's own image (/proc/self/exe), so a rebuild during a sweep neither breaks nor
+/// mixes its points. Throws IoError.
 pid_t spawn(const std::vector<std::string>& argv, const std::filesystem::path& log) {
   const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) throw IoError(log.string() + ": cannot open the point's log: " + std::strerror(errno));
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  const char* file = is_own_executable(argv[0]) ? "/proc/self/exe" : args[0];
   const pid_t parent = ::getpid();
   const sigset_t mask = child_signal_mask();  // the sweep's stop signals are blocked; not the point's
   const pid_t pid = ::fork();
@@ -42,7 +57,7 @@ pid_t spawn(const std::vector<std::string>& argv, const std::filesystem::path& l
     if (null_in >= 0) ::dup2(null_in, 0);
     ::dup2(fd, 1);
     ::dup2(fd, 2);
-    ::execvp(args[0], args.data());
+    ::execvp(file, args.data());
     const std::string msg = "transnormer sweep: cannot execute " + argv[0] + ": " + std::strerror(errno) + "\n";
     [[maybe_unused]] ssize_t w = ::write(2, msg.data(), msg.size());
     ::_exit(127);

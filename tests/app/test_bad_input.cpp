@@ -109,6 +109,9 @@ TEST_CASE("bad input: unknown verb and bad flags exit 2") {
   CliResult big = run_cli("train x.yaml --threads 5000", dir);  // a number out of range keeps CLI11's words
   CHECK(big.code == 2);
   CHECK(big.err.find("Value 5000 not in range 0 to 1024") != std::string::npos);
+  CliResult half = run_cli("report x --watch 1.5", dir);  // in range, but whole seconds are asked
+  CHECK(half.code == 2);
+  CHECK(half.err.find("--watch: '1.5' is not a whole number; give a whole number from 1 to 86400") != std::string::npos);
   // Hydra's overrides: the --set (or, for a list, the sweep's --grid) that says each here, in order.
   CliResult hydra = run_cli("train x.yaml train.max_steps=5 +model.d_model=64", dir);
   CHECK(hydra.code == 2);

@@ -405,3 +405,25 @@ TEST_CASE("cli sweep: a link or FIFO under a name the sweep writes is refused (e
   CHECK(WEXITSTATUS(status) == 2);
   CHECK(slurp(child.err).find(piped + "/sweep.json is a FIFO") != std::string::npos);
 }
+
+TEST_CASE("cli sweep: its points run the sweep's own binary, also after that file is rebuilt or deleted") {
+  const std::string dir = scratch_dir("sweep_own_binary");
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  write_text(dir + "/sweep.yaml", "base: tiny.yaml\nset: {train.max_steps: 150, train.eval_every: 50}\nseeds: [5, 6]\n");
+  std::filesystem::create_directories(dir + "/bin");
+  const std::string copy = dir + "/bin/transnormer";
+  std::filesystem::copy_file(binary(), copy);
+  const std::string out = dir + "/sweep";
+  const pid_t sweep = spawn_command_line("env TRANSNORMER_DATA='" + data_root() + "' OMP_NUM_THREADS=2 '" + copy +
+                                             "' sweep " + dir + "/sweep.yaml --jobs 1 --threads-per-job 1 --out " + out,
+                                         dir + "/sweep.stdout.txt", dir + "/sweep.stderr.txt");
+  wait_for(out + "/seed-5/metrics.jsonl", "\"step\":50,");
+  std::filesystem::remove(copy);  // as a rebuild replaces it: the path now names no file
+  int status = 0;
+  ::waitpid(sweep, &status, 0);
+  INFO(slurp(dir + "/sweep.stderr.txt"));
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(point(out, "seed-6")["state"] == "done");  // started after the file was gone
+  CHECK(std::filesystem::exists(out + "/seed-6/summary.json"));
+}

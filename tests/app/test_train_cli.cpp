@@ -173,6 +173,13 @@ TEST_CASE("cli: --resume continues a run exactly: 15 + 15 steps equal 30 in one 
   CHECK(slurp(dir + "/parts/summary.json") == summary);
   CHECK(slurp(dir + "/parts/metrics.jsonl") == metrics);
   CHECK(slurp(dir + "/parts/run.json") == history);
+  // Finished with another lr than the one asked now: refused as a resume would be, naming the key.
+  CliResult other_lr =
+      run_cli("train " + dir + "/tiny.yaml --resume --set train.optimizer.lr=0.5 --out " + dir + "/parts", dir);
+  CHECK(other_lr.code == 2);
+  CHECK(other_lr.err.find("train.optimizer.lr: the run was trained with") != std::string::npos);
+  CHECK(other_lr.err.find("nothing to resume") == std::string::npos);
+  CHECK(slurp(dir + "/parts/summary.json") == summary);
   // A run stopped after its last step, before its final evaluations (no summary of that step),
   // finishes them only.
   std::filesystem::remove(dir + "/parts/summary.json");
