@@ -9,6 +9,7 @@
 
 #include "app/verbs.h"
 #include "core/process/stop_signal.h"
+#include "core/system.h"
 #include "experiments/reports/report.h"
 
 namespace tn::app {
@@ -20,17 +21,26 @@ namespace {
 int watch(ReportOptions options, int every_s) {
   install_stop_handlers();
   options.refresh_s = every_s;
+  options.quiet = true;
+  ReportResult r;
   for (;;) {
-    const ReportResult r = write_report(options);
+    r = write_report(options);
     if (r.live == 0) break;
-    spdlog::info("report --watch: {} of the inputs still training; the next update in {} s", r.live, every_s);
+    spdlog::info("report --watch: {} runs ({} done), {} of the inputs still training -> {}/report.html; the next "
+                 "update in {} s", r.runs, r.done, r.live, r.out_dir, every_s);
     for (int waited_ms = 0; waited_ms < every_s * 1000 && !stop_signal(); waited_ms += 100)
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     if (stop_signal()) break;
   }
   options.refresh_s = 0;
-  write_report(options);
-  if (const int signal = stop_signal()) return exit_code_for_signal(signal);
+  const int signal = stop_signal();
+  if (signal && r.live > 0)
+    options.page_note = "The watch was stopped by " + std::string(signal_name(signal)) + " at " + utc_now() +
+                        " while runs still trained: their states are as of then, and the page no longer reloads. "
+                        "Run transnormer report --watch again to follow them.";
+  r = write_report(options);
+  spdlog::info("report: {} runs ({} done) in {} rows -> {}/report.html, final", r.runs, r.done, r.rows, r.out_dir);
+  if (signal) return exit_code_for_signal(signal);
   spdlog::info("report --watch: every run has ended; report.html is final");
   return 0;
 }

@@ -74,7 +74,8 @@ ReportResult write_report(const ReportOptions& options) {
   fs::create_directories(folder, ec);
   if (ec) throw IoError("cannot create " + folder.string() + ": " + ec.message());
   const std::vector<std::string> stale = earlier_plots(result.out_dir);
-  const ReportDocument doc{inputs, table, plots, highlights, result.out_dir, options.refresh_s};
+  const ReportDocument doc{inputs, table, plots, highlights, result.out_dir, options.refresh_s,
+                           options.page_note};
   auto write = [&](const std::string& name, const std::string& text) {
     const std::string path = (fs::path(result.out_dir) / name).string();
     write_own_file(path, text, "the report");
@@ -92,7 +93,8 @@ ReportResult write_report(const ReportOptions& options) {
   for (const RunRecord& run : inputs.runs) result.done += run.done();
   for (const ReportSource& s : inputs.sources)
     result.live += s.sweep ? DirLock::busy(s.dir) : DirLock::busy(s.dir) && !fs::exists(fs::path(s.dir) / "summary.json");
-  spdlog::info("report: {} runs ({} done) in {} rows, {} plots -> {}", result.runs, result.done, result.rows,
+  if (!options.quiet)
+    spdlog::info("report: {} runs ({} done) in {} rows, {} plots -> {}", result.runs, result.done, result.rows,
                plots.size(), (fs::path(result.out_dir) / "report.md").string());
   return result;
 }

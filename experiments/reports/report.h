@@ -16,6 +16,10 @@ struct ReportOptions {
   std::vector<std::string> columns;  // --columns: the key columns shown; empty: every varying key
   /// report --watch: report.html reloads itself every refresh_s seconds (a live page); 0: a final page.
   int refresh_s = 0;
+  /// A sentence report.html shows at its top ("" : none): why a page that was live is now final
+  /// though runs still train (report --watch stopped by a signal).
+  std::string page_note;
+  bool quiet = false;  // no log line per write (report --watch logs its own)
 };
 
 struct ReportResult {

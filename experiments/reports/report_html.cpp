@@ -153,6 +153,7 @@ std::string report_html(const ReportDocument& doc) {
     out += "<p class=\"note live\">Live: written at " + utc_now() + "; the page reloads every " +
            std::to_string(doc.refresh_s) + " s while runs train (<code>transnormer report --watch</code>), and "
            "stops once they end.</p>\n";
+  if (!doc.page_note.empty()) out += "<p class=\"note live\">" + html_escape(doc.page_note) + "</p>\n";
   out += "<ul class=\"inputs\">\n";
   size_t run_dirs = 0;
   for (const ReportSource& s : doc.inputs.sources) run_dirs += !s.sweep;

@@ -19,6 +19,7 @@ struct ReportDocument {
   const ReportHighlights& highlights;
   std::string out_dir;  // where the documents go (links are relative to it)
   int refresh_s = 0;    // report --watch: report.html reloads itself every refresh_s seconds; 0: never
+  std::string page_note;  // ReportOptions::page_note
 };
 
 /// A run's name in a row: "seed 3", or its directory's name when it has no seed.

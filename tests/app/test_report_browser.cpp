@@ -5,6 +5,7 @@
 // and an outside image shows that it catches both.
 #include <doctest/doctest.h>
 
+#include <csignal>
 #include <filesystem>
 #include <regex>
 #include <sstream>
@@ -131,6 +132,18 @@ TEST_CASE("report --watch: a live page of a run that is training, reloading itse
   for (int i = 0; i < 100 && slurp(html) == first; ++i) ::usleep(100000);
   CHECK(slurp(html) != first);
 
+  // A watch stopped while the run trains leaves a final page that says so, and exits 143.
+  const CliChild stopped = spawn_cli("report " + dir + "/run --out " + dir + "/live2 --watch 1", dir, "watch2");
+  const std::string html2 = dir + "/live2/report.html";
+  for (int i = 0; i < 300 && slurp(html2).find("running (1 of 1 seed)") == std::string::npos; ++i) ::usleep(100000);
+  ::kill(stopped.pid, SIGTERM);
+  const CliResult stopped_result = wait_cli(stopped);
+  CHECK(stopped_result.code == 143);
+  const std::string stopped_page = slurp(html2);
+  CHECK(stopped_page.find("http-equiv=\"refresh\"") == std::string::npos);
+  CHECK(stopped_page.find("The watch was stopped by SIGTERM at ") != std::string::npos);
+  CHECK(stopped_page.find("the page no longer reloads") != std::string::npos);
+
   // The run ends: the watcher writes the final page (no reload, the run done) and exits 0.
   const CliResult trained = wait_cli(run);
   INFO(trained.err);
@@ -139,6 +152,9 @@ TEST_CASE("report --watch: a live page of a run that is training, reloading itse
   INFO(watched.err);
   CHECK(watched.code == 0);
   CHECK(watched.err.find("every run has ended; report.html is final") != std::string::npos);
+  // One log line per update: the final page's alone says "report: ... final".
+  CHECK(count(watched.err, "info report: ") == 1);
+  CHECK(count(watched.err, "still training") >= 1);
   const std::string final_page = slurp(html);
   CHECK(final_page.find("http-equiv=\"refresh\"") == std::string::npos);
   CHECK(final_page.find("running (") == std::string::npos);
