@@ -315,7 +315,10 @@ void pool_row(const ReportInputs& in, ReportTable& t, ReportRow& row) {
     }
     params.push_back(static_cast<double>(run.summary->params));
     speed.push_back(run.summary->train.tokens_per_s);
-    wall.push_back(run.sweep_wall_s ? *run.sweep_wall_s : run.summary->train.total_s);
+    // A plain run: its process's wall clock, or, when resumed (total_s covers its last session
+    // only), the training and evaluation seconds of all its sessions where they are more.
+    const TrainTotals& t = run.summary->train;
+    wall.push_back(run.sweep_wall_s ? *run.sweep_wall_s : std::max(t.total_s, t.wall_s + t.eval_s));
     if (run.sweep_jobs) row.speed_jobs = std::max(row.speed_jobs, *run.sweep_jobs);
     row.ranks = std::max(row.ranks, run.summary->train.ranks);
     row.threads = std::max(row.threads, run.summary->train.threads);

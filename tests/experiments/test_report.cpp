@@ -458,6 +458,24 @@ TEST_CASE("report: locality curves and a run directory reported on its own") {
   CHECK(j["rows"][0]["metrics"]["valid.ppl"]["mean"] == 11.0);
 }
 
+TEST_CASE("report: the wall time of a resumed run directory counts every session") {
+  TempDir tmp("report_resumed_wall");
+  const fs::path run = tmp.path / "run";
+  FakeRun r;
+  r.valid_ppl = 11;
+  write_fake_run(run, r);  // one session: total_s 2.0 beside 0.128 s training and 0.5 s evaluating
+  json summary = json::parse(read_file((run / "summary.json").string()));
+  write_report({{run.string()}, "", {}, ""});
+  CHECK(json::parse(read_file((run / "report.json").string()))["rows"][0]["wall_s"]["mean"] == 2.0);
+  // Resumed: its last session took 4 s, all sessions trained 30 s and evaluated 5 s.
+  summary["train"]["total_s"] = 4.0;
+  summary["train"]["wall_s"] = 30.0;
+  summary["train"]["eval_s"] = 5.0;
+  write_fake_file(run / "summary.json", summary.dump());
+  write_report({{run.string()}, "", {}, ""});
+  CHECK(json::parse(read_file((run / "report.json").string()))["rows"][0]["wall_s"]["mean"] == 35.0);
+}
+
 TEST_CASE("report: a run directory with diverged.json is shown as diverged, out of the statistics") {
   TempDir tmp("report_diverged");
   std::vector<std::string> dirs;
