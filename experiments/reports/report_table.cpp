@@ -514,6 +514,8 @@ ReportTable build_table(const ReportInputs& in, const TableOptions& options) {
     // their folders, as their author named them (four keys make a label no one reads).
     const bool plain = !in.sources[first_run.source].sweep;
     const std::string named = options.label.empty() ? named_point(first_run.point) : "";
+    // --label names keys to read: a point that inherits one from its base is named by that value.
+    if (sweeps_only && !options.label.empty()) fill_from_configs(in, t, row);
     if (by_dir || (plain && options.label.empty() && t.label_keys.size() > 2)) {
       row.label = folder_label(in, row);
     } else {

@@ -285,6 +285,30 @@ TEST_CASE("report: named sweep points that differ only in their base spec differ
   CHECK(fs::exists(out + "/plots/final_valid_ppl.svg"));
 }
 
+TEST_CASE("report: --label names a point by a key it inherits from its base as by one it sets") {
+  // points: a (sets model.d_model: 64), b (inherits 32 from the base). With --label d_model the
+  // second row was named by the sweep, not "d_model=32".
+  TempDir tmp("report_label_inherited");
+  const fs::path sweep = tmp.path / "sweep";
+  json points = json::array();
+  for (const char* name : {"a", "b"}) {
+    FakeRun r;
+    r.yaml_model = std::string("{d_model: ") + (name[0] == 'a' ? "64" : "32") + ", token_mixer: linear}";
+    r.valid_ppl = name[0] == 'a' ? 10.0 : 20.0;
+    write_fake_run(sweep / name, r);
+    points.push_back(fake_done_point(name, name, name[0] == 'a' ? json{{"model.d_model", 64}} : json::object()));
+  }
+  write_fake_index(sweep, "inherit", {"model.d_model"}, points);
+  const std::string out = (tmp.path / "out").string();
+  ReportOptions options{{sweep.string()}, out, {"valid.ppl"}, ""};
+  options.label = {"d_model"};
+  write_report(options);
+  const json j = json::parse(read_file(out + "/report.json"));
+  REQUIRE(j["rows"].size() == 2);
+  CHECK(j["rows"][0]["label"] == "d_model=64");
+  CHECK(j["rows"][1]["label"] == "d_model=32");
+}
+
 TEST_CASE("report: rows of one named point crossed with a grid are labelled apart") {
   // points: [{name: cola, ...}] x grid model.d_model: both rows were labelled "cola", and the
   // highlights named "cola, cola".
