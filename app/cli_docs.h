@@ -9,11 +9,12 @@
 namespace tn::app {
 
 /// The bash completion script for `app` (the root of the command line): verbs, subcommands and
-/// options at each level; an option's value, and positional arguments, complete as file names.
+/// options at each level; an option's value completes from the values it lists (CLI::IsMember),
+/// else as a file name, as do the positional arguments of a verb that takes them.
 std::string bash_completion(const CLI::App& app);
 
 /// The man page (roff, man(7) macros) for `app`: name, synopsis, every verb with its options and
-/// their help, exit codes, environment. `version` goes in the footer.
+/// their help and value types as --help shows them, exit codes, environment. `version` goes in the footer.
 std::string man_page(const CLI::App& app, const std::string& version);
 
 }  // namespace tn::app

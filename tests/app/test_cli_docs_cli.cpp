@@ -38,6 +38,15 @@ TEST_CASE("cli: completion bash completes verbs, subcommands, options and file n
   // An option's value and a spec complete as file names.
   CHECK(complete(script, "transnormer train --out ru", dir) == "runs.yaml\n");
   CHECK(complete(script, "transnormer train ru", dir) == "runs.yaml\n");
+  const std::string spec = complete(script, "transnormer train ''", dir);  // a spec: files, not the flags
+  CHECK(contains(spec, "runs.yaml"));
+  CHECK_FALSE(contains(spec, "--smoke"));
+  CHECK(contains(complete(script, "transnormer data ''", dir), "generate"));  // no positional: the subcommands
+  CHECK(complete(script, "transnormer data ''", dir).find("runs.yaml") == std::string::npos);
+  // An option that lists its values completes them.
+  CHECK(complete(script, "transnormer eval run --split ''", dir) == "valid test\n");
+  CHECK(complete(script, "transnormer sweep x.yaml --launcher s", dir) == "slurm\n");
+  CHECK(complete(script, "transnormer train x.yaml --cfg ''", dir) == "job\n");
   CHECK(run_cli("completion zsh", dir).code == 2);
 }
 
@@ -54,7 +63,10 @@ TEST_CASE("cli: manpage lists every verb and option and renders without a warnin
     CHECK(contains(r.out, std::string(".SS \"transnormer ") + verb + "\""));
   }
   CHECK(contains(r.out, "\\fB\\-\\-smoke\\fR\n"));  // a flag: no value
-  CHECK(contains(r.out, "\\fB\\-\\-data\\-root\\fR \\fIVALUE\\fR"));
+  CHECK(contains(r.out, "\\fB\\-\\-data\\-root\\fR \\fITEXT\\fR"));  // its type, as --help shows
+  CHECK(contains(r.out, "\\fB\\-\\-split\\fR \\fITEXT:{valid,test}\\fR"));
+  CHECK(contains(r.out, ".B TMPDIR\n"));
+  CHECK_FALSE(contains(r.out, "VALUE"));
   write_text(dir + "/transnormer.1", r.out);
   const CliResult groff = run_command_line("command -v groff > /dev/null || exit 77; groff -man -Tutf8 -ww -z '" + dir +
                                                "/transnormer.1'",
