@@ -1,6 +1,5 @@
 #include "app/verb_data_fetch.h"
 
-#include <spawn.h>
 #include <spdlog/spdlog.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,8 +14,6 @@
 #include "core/process/child_process.h"
 #include "core/process/stop_signal.h"
 #include "data/data_root.h"
-
-extern char** environ;
 
 namespace tn::app {
 
@@ -61,19 +58,12 @@ int run_fetch(const FetchArgs& args) {
   std::vector<std::string> words = {"bash", script};
   if (args.lra) words.push_back("--lra");
   words.push_back(root);
-  std::vector<char*> argv;
-  for (std::string& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  const sigset_t mask = child_signal_mask();  // stoppable by SIGTERM and Ctrl-C
-  posix_spawnattr_setsigmask(&attr, &mask);
-  posix_spawnattr_setpgroup(&attr, 0);  // its own process group, which a stop signal is passed to
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
   pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, "bash", nullptr, &attr, argv.data(), environ);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) throw IoError("data fetch: cannot run bash " + script + ": " + std::strerror(rc));
+  try {
+    pid = spawn_child(words, {.own_group = true});  // its own process group, which a stop signal is passed to
+  } catch (const std::runtime_error& e) {
+    throw IoError("data fetch: " + std::string(e.what()));
+  }
   // A stop signal to this process stops the script and its downloads too (its process group), then
   // exits 128 + signal; the parts already fetched stay, and a rerun goes on from them.
   int status = 0;

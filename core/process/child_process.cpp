@@ -49,6 +49,34 @@ void drain(int out_fd, int err_fd, ChildResult& result) {
 
 }  // namespace
 
+int spawn_child(const std::vector<std::string>& argv, const SpawnOptions& options) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (options.stdout_fd >= 0) posix_spawn_file_actions_adddup2(&actions, options.stdout_fd, STDOUT_FILENO);
+  if (options.stderr_fd >= 0) posix_spawn_file_actions_adddup2(&actions, options.stderr_fd, STDERR_FILENO);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  // The child starts without this process's blocked stop signals: a scheduler's scancel, a
+  // reference run or a download must still be stoppable.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  const sigset_t mask = child_signal_mask();
+  posix_spawnattr_setsigmask(&attr, &mask);
+  short flags = POSIX_SPAWN_SETSIGMASK;
+  if (options.own_group) {
+    posix_spawnattr_setpgroup(&attr, 0);
+    flags |= POSIX_SPAWN_SETPGROUP;
+  }
+  posix_spawnattr_setflags(&attr, flags);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, argv[0].c_str(), &actions, &attr, args.data(), environ);
+  posix_spawnattr_destroy(&attr);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw std::runtime_error("cannot start " + argv[0] + ": " + std::strerror(rc));
+  return pid;
+}
+
 ChildResult run_child(const std::vector<std::string>& argv, bool capture_stderr) {
   int out[2], err[2] = {-1, -1};
   if (pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
@@ -57,30 +85,19 @@ ChildResult run_child(const std::vector<std::string>& argv, bool capture_stderr)
     close(out[1]);
     throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-  if (capture_stderr) posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  // The child starts without this process's blocked stop signals (core/process/stop_signal.h):
-  // a scheduler's scancel, or a reference run, must still be stoppable.
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  const sigset_t mask = child_signal_mask();
-  posix_spawnattr_setsigmask(&attr, &mask);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
   pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, argv[0].c_str(), &actions, &attr, args.data(), environ);
-  posix_spawnattr_destroy(&attr);
-  posix_spawn_file_actions_destroy(&actions);
+  std::string failed;
+  try {
+    pid = spawn_child(argv, {out[1], capture_stderr ? err[1] : -1, false});
+  } catch (const std::runtime_error& e) {
+    failed = e.what();
+  }
   close(out[1]);
   if (capture_stderr) close(err[1]);
-  if (rc != 0) {
+  if (!failed.empty()) {
     close(out[0]);
     if (capture_stderr) close(err[0]);
-    throw std::runtime_error("cannot start " + argv[0] + ": " + std::strerror(rc));
+    throw std::runtime_error(failed);
   }
   ChildResult result;
   drain(out[0], err[0], result);

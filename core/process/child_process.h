@@ -15,6 +15,19 @@ struct ChildResult {
   std::string err;         // everything written to stderr, when run_child was asked to capture it
 };
 
+/// How spawn_child starts a child: the descriptors its stdout and stderr become (-1: inherited),
+/// and whether it leads a process group of its own (so a stop signal can reach all it starts).
+struct SpawnOptions {
+  int stdout_fd = -1;
+  int stderr_fd = -1;
+  bool own_group = false;
+};
+
+/// Starts argv (argv[0] searched in PATH when it has no '/') without this process's blocked stop
+/// signals (core/process/stop_signal.h), so it stays stoppable; returns its pid without waiting.
+/// Throws std::runtime_error naming argv[0] when it cannot be started.
+int spawn_child(const std::vector<std::string>& argv, const SpawnOptions& options = {});
+
 /// Runs argv (argv[0] searched in PATH when it has no '/') and waits for it; its stderr is
 /// inherited, or captured into ChildResult::err with capture_stderr (a scheduler's command whose
 /// message goes into this program's own error). Throws std::runtime_error naming argv[0] when it
