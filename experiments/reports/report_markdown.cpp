@@ -49,6 +49,84 @@ std::string row_line(const std::vector<std::string>& cells) {
   for (const std::string& c : cells) out += " " + c + " |";
   return out + "\n";
 }
+bool listed(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+/// The table's header cells: point, state, the key columns, each metric with its n (and paper and
+/// baseline columns where a row has them), the speed columns, the analyses, the runs.
+std::vector<std::string> table_head(const ReportTable& t) {
+  std::vector<std::string> head = {"point", "state"};
+  for (size_t k : t.columns) head.push_back(md_cell(t.short_keys[k]));
+  for (const std::string& m : t.metrics) {
+    head.push_back(m);
+    head.push_back("n");
+    if (listed(t.paper_metrics, m)) head.push_back(m + " (paper)");
+    if (listed(t.baseline_metrics, m)) head.push_back(m + " (baseline)");
+  }
+  head.insert(head.end(), {"params", "tokens/s", "ranks × threads", "wall (s)"});
+  for (const std::string& a : t.analysis) head.push_back(a);
+  head.push_back("runs");
+  return head;
+}
+
+/// Row `r`'s cells, in table_head's order; each metric's best mean in bold.
+std::vector<std::string> table_cells(const ReportDocument& doc, size_t r) {
+  const ReportTable& t = doc.table;
+  const ReportRow& row = t.rows[r];
+  std::vector<std::string> cells = {md_cell(row.label), md_cell(row.state)};
+  for (size_t k : t.columns) cells.push_back(md_cell(row.values[k]));
+  for (const std::string& m : t.metrics) {
+    const PooledStat& s = row.metrics.at(m);
+    cells.push_back(is_best(doc.highlights, m, r) ? "**" + format_stat(s) + "**" : format_stat(s));
+    cells.push_back(std::to_string(s.n));
+    if (listed(t.paper_metrics, m)) {
+      const auto it = row.paper.find(m);
+      cells.push_back(it == row.paper.end() ? "" : format_value(it->second));
+    }
+    if (listed(t.baseline_metrics, m)) {
+      const auto it = row.baseline.find(m);
+      cells.push_back(it == row.baseline.end() ? "" : format_value(it->second));
+    }
+  }
+  cells.push_back(row.params.has_mean() ? format_count(row.params.mean) : "");
+  cells.push_back(row.tokens_per_s.has_mean()
+                      ? format_value(std::round(row.tokens_per_s.mean)) + (row.speed_jobs > 1 ? " †" : "")
+                      : "");
+  cells.push_back(ranks_by_threads(row));
+  cells.push_back(row.wall_s.has_mean() ? format_value(std::round(row.wall_s.mean * 10) / 10) : "");
+  for (const std::string& a : t.analysis) {
+    const auto it = row.analysis.find(a);
+    cells.push_back(it == row.analysis.end() ? "" : format_stat(it->second));
+  }
+  std::string links;
+  for (size_t run_index : row.runs) {
+    const RunRecord& run = doc.inputs.runs[run_index];
+    if (!links.empty()) links += ' ';
+    links.append("[").append(run_name(run)).append("](").append(relative_link(run.dir, doc.out_dir)).append(")");
+  }
+  cells.push_back(links);
+  return cells;
+}
+
+/// "## Problems" with a line per run that failed, diverged or has problems; "" when none has.
+std::string problems_section(const ReportDocument& doc) {
+  std::string problems;
+  for (const ReportRow& row : doc.table.rows)
+    for (size_t r : row.runs) {
+      const RunRecord& run = doc.inputs.runs[r];
+      if (!run_has_problem(run)) continue;
+      problems += "- **" + md_cell(row.label) + "**, " + run_name(run) + " (" + run.state + "): ";
+      if (run.problems.empty()) problems += "no error was recorded";
+      for (size_t i = 0; i < run.problems.size(); ++i) {
+        if (i) problems += "; ";
+        problems += md_cell(run.problems[i]);
+      }
+      problems += "\n";
+    }
+  return problems.empty() ? "" : "\n## Problems\n\n" + problems;
+}
+
 }  // namespace
 
 std::string report_markdown(const ReportDocument& doc) {
@@ -67,75 +145,14 @@ std::string report_markdown(const ReportDocument& doc) {
   for (const BestValue& b : doc.highlights.best) out += "- " + md_cell(describe_best(t, b)) + "\n";
   if (!doc.highlights.best.empty()) out += "\n";
 
-  std::vector<std::string> head = {"point", "state"};
-  for (size_t k : t.columns) head.push_back(md_cell(t.short_keys[k]));
-  for (const std::string& m : t.metrics) {
-    head.push_back(m);
-    head.push_back("n");
-    if (std::find(t.paper_metrics.begin(), t.paper_metrics.end(), m) != t.paper_metrics.end()) head.push_back(m + " (paper)");
-    if (std::find(t.baseline_metrics.begin(), t.baseline_metrics.end(), m) != t.baseline_metrics.end())
-      head.push_back(m + " (baseline)");
-  }
-  head.insert(head.end(), {"params", "tokens/s", "ranks × threads", "wall (s)"});
-  for (const std::string& a : t.analysis) head.push_back(a);
-  head.push_back("runs");
+  const std::vector<std::string> head = table_head(t);
   out += row_line(head);
   out += row_line(std::vector<std::string>(head.size(), "---"));
-  for (size_t r = 0; r < t.rows.size(); ++r) {
-    const ReportRow& row = t.rows[r];
-    std::vector<std::string> cells = {md_cell(row.label), md_cell(row.state)};
-    for (size_t k : t.columns) cells.push_back(md_cell(row.values[k]));
-    for (const std::string& m : t.metrics) {
-      const PooledStat& s = row.metrics.at(m);
-      cells.push_back(is_best(doc.highlights, m, r) ? "**" + format_stat(s) + "**" : format_stat(s));
-      cells.push_back(std::to_string(s.n));
-      if (std::find(t.paper_metrics.begin(), t.paper_metrics.end(), m) != t.paper_metrics.end()) {
-        const auto it = row.paper.find(m);
-        cells.push_back(it == row.paper.end() ? "" : format_value(it->second));
-      }
-      if (std::find(t.baseline_metrics.begin(), t.baseline_metrics.end(), m) != t.baseline_metrics.end()) {
-        const auto it = row.baseline.find(m);
-        cells.push_back(it == row.baseline.end() ? "" : format_value(it->second));
-      }
-    }
-    cells.push_back(row.params.has_mean() ? format_count(row.params.mean) : "");
-    cells.push_back(row.tokens_per_s.has_mean()
-                        ? format_value(std::round(row.tokens_per_s.mean)) + (row.speed_jobs > 1 ? " †" : "")
-                        : "");
-    cells.push_back(ranks_by_threads(row));
-    cells.push_back(row.wall_s.has_mean() ? format_value(std::round(row.wall_s.mean * 10) / 10) : "");
-    for (const std::string& a : t.analysis) {
-      const auto it = row.analysis.find(a);
-      cells.push_back(it == row.analysis.end() ? "" : format_stat(it->second));
-    }
-    std::string links;
-    for (size_t r : row.runs) {
-      const RunRecord& run = doc.inputs.runs[r];
-      if (!links.empty()) links += ' ';
-      links.append("[").append(run_name(run)).append("](").append(relative_link(run.dir, doc.out_dir)).append(")");
-    }
-    cells.push_back(links);
-    out += row_line(cells);
-  }
+  for (size_t r = 0; r < t.rows.size(); ++r) out += row_line(table_cells(doc, r));
 
   if (const std::string note = speed_note(t); !note.empty()) out += "\n" + note + "\n";
   if (const std::string note = baseline_note(t); !note.empty()) out += "\n" + note + "\n";
-
-  std::string problems;
-  for (const ReportRow& row : t.rows)
-    for (size_t r : row.runs) {
-      const RunRecord& run = doc.inputs.runs[r];
-      if (!run_has_problem(run)) continue;
-      problems += "- **" + md_cell(row.label) + "**, " + run_name(run) + " (" + run.state + "): ";
-      if (run.problems.empty()) problems += "no error was recorded";
-      for (size_t i = 0; i < run.problems.size(); ++i) {
-        if (i) problems += "; ";
-        problems += md_cell(run.problems[i]);
-      }
-      problems += "\n";
-    }
-  if (!problems.empty()) out += "\n## Problems\n\n" + problems;
-
+  out += problems_section(doc);
   if (!doc.plots.empty()) {
     out += "\n## Plots\n\n";
     for (const ReportPlot& p : doc.plots) out += "![" + p.title + "](" + p.file + ")\n\n";

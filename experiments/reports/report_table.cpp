@@ -464,15 +464,8 @@ void disambiguate_labels(ReportTable& t) {
   }
 }
 
-}  // namespace
-
-ReportTable build_table(const ReportInputs& in, const TableOptions& options) {
-  ReportTable t;
-  const bool sweeps_only = std::all_of(in.sources.begin(), in.sources.end(), [](const ReportSource& s) { return s.sweep.has_value(); });
-  const Identity id = sweeps_only ? sweep_identity(in) : config_identity(in);
-  t.keys = id.keys;
-  t.short_keys = short_names(t.keys);
-  choose_metrics(in, options, t);
+/// One row per distinct set of identity values (and named point), each listing its runs.
+void group_rows(const ReportInputs& in, const Identity& id, ReportTable& t) {
   std::map<std::vector<std::string>, size_t> row_of;
   for (size_t r = 0; r < in.runs.size(); ++r) {
     std::vector<std::string> values;
@@ -491,8 +484,10 @@ ReportTable build_table(const ReportInputs& in, const TableOptions& options) {
     }
     t.rows[it->second].runs.push_back(r);
   }
-  if (sweeps_only) add_base_keys(in, t);
-  if (!options.by.empty()) t.by = resolve_by(t, options.by);
+}
+
+/// The keys that name rows (--label, else label_keys) and the key columns shown (--columns, else all).
+void choose_label_and_columns(const TableOptions& options, bool sweeps_only, ReportTable& t) {
   t.label_keys = label_keys(t, !sweeps_only);
   const bool by_dir = options.label.size() == 1 && options.label[0] == "dir";
   if (!options.label.empty() && !by_dir) {
@@ -504,37 +499,58 @@ ReportTable build_table(const ReportInputs& in, const TableOptions& options) {
     t.columns.clear();
     for (const std::string& name : options.columns) t.columns.push_back(resolve_key(t, name, "--columns"));
   }
+}
+
+/// Names `row` and fills the values its sweep points inherit. A sweep's point is named by the keys
+/// it varies, or (points: [{name: t1, ...}]) by its name; run directories given alone by the keys
+/// they differ in when those are at most two, else by their folders, as their author named them
+/// (four keys make a label no one reads); with none of these, by its sweep or folder.
+void label_row(const ReportInputs& in, const TableOptions& options, bool sweeps_only, const ReportTable& t,
+               ReportRow& row) {
+  const RunRecord& first_run = in.runs[row.runs.front()];
+  const bool by_dir = options.label.size() == 1 && options.label[0] == "dir";
+  const bool plain = !in.sources[first_run.source].sweep;
+  const std::string named = options.label.empty() ? named_point(first_run.point) : "";
+  // --label names keys to read: a point that inherits one from its base is named by that value.
+  if (sweeps_only && !options.label.empty()) fill_from_configs(in, t, row);
+  if (by_dir || (plain && options.label.empty() && t.label_keys.size() > 2)) {
+    row.label = folder_label(in, row);
+  } else {
+    for (size_t i = 0; i < t.keys.size() && named.empty(); ++i) {
+      if (row.values[i].empty() || !contains(t.label_keys, t.keys[i])) continue;
+      if (!row.label.empty()) row.label += ' ';
+      row.label += t.short_keys[i] + "=" + row.values[i];
+    }
+    if (!named.empty()) row.label = named;
+  }
+  if (sweeps_only) fill_from_configs(in, t, row);
+  if (row.label.empty()) {
+    const ReportSource& source = in.sources[first_run.source];
+    std::string dir = first_run.dir;
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    row.label = source.sweep ? source.sweep->name : std::filesystem::path(dir).filename().string();
+    if (row.label.empty()) row.label = "all runs";
+  }
+}
+
+}  // namespace
+
+ReportTable build_table(const ReportInputs& in, const TableOptions& options) {
+  ReportTable t;
+  const bool sweeps_only = std::all_of(in.sources.begin(), in.sources.end(), [](const ReportSource& s) { return s.sweep.has_value(); });
+  const Identity id = sweeps_only ? sweep_identity(in) : config_identity(in);
+  t.keys = id.keys;
+  t.short_keys = short_names(t.keys);
+  choose_metrics(in, options, t);
+  group_rows(in, id, t);
+  if (sweeps_only) add_base_keys(in, t);
+  if (!options.by.empty()) t.by = resolve_by(t, options.by);
+  choose_label_and_columns(options, sweeps_only, t);
   t.sweep_order = !sweeps_only ? std::any_of(in.sources.begin(), in.sources.end(),
                                              [](const ReportSource& s) { return s.sweep.has_value(); })
                                : true;
   for (ReportRow& row : t.rows) {
-    const RunRecord& first_run = in.runs[row.runs.front()];
-    // A sweep's point is named by the keys it varies, or (points: [{name: t1, ...}]) by its name;
-    // run directories given alone by the keys they differ in when those are at most two, else by
-    // their folders, as their author named them (four keys make a label no one reads).
-    const bool plain = !in.sources[first_run.source].sweep;
-    const std::string named = options.label.empty() ? named_point(first_run.point) : "";
-    // --label names keys to read: a point that inherits one from its base is named by that value.
-    if (sweeps_only && !options.label.empty()) fill_from_configs(in, t, row);
-    if (by_dir || (plain && options.label.empty() && t.label_keys.size() > 2)) {
-      row.label = folder_label(in, row);
-    } else {
-      for (size_t i = 0; i < t.keys.size() && named.empty(); ++i) {
-        if (row.values[i].empty() || !contains(t.label_keys, t.keys[i])) continue;
-        if (!row.label.empty()) row.label += ' ';
-        row.label += t.short_keys[i] + "=" + row.values[i];
-      }
-      if (!named.empty()) row.label = named;
-    }
-    if (sweeps_only) fill_from_configs(in, t, row);
-    if (row.label.empty()) {
-      const RunRecord& first = in.runs[row.runs.front()];
-      const ReportSource& source = in.sources[first.source];
-      std::string dir = first.dir;
-      while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-      row.label = source.sweep ? source.sweep->name : std::filesystem::path(dir).filename().string();
-      if (row.label.empty()) row.label = "all runs";
-    }
+    label_row(in, options, sweeps_only, t, row);
     pool_row(in, t, row);
   }
   disambiguate_labels(t);
@@ -544,9 +560,7 @@ ReportTable build_table(const ReportInputs& in, const TableOptions& options) {
   for (const std::string& m : t.metrics)
     if (std::any_of(t.rows.begin(), t.rows.end(), [&](const ReportRow& row) { return row.baseline.count(m) > 0; }))
       t.baseline_metrics.push_back(m);
-  if (!t.by.empty()) {
-    order_rows(t);
-  }
+  if (!t.by.empty()) order_rows(t);
   return t;
 }
 
