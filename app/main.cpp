@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 #include <new>
+#include <optional>
 #include <string>
 #include <system_error>
 
@@ -23,12 +24,11 @@
 
 namespace {
 
-/// Parses the command line and runs its verb; returns the exit code.
-int run_command(int argc, char** argv) {
-  CLI::App app{"transnormer: train and evaluate linear transformers (TransNormer, EMNLP 2022) on CPU"};
-  app.require_subcommand(1, 1);
-  app.set_version_flag("--version", std::string("transnormer ") + tn::program_version());
-  std::vector<std::pair<CLI::App*, tn::app::Action>> verbs;
+using Verbs = std::vector<std::pair<CLI::App*, tn::app::Action>>;
+
+/// Every verb registered on `app`, with the action that runs it once parsed.
+Verbs register_verbs(CLI::App& app) {
+  Verbs verbs;
   auto add = [&](tn::app::Action (*register_verb)(CLI::App&)) {
     const size_t before = app.get_subcommands({}).size();
     tn::app::Action action = register_verb(app);
@@ -40,12 +40,17 @@ int run_command(int argc, char** argv) {
                               tn::app::add_tokenize_verb, tn::app::add_data_verb, tn::app::add_completion_verb,
                               tn::app::add_manpage_verb})
     add(register_verb);
+  return verbs;
+}
 
+/// Parses the command line; the exit code when it ends here (help, version, a parse error: 2),
+/// nullopt when a verb is to run.
+std::optional<int> parse_command_line(CLI::App& app, const Verbs& verbs, int argc, char** argv) {
   // A first word that is no verb gets its own message (CLI11 would say "A subcommand is required").
   if (argc > 1 && argv[1][0] != '-') {
     std::string names;
     bool known = false;
-    for (auto& [sub, action] : verbs) {
+    for (const auto& [sub, action] : verbs) {
       names += (names.empty() ? "" : ", ") + sub->get_name();
       known = known || sub->get_name() == argv[1];
     }
@@ -71,8 +76,14 @@ int run_command(int argc, char** argv) {
     app.exit(e);
     return 2;
   }
+  return std::nullopt;
+}
+
+/// Runs the parsed verb; its exit code, or the one its exception means (2 bad input, 1 runtime
+/// failure, 128 + signal for a stopped run), the message logged.
+int run_verb(const Verbs& verbs) {
   try {
-    for (auto& [sub, action] : verbs) {
+    for (const auto& [sub, action] : verbs) {
       if (!sub->parsed()) continue;
       // Under an MPI launcher only `train` shares its work; any other verb would run N times over.
       if (tn::world().size() > 1 && sub->get_name() != "train")
@@ -114,6 +125,16 @@ int run_command(int argc, char** argv) {
     spdlog::error("{}", e.what());
     return 1;
   }
+}
+
+/// Parses the command line and runs its verb; returns the exit code.
+int run_command(int argc, char** argv) {
+  CLI::App app{"transnormer: train and evaluate linear transformers (TransNormer, EMNLP 2022) on CPU"};
+  app.require_subcommand(1, 1);
+  app.set_version_flag("--version", std::string("transnormer ") + tn::program_version());
+  const Verbs verbs = register_verbs(app);
+  if (const std::optional<int> code = parse_command_line(app, verbs, argc, argv)) return *code;
+  return run_verb(verbs);
 }
 
 /// Joins the MPI world when a launcher started this process; the ranks other than 0 log warnings
