@@ -364,6 +364,86 @@ std::string render_line_plot(const LinePlot& plot) {
   return stream.finish();
 }
 
+namespace {
+
+/// Where render_point_plot puts a point: categories spread their series side by side around each
+/// slot; numeric x follows the axis scale.
+struct PointLayout {
+  const PointPlot& plot;
+  size_t n_series;
+  double spread;  // the offset between neighbouring series in a category slot
+  bool categorical() const { return !plot.categories.empty(); }
+  double x(const PointSeries& s, size_t k, size_t i) const {
+    if (categorical()) return s.x[i] + (static_cast<double>(k) - 0.5 * static_cast<double>(n_series - 1)) * spread;
+    return scaled(s.x[i], plot.log_x);
+  }
+  static double err(const PointSeries& s, size_t i) { return i < s.err.size() ? s.err[i] : std::nan(""); }
+};
+
+/// Widens f's ranges to hold every finite point and its error bar; whether there was one.
+bool fit_points(Frame& f, const PointLayout& layout) {
+  bool any = false;
+  for (size_t k = 0; k < layout.n_series; ++k) {
+    const PointSeries& s = layout.plot.series[k];
+    for (size_t i = 0; i < s.x.size(); ++i) {
+      const double y = scaled(s.y[i], layout.plot.log_y), x = layout.x(s, k, i);
+      if (!std::isfinite(y) || !std::isfinite(x)) continue;
+      any = true;
+      f.x.add(x);
+      f.y.add(y);
+      const double e = PointLayout::err(s, i);
+      if (std::isfinite(e)) f.y.add(scaled(s.y[i] - e, layout.plot.log_y)), f.y.add(scaled(s.y[i] + e, layout.plot.log_y));
+    }
+  }
+  return any;
+}
+
+/// The category names under the x axis, horizontal or (when they do not fit their slots) vertical.
+void draw_categories(const Frame& f, const PointPlot& plot, bool vertical) {
+  plcol0(kInk);
+  const double width = f.x.hi - f.x.lo;
+  for (size_t i = 0; i < plot.categories.size(); ++i) {
+    const std::string text = escaped(shortened(plot.categories[i], kCategoryChars));
+    const double pos = (static_cast<double>(i) - f.x.lo) / width;
+    if (vertical)
+      plmtex("bv", 0.6, pos, 1.0, text.c_str());
+    else
+      plmtex("b", 1.5, pos, 0.5, text.c_str());
+  }
+}
+
+/// Series k: its error bars, its connecting line when the plot asks for one, its markers.
+void draw_point_series(const Frame& f, const PointLayout& layout, size_t k) {
+  const PointPlot& plot = layout.plot;
+  const PointSeries& s = plot.series[k];
+  std::vector<PLFLT> xs, ys;
+  plcol0(color_of(k));
+  for (size_t i = 0; i < s.x.size(); ++i) {
+    const double x = layout.x(s, k, i), y = scaled(s.y[i], plot.log_y);
+    if (!std::isfinite(x) || !std::isfinite(y)) continue;
+    xs.push_back(x);
+    ys.push_back(y);
+    const double e = PointLayout::err(s, i);
+    if (std::isfinite(e) && e > 0) {
+      PLFLT bx[1] = {x}, lo[1] = {scaled(s.y[i] - e, plot.log_y)}, hi[1] = {scaled(s.y[i] + e, plot.log_y)};
+      if (!std::isfinite(lo[0])) lo[0] = f.y.lo;  // log axis: the bar reaches below zero
+      plwidth(1.5);
+      plerry(1, bx, lo, hi);
+      plwidth(1);
+    }
+  }
+  if (plot.connect && xs.size() > 1) {
+    pllsty(style_of(k));
+    plwidth(1.5);
+    plline(static_cast<PLINT>(xs.size()), xs.data(), ys.data());
+    pllsty(1);
+    plwidth(1);
+  }
+  for (size_t i = 0; i < xs.size(); ++i) draw_marker(static_cast<int>(k), xs[i], ys[i], f.px_x(), f.px_y(), 4);
+}
+
+}  // namespace
+
 std::string render_point_plot(const PointPlot& plot) {
   Frame f;
   const bool categorical = !plot.categories.empty();
@@ -378,25 +458,8 @@ std::string render_point_plot(const PointPlot& plot) {
   const double slot = categorical ? kPlotW / static_cast<double>(plot.categories.size()) : 0;
   const bool vertical = categorical && static_cast<double>(longest) * kCharW > 0.95 * slot;
   if (vertical) f.fit_vertical_labels(static_cast<double>(longest) * kCharW);
-  const double spread = n_series > 1 ? std::min(0.5, 0.6 / static_cast<double>(n_series)) : 0;
-  auto x_of = [&](const PointSeries& s, size_t k, size_t i) {
-    if (categorical) return s.x[i] + (static_cast<double>(k) - 0.5 * static_cast<double>(n_series - 1)) * spread;
-    return scaled(s.x[i], plot.log_x);
-  };
-  auto err_of = [](const PointSeries& s, size_t i) { return i < s.err.size() ? s.err[i] : std::nan(""); };
-  bool any = false;
-  for (size_t k = 0; k < n_series; ++k) {
-    const PointSeries& s = plot.series[k];
-    for (size_t i = 0; i < s.x.size(); ++i) {
-      const double y = scaled(s.y[i], plot.log_y), x = x_of(s, k, i);
-      if (!std::isfinite(y) || !std::isfinite(x)) continue;
-      any = true;
-      f.x.add(x);
-      f.y.add(y);
-      const double e = err_of(s, i);
-      if (std::isfinite(e)) f.y.add(scaled(s.y[i] - e, plot.log_y)), f.y.add(scaled(s.y[i] + e, plot.log_y));
-    }
-  }
+  const PointLayout layout{plot, n_series, n_series > 1 ? std::min(0.5, 0.6 / static_cast<double>(n_series)) : 0};
+  const bool any = fit_points(f, layout);
   if (categorical) {
     f.x.lo = -0.5;
     f.x.hi = static_cast<double>(plot.categories.size()) - 0.5;
@@ -408,45 +471,8 @@ std::string render_point_plot(const PointPlot& plot) {
   SvgStream stream(f.width, f.height);
   draw_axes(f, plot.title, plot.x_label, plot.y_label, plot.log_x && !categorical, plot.log_y, !categorical);
   if (!any) draw_no_data(f);
-  if (categorical) {
-    plcol0(kInk);
-    const double width = f.x.hi - f.x.lo;
-    for (size_t i = 0; i < plot.categories.size(); ++i) {
-      const std::string text = escaped(shortened(plot.categories[i], kCategoryChars));
-      const double pos = (static_cast<double>(i) - f.x.lo) / width;
-      if (vertical)
-        plmtex("bv", 0.6, pos, 1.0, text.c_str());
-      else
-        plmtex("b", 1.5, pos, 0.5, text.c_str());
-    }
-  }
-  for (size_t k = 0; k < n_series; ++k) {
-    const PointSeries& s = plot.series[k];
-    std::vector<PLFLT> xs, ys;
-    plcol0(color_of(k));
-    for (size_t i = 0; i < s.x.size(); ++i) {
-      const double x = x_of(s, k, i), y = scaled(s.y[i], plot.log_y);
-      if (!std::isfinite(x) || !std::isfinite(y)) continue;
-      xs.push_back(x);
-      ys.push_back(y);
-      const double e = err_of(s, i);
-      if (std::isfinite(e) && e > 0) {
-        PLFLT bx[1] = {x}, lo[1] = {scaled(s.y[i] - e, plot.log_y)}, hi[1] = {scaled(s.y[i] + e, plot.log_y)};
-        if (!std::isfinite(lo[0])) lo[0] = f.y.lo;  // log axis: the bar reaches below zero
-        plwidth(1.5);
-        plerry(1, bx, lo, hi);
-        plwidth(1);
-      }
-    }
-    if (plot.connect && xs.size() > 1) {
-      pllsty(style_of(k));
-      plwidth(1.5);
-      plline(static_cast<PLINT>(xs.size()), xs.data(), ys.data());
-      pllsty(1);
-      plwidth(1);
-    }
-    for (size_t i = 0; i < xs.size(); ++i) draw_marker(static_cast<int>(k), xs[i], ys[i], f.px_x(), f.px_y(), 4);
-  }
+  if (categorical) draw_categories(f, plot, vertical);
+  for (size_t k = 0; k < n_series; ++k) draw_point_series(f, layout, k);
   draw_legend(f, entries);
   return stream.finish();
 }
