@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 
+#include "core/process/shell_quote.h"
 #include "experiments/reports/report_format.h"
 
 namespace tn {
@@ -173,27 +175,59 @@ std::string baseline_note(const ReportTable& table) {
          "anything beyond the label or word counts.";
 }
 
+namespace {
+
+/// The shell word that starts at `pos` of `text` (as shell_quote writes words: plain, or in single
+/// quotes with '\'' for a quote), unquoted.
+std::string shell_word_at(const std::string& text, size_t pos) {
+  std::string word;
+  for (bool quoted = false; pos < text.size(); ++pos) {
+    const char c = text[pos];
+    if (c == '\'') {
+      quoted = !quoted;
+    } else if (c == '\\' && !quoted && pos + 1 < text.size()) {
+      word += text[++pos];
+    } else if (c == ' ' && !quoted) {
+      break;
+    } else {
+      word += c;
+    }
+  }
+  return word;
+}
+
+/// The value of `flag` (" --out ") in a point's recorded command, unquoted; "" when absent.
+std::string command_value(const std::string& command, const std::string& flag) {
+  const size_t at = command.find(flag);
+  return at == std::string::npos ? "" : shell_word_at(command, at + flag.size());
+}
+
+}  // namespace
+
 std::string reproduce_command(const ReportSource& source) {
   if (!source.sweep || source.sweep->sweep_file.empty()) return "";
-  // The sweep file's path is relative to where the sweep ran; so is the --out its points were
-  // given ("--out runs/small/lra/<point dir>"): the folder as that sweep named it, not as this
-  // report was given it, so both paths of the command start from one place.
-  std::string folder = source.dir;
-  for (const PointRecord& p : source.sweep->points) {
-    const size_t at = p.command.find(" --out ");
-    if (at == std::string::npos) continue;
-    std::string point_out = p.command.substr(at + 7);
-    point_out = point_out.substr(0, point_out.find(' '));
+  const SweepIndex& sweep = *source.sweep;
+  // The sweep file's path is relative to where the sweep ran; so is the --out it was given. The
+  // index records both (cwd, out); an older one, the --out of its points' commands
+  // ("--out runs/small/lra/<point dir>").
+  std::string folder = sweep.out.empty() ? source.dir : sweep.out;
+  for (const PointRecord& p : sweep.points) {
+    if (!sweep.out.empty()) break;
+    const std::string point_out = command_value(p.command, " --out ");
+    if (point_out.empty()) continue;
     const std::string tail = "/" + p.dir;
     if (point_out.size() > tail.size() && point_out.ends_with(tail)) folder = point_out.substr(0, point_out.size() - tail.size());
     break;
   }
-  std::string out = "transnormer sweep " + source.sweep->sweep_file + " --out " + folder;
+  const bool relative = !std::filesystem::path(sweep.sweep_file).is_absolute() ||
+                        !std::filesystem::path(folder).is_absolute();
+  std::string out = relative && !sweep.cwd.empty() ? "cd " + shell_quote(sweep.cwd) + " && " : "";
+  out += "transnormer sweep " + shell_quote(sweep.sweep_file) + " --out " + shell_quote(folder);
   // The command line's additions to the sweep file (absent, the rerun would be another sweep).
-  out += source.sweep->command_line_words();
+  out += sweep.command_line_words();
   std::optional<int> jobs, threads, ranks;
   bool slurm = false;
-  for (const PointRecord& p : source.sweep->points) {
+  for (const PointRecord& p : sweep.points) {
     if (p.jobs) jobs = std::max(jobs.value_or(0), *p.jobs);
     if (p.threads) threads = std::max(threads.value_or(0), *p.threads);
     if (p.ranks) ranks = std::max(ranks.value_or(0), *p.ranks);
@@ -205,18 +239,10 @@ std::string reproduce_command(const ReportSource& source) {
   if (ranks) out += " --ranks-per-point " + std::to_string(*ranks);
   // The data root the points were given (the sweep's --data-root or $TRANSNORMER_DATA), as their
   // commands recorded it: the rerun reads the same data.
-  for (const PointRecord& p : source.sweep->points) {
-    const std::string flag = " --data-root ";
-    const size_t at = p.command.find(flag);
-    if (at == std::string::npos) continue;
-    const size_t start = at + flag.size();
-    std::string root = p.command.substr(start);
-    if (root.rfind("<data root>", 0) == 0) {
-      root = "<data root>";
-    } else {
-      root = root.substr(0, root.find(' '));
-    }
-    out += " --data-root " + root;
+  for (const PointRecord& p : sweep.points) {
+    const std::string root = command_value(p.command, " --data-root ");
+    if (root.empty()) continue;
+    out += " --data-root " + (root.rfind("<data root>", 0) == 0 ? std::string("<data root>") : shell_quote(root));
     break;
   }
   return out;

@@ -57,10 +57,11 @@ std::string row_order_text(const ReportTable& table);
 /// The sentence explaining a baseline column ("" when the table has none).
 std::string baseline_note(const ReportTable& table);
 
-/// The command that reruns a sweep source: "transnormer sweep FILE --out DIR [--set S] [--grid G]
-/// [--jobs J --threads-per-job T]" (the command line's --set and --grid as sweep.json records them,
-/// the jobs and threads of its points' launches when recorded); "" for a run directory or a sweep
-/// without its file's name.
+/// The command that reruns a sweep source: "[cd CWD && ]transnormer sweep FILE --out DIR [--set S]
+/// [--grid G] [--jobs J --threads-per-job T] [--data-root R]" (the command line's --set and --grid
+/// as sweep.json records them, the jobs and threads of its points' launches when recorded; the cd
+/// to where the sweep ran when FILE or DIR is relative; every path shell-quoted); "" for a run
+/// directory or a sweep without its file's name.
 std::string reproduce_command(const ReportSource& source);
 
 /// "task language_modeling, d_model 128, ..., params 3.03M" (plain text; "" when nothing is shared).

@@ -65,6 +65,8 @@ nlohmann::ordered_json SweepIndex::to_json() const {
   out["axes"] = axes;
   out["command_line"] = {{"set", command_set}, {"grid", command_grid}};
   if (smoke) out["command_line"]["smoke"] = true;
+  if (!cwd.empty()) out["command_line"]["cwd"] = cwd;
+  if (!this->out.empty()) out["command_line"]["out"] = this->out;
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const PointRecord& p : points) {
     nlohmann::ordered_json r;
@@ -101,6 +103,8 @@ SweepIndex SweepIndex::from_json(const nlohmann::ordered_json& o) {
     index.command_set = c->value("set", std::vector<std::string>{});
     index.command_grid = c->value("grid", std::vector<std::string>{});
     index.smoke = c->value("smoke", false);
+    index.cwd = c->value("cwd", "");
+    index.out = c->value("out", "");
   }
   for (const nlohmann::ordered_json& r : need(o, "points")) {
     PointRecord p;

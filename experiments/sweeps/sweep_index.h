@@ -46,6 +46,10 @@ struct SweepIndex {
   std::vector<std::string> axes;
   std::vector<std::string> command_set, command_grid;  // the sweep's --set and --grid, as given
   bool smoke = false;  // the sweep's --smoke: its points are smoke tests, not results
+  /// Where the last sweep on this folder ran (its working directory) and the --out it was given
+  /// there: the sweep file and folder paths of a rerun command start from `cwd` ("" when not
+  /// recorded).
+  std::string cwd, out;
   std::vector<PointRecord> points;
 
   /// The point with folder `dir`, or nullptr.

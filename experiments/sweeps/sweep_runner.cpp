@@ -504,6 +504,9 @@ SweepIndex reconcile_index(const SweepSpec& sweep, const std::string& out_dir) {
   index.axes = sweep.axes;
   index.command_set = sweep.command_line.set;
   index.command_grid = sweep.command_line.grid;
+  std::error_code ec;
+  index.cwd = fs::current_path(ec).string();
+  index.out = out_dir;
   for (const SweepPoint& p : sweep.points) {
     const ordered_json identity = spec_identity(p.spec);
     if (PointRecord* r = index.find(p.dir)) {

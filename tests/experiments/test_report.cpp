@@ -353,6 +353,15 @@ TEST_CASE("report: the rerun command names the sweep folder as the sweep did, be
   write_report({{sweep.string()}, out, {"valid.ppl"}, ""});
   CHECK(contains(read_file(out + "/report.md"),
                  "rerun with `transnormer sweep configs/ablations/scaling_vs_norm.yaml --out runs/ablations --jobs 2"));
+  // Where the sweep recorded its working folder and --out: the command starts there, every path quoted,
+  // so it reruns the same sweep from any folder.
+  index["command_line"]["cwd"] = "/home/me/my project";
+  index["command_line"]["out"] = "runs/my sweep";
+  write_fake_file(sweep / "sweep.json", index.dump());
+  write_report({{sweep.string()}, out, {"valid.ppl"}, ""});
+  CHECK(contains(read_file(out + "/report.md"),
+                 "rerun with `cd '/home/me/my project' && transnormer sweep configs/ablations/scaling_vs_norm.yaml "
+                 "--out 'runs/my sweep' --jobs 2"));
 }
 
 TEST_CASE("report highlights: rows that learn other data are not ranked against each other") {
