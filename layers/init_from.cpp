@@ -59,6 +59,10 @@ std::string init_from_checkpoint_path(const std::string& init_from) {
   std::error_code ec;
   if (std::filesystem::is_directory(init_from, ec)) {
     const std::string path = (std::filesystem::path(init_from) / "checkpoint.safetensors").string();
+    if (!std::filesystem::exists(path, ec) && std::filesystem::exists(std::filesystem::path(init_from) / "summary.json", ec))
+      throw ConfigError("train.init_from: " + init_from + " is a finished run that kept no checkpoint.safetensors (a "
+                        "smoke test, train --smoke, writes its records only); pretrain without --smoke, or train from "
+                        "random weights with --set train.init_from=null");
     if (!std::filesystem::exists(path, ec))
       throw ConfigError("train.init_from: " + init_from +
                         " has no checkpoint.safetensors; has the pretraining run finished its first evaluation? "

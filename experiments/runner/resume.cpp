@@ -120,6 +120,13 @@ std::optional<RunSummary> finished_run(const std::string& run, const ExperimentS
                  run, steps, path.string(), run);
     return summary;
   }
+  if (!std::filesystem::exists(std::filesystem::path(run) / "checkpoint.safetensors")) {
+    spdlog::warn("{}: nothing to resume: the run is finished ({} steps; its results are in {}), and it kept no "
+                 "checkpoint (a smoke test, train --smoke, writes its records only), so it cannot be trained "
+                 "longer: train the spec without --smoke for a run that can",
+                 run, steps, path.string());
+    return summary;
+  }
   const ScheduleKind kind = spec.train.schedule.kind;
   const bool decays = kind == ScheduleKind::Cosine || kind == ScheduleKind::PolynomialDecay;
   const std::string longer = fmt::format(" --set train.max_steps={}", 2 * steps) +

@@ -58,6 +58,19 @@ TEST_CASE("cli: train --smoke runs a shipped spec in seconds into a scratch fold
     } else {
       // The quickstart: 2 batches of 16 sequences of 256 words.
       CHECK(summary["valid"]["tokens"] == 2 * 16 * 256);
+      // Records only: no weights or optimizer state. What would need them says so.
+      for (const char* file : {"checkpoint.safetensors", "checkpoint_best.safetensors", "train_state.safetensors"})
+        CHECK_FALSE(fs::exists(out + "/" + file));
+      const CliResult resumed = run_in_tmp("train --resume " + out, tmp, dir);
+      CHECK(resumed.code == 0);
+      CHECK(resumed.err.find("kept no checkpoint (a smoke test") != std::string::npos);
+      CHECK(resumed.err.find("--set train.max_steps") == std::string::npos);  // no command that would fail
+      const CliResult evaluated = run_in_tmp("eval " + out, tmp, dir);
+      CHECK(evaluated.code == 2);
+      CHECK(evaluated.err.find("a smoke test, train --smoke, writes its records only") != std::string::npos);
+      const CliResult warm = run_in_tmp("train " + spec + " --smoke --threads 1 --set train.init_from=" + out, tmp, dir);
+      CHECK(warm.code == 2);
+      CHECK(warm.err.find("is a finished run that kept no checkpoint.safetensors") != std::string::npos);
     }
     CHECK_FALSE(fs::exists("runs/" + name));  // nothing in the default run folder
   }
