@@ -64,6 +64,9 @@ class Run {
   }
 
  private:
+  /// The constructor's part after run.json has its session: the train step, the warm start or the
+  /// restored state, the config. Its exceptions end the session as "failed".
+  void prepare(const RunOptions& options);
   void train_steps();
   /// Evaluates `split` after `step`, records and logs it; returns its metrics. A `final_eval` (one
   /// after the run's last validation) is abandoned when a stop is asked part-way (one process
@@ -159,6 +162,16 @@ Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<
   // run's), so a kill at any later point leaves it beside them.
   if (writer_)
     history_ = std::make_unique<RunHistory>(run_->path(), options.invocation, num_threads(), comm_.size(), options.resume);
+  try {
+    prepare(options);
+  } catch (...) {  // a resume refused by restore_run, a bad warm start: the session ends here
+    finish("failed");
+    throw;
+  }
+}
+
+void Run::prepare(const RunOptions& options) {
+  const TrainSpec& train = spec_.train;
   if (writer_) std::filesystem::remove(run_->file(kDivergedFile));  // this session decides anew
   step_ = std::make_unique<TrainStep>(*model_, train, comm_);
   if (train.analysis.grad_stats) {
