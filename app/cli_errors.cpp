@@ -1,6 +1,8 @@
 #include "app/cli_errors.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <regex>
 #include <sstream>
 
@@ -25,38 +27,86 @@ std::string trimmed(std::string bound) {
   return bound;
 }
 
-/// The --set or --grid words for arguments CLI11 did not expect that read as Hydra overrides
-/// ("train.max_steps=5" -> "--set train.max_steps=5"); "" when one of them does not.
-std::string hydra_overrides(const std::string& words) {
+/// The arguments CLI11 did not expect, read as Hydra overrides: "train.max_steps=5" -> set
+/// "train.max_steps=5"; `-m` and `--multirun` (Hydra's multirun switch) are noted and dropped.
+struct HydraWords {
+  std::vector<std::pair<std::string, std::string>> overrides;  // key, value, in the order typed
+  bool multirun = false;
+};
+
+/// The words as Hydra overrides, or nullopt when one of them is not one.
+std::optional<HydraWords> hydra_words(const std::string& words) {
   static const std::regex override_word("^\\+{0,2}([A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z0-9_]+)*)=(.*)$");
-  std::string out;
+  HydraWords out;
   std::istringstream in(words);
   for (std::string word; in >> word;) {  // CLI11 lists them last first (detail::rjoin)
+    if (word == "-m" || word == "--multirun") {
+      out.multirun = true;
+      continue;
+    }
     std::smatch m;
-    if (!std::regex_match(word, m, override_word)) return "";
-    const std::string value = m[3].str();
-    const bool list = value.find(',') != std::string::npos && value.find_first_of("[{") == std::string::npos;
-    out = (list ? "--grid " : "--set ") + shell_quote(m[1].str() + "=" + value) + (out.empty() ? "" : " ") + out;
+    if (!std::regex_match(word, m, override_word)) return std::nullopt;
+    out.overrides.insert(out.overrides.begin(), {m[1].str(), m[3].str()});
+  }
+  if (out.overrides.empty()) return std::nullopt;
+  return out;
+}
+
+bool is_list(const std::string& value) {
+  return value.find(',') != std::string::npos && value.find_first_of("[{") == std::string::npos;
+}
+
+/// "--set 'k=v' --grid 'k=a,b'": the words that say the overrides here (a list is a grid).
+std::string set_and_grid(const HydraWords& h) {
+  std::string out;
+  for (const auto& [key, value] : h.overrides)
+    out += std::string(out.empty() ? "" : " ") + (is_list(value) ? "--grid " : "--set ") + shell_quote(key + "=" + value);
+  return out;
+}
+
+/// For a verb without --set: "--split test" for each override naming one of its options, else "".
+std::string as_options(const HydraWords& h, const std::vector<std::string>& options) {
+  std::string out;
+  for (const auto& [key, value] : h.overrides) {
+    std::string flag = key;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    if (std::find(options.begin(), options.end(), flag) == options.end()) return "";
+    out += std::string(out.empty() ? "" : " ") + "--" + flag + " " + shell_quote(value);
   }
   return out;
 }
 
+/// The message for Hydra overrides given where this CLI takes options.
+std::string hydra_hint(const HydraWords& h, const std::string& unexpected, const CliVerb& verb) {
+  const std::string words = set_and_grid(h);
+  const bool list = words.find("--grid ") != std::string::npos;
+  if (!verb.takes_set) {
+    const std::string options = as_options(h, verb.options);
+    return unexpected + "\n`" + verb.name + "` takes options, not key=value overrides" +
+           (options.empty() ? "" : ": " + options) + " (transnormer " + verb.name + " --help lists them)";
+  }
+  if (verb.name != "sweep" && (list || h.multirun))
+    return unexpected + "\nA list of values is a sweep (Hydra's multirun" + (h.multirun ? ", -m" : "") +
+           "): transnormer sweep SPEC.yaml " + words + " (one point per value); `" + verb.name +
+           "` takes one value per key, with --set key=value";
+  return unexpected + "\nSpec values are overridden with --set key=value (a sweep varies one with --grid key=v1,v2" +
+         std::string(h.multirun ? "; a sweep needs no -m" : "") + "): " + words;
+}
+
 }  // namespace
 
-std::string cli_error_text(const std::string& message, const std::string& verb) {
+std::string cli_error_text(const std::string& message, const CliVerb& verb) {
   static const std::regex unexpected("^The following arguments? (was|were) not expected: (.*)$");
   std::smatch u;
   if (std::regex_match(message, u, unexpected))
-    if (const std::string words = hydra_overrides(u[2].str()); !words.empty()) {
-      if (verb != "sweep" && words.find("--grid ") != std::string::npos)
-        return "The following argument" + std::string(u[1].str() == "was" ? " was" : "s were") +
-               " not expected.\nA list of values is a sweep (Hydra's multirun): transnormer sweep SPEC.yaml " + words +
-               " (one point per value); `" + verb + "` takes one value per key, with --set key=value";
-      return u[1].str() == "was" ? "The following argument was not expected: " + words.substr(words.find(' ') + 1) +
-                                       "\nSpec values are overridden with --set key=value (a sweep varies one with "
-                                       "--grid key=v1,v2): " + words
-                                 : "The following arguments were not expected.\nSpec values are overridden with "
-                                   "--set key=value (a sweep varies one with --grid key=v1,v2): " + words;
+    if (const std::optional<HydraWords> h = hydra_words(u[2].str())) {
+      std::vector<std::string> typed;  // CLI11 lists them last first (detail::rjoin)
+      std::istringstream in(u[2].str());
+      for (std::string word; in >> word;) typed.insert(typed.begin(), word);
+      std::string words;
+      for (const std::string& w : typed) words += (words.empty() ? "" : " ") + w;
+      return hydra_hint(*h, "The following argument" + std::string(typed.size() == 1 ? " was" : "s were") +
+                                " not expected: " + words, verb);
     }
   static const std::regex range("^(.*: ?)?Value (.*) not in range (\\S+) to (\\S+)$");
   std::smatch m;

@@ -3,16 +3,26 @@
 // range 0 to 1024" for a value that is not a number at all, and Hydra's `key=value` overrides
 // refused as arguments "not expected".
 #include <string>
+#include <vector>
 
 namespace tn::app {
 
-/// `message` (a CLI::ParseError's what()) with a range check's text on a value that is not a number
-/// rewritten as "--threads: abc is not a number; give a whole number from 0 to 1024" (or "a
-/// number" when a bound has a fraction), and on a fraction where whole numbers are asked as "'1.5' is
-/// not a whole number; give a whole number from 1 to 86400"; an unexpected argument written as Hydra writes an override
-/// (`train.max_steps=5`, `+key=v`, `key=a,b` for a multirun) followed by the --set (or, for a list,
-/// --grid) that says it here (for a list given to a verb other than `sweep`, the sweep command
-/// that varies it); any other message unchanged.
-std::string cli_error_text(const std::string& message, const std::string& verb = "");
+/// The verb a command line named, as cli_error_text needs it.
+struct CliVerb {
+  std::string name;                  // "train"; "" when none was named
+  bool takes_set = true;             // whether it has --set (spec overrides)
+  std::vector<std::string> options;  // its long option names, without dashes
+};
+
+/// `message` (a CLI::ParseError's what()) in a user's words where CLI11's mislead:
+/// - a range check on a value that is not a number: "--threads: 'abc' is not a number; give a
+///   whole number from 0 to 1024" (or "a number" when a bound has a fraction); on a fraction where
+///   whole numbers are asked: "'1.5' is not a whole number; give a whole number from 1 to 86400";
+/// - arguments written as Hydra writes overrides (`train.max_steps=5`, `+key=v`, `key=a,b`, with
+///   `-m`/`--multirun`): the --set (a list: --grid) that says them here; for a list or -m given to a
+///   verb other than `sweep`, the sweep command that varies it; for a verb without --set, its
+///   options that match the keys (`split=test` to eval: --split test).
+/// Any other message unchanged.
+std::string cli_error_text(const std::string& message, const CliVerb& verb = {});
 
 }  // namespace tn::app

@@ -43,6 +43,18 @@ Verbs register_verbs(CLI::App& app) {
   return verbs;
 }
 
+/// The verb called `name` as cli_error_text reads it: whether it takes --set, its options.
+tn::app::CliVerb named_verb(const Verbs& verbs, const std::string& name) {
+  tn::app::CliVerb verb{name, true, {}};
+  for (const auto& [sub, action] : verbs) {
+    if (sub->get_name() != name) continue;
+    verb.takes_set = sub->get_option_no_throw("--set") != nullptr;
+    for (const CLI::Option* o : sub->get_options())
+      for (const std::string& l : o->get_lnames()) verb.options.push_back(l);
+  }
+  return verb;
+}
+
 /// Parses the command line; the exit code when it ends here (help, version, a parse error: 2),
 /// nullopt when a verb is to run.
 std::optional<int> parse_command_line(CLI::App& app, const Verbs& verbs, int argc, char** argv) {
@@ -69,7 +81,8 @@ std::optional<int> parse_command_line(CLI::App& app, const Verbs& verbs, int arg
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    if (const std::string text = tn::app::cli_error_text(e.what(), argc > 1 ? argv[1] : ""); text != e.what()) {
+    if (const std::string text = tn::app::cli_error_text(e.what(), named_verb(verbs, argc > 1 ? argv[1] : ""));
+        text != e.what()) {
       std::cerr << text << "\nRun with --help for more information.\n";
       return 2;
     }

@@ -73,10 +73,11 @@ std::optional<BestValue> best_of(const ReportTable& table, const std::string& me
   return best;
 }
 
-/// The config keys that say which data a run learns, most specific first: rows that differ in one
-/// of them are not ranked against each other (a ListOps accuracy is no rival of a Text one, nor
-/// CoLA's loss of SST-2's).
-const std::vector<std::string> kDataKeys = {"data.task", "data.reader", "data.dir", "data.train"};
+/// The config keys that say what a run learns (its task, written `task: NAME` or `task: {name: ...}`,
+/// then its data), most general first: rows that differ in one of them are not ranked against each
+/// other (a masked LM's perplexity is no rival of a causal LM's, a ListOps accuracy of a Text one,
+/// nor CoLA's loss of SST-2's).
+const std::vector<std::string> kDataKeys = {"task", "task.name", "data.task", "data.reader", "data.dir", "data.train"};
 
 /// The rows of `table` grouped by the first kDataKeys key whose value differs between rows, each
 /// group labelled by it ("data.reader listops"); one unlabelled group when no such key differs.

@@ -127,6 +127,20 @@ TEST_CASE("bad input: unknown verb and bad flags exit 2") {
   CHECK(list.code == 2);
   CHECK(list.err.find("A list of values is a sweep (Hydra's multirun): transnormer sweep SPEC.yaml --grid "
                       "model.token_mixer=softmax,linear") != std::string::npos);
+  // Hydra's -m: a sweep, named as such.
+  CliResult dash_m = run_cli("train x.yaml -m train.seed=1,2", dir);
+  CHECK(dash_m.code == 2);
+  CHECK(dash_m.err.find("A list of values is a sweep (Hydra's multirun, -m): transnormer sweep SPEC.yaml --grid "
+                        "train.seed=1,2") != std::string::npos);
+  // A verb without --set: its own option, where one matches the key.
+  CliResult eval_split = run_cli("eval runs/x split=test", dir);
+  CHECK(eval_split.code == 2);
+  CHECK(eval_split.err.find("`eval` takes options, not key=value overrides: --split test") != std::string::npos);
+  CHECK(eval_split.err.find("--set") == std::string::npos);
+  CliResult generate_k = run_cli("generate --checkpoint runs/x top_k=5", dir);
+  CHECK(generate_k.code == 2);
+  CHECK(generate_k.err.find("--set") == std::string::npos);
+  CHECK(generate_k.err.find(": --top-k 5") != std::string::npos);  // top_k names --top-k
   CliResult other = run_cli("train x.yaml extra", dir);  // not an override: CLI11's words alone
   CHECK(other.code == 2);
   CHECK(other.err.find("--set") == std::string::npos);

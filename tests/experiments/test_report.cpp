@@ -396,6 +396,28 @@ TEST_CASE("report highlights: rows that learn other data are not ranked against 
                                                      "imdb: best row2"));
 }
 
+TEST_CASE("report highlights: a masked LM's perplexity is not ranked against a causal LM's") {
+  ReportInputs inputs;
+  ReportTable table;
+  table.metrics = {"valid.ppl"};
+  const char* tasks[2] = {"language_modeling", "masked_lm"};
+  for (size_t r = 0; r < 2; ++r) {
+    RunRecord run;
+    run.flat_config = {{"task", json(tasks[r])}, {"data.reader", json("wikitext")}};
+    inputs.runs.push_back(run);
+    ReportRow row;
+    row.label = tasks[r];
+    row.runs = {r};
+    row.metrics["valid.ppl"] = PooledStat{r == 0 ? 100.0 : 5.0, 1.0, 3};
+    table.rows.push_back(row);
+  }
+  const ReportHighlights h = report_highlights(inputs, table);
+  REQUIRE(h.best.size() == 2);  // each best of its own task, neither behind the other
+  CHECK(h.best[0].group == "task language_modeling");
+  CHECK(h.best[0].row == 0);
+  CHECK(h.best[1].row == 1);
+}
+
 TEST_CASE("report highlights: a row scored on part of its splits is neither best nor behind; the limit is shared") {
   // Three rows of one data: accuracies 0.50 ± 0.01 (full), 0.70 ± 0.01 (limit_eval_batches 2), 0.40 ± 0.01 (full).
   // Without the limit the 0.70 row would be best; with it, 0.50 is best and 0.40 clearly behind.
