@@ -99,6 +99,10 @@ int run(TrainArgs& a) {
   std::vector<std::string> overrides = a.overrides;
   if (a.smoke) {
     const std::vector<std::string> smoke = smoke_overrides();
+    for (const std::string& s : smoke)  // the smoke test's value wins: say so where the user asked for another
+      for (const std::string& o : a.overrides)
+        if (o.substr(0, o.find('=')) == s.substr(0, s.find('=')) && o != s)
+          spdlog::warn("--smoke runs with {} (its own value), not --set {}", s, o);
     overrides.insert(overrides.end(), smoke.begin(), smoke.end());
   }
   ExperimentSpec spec = load_spec(a.config, overrides);

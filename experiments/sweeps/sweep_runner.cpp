@@ -415,8 +415,11 @@ SweepOutcome SweepRun::run() {
                (fs::path(options_.out_dir) / kIndexFile).string());
   if (outcome.failed + outcome.diverged > 0 && !stop_signal_ && !options_.detach && !options_.retry_failed)
     spdlog::warn("sweep {}: {} point(s) failed or diverged and stay so on a rerun; to run them again, rerun this "
-                 "command with --retry-failed (their errors are in {})",
-                 sweep_.name, outcome.failed + outcome.diverged, (fs::path(options_.out_dir) / kIndexFile).string());
+                 "command with --retry-failed{} (their errors are in {})",
+                 sweep_.name, outcome.failed + outcome.diverged,
+                 // a smoke test's scratch folder is new each time: the rerun names this one
+                 sweep_.command_line.smoke ? " --out " + shell_quote(options_.out_dir) : std::string(),
+                 (fs::path(options_.out_dir) / kIndexFile).string());
   return outcome;
 }
 

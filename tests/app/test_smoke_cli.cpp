@@ -68,8 +68,11 @@ TEST_CASE("cli: train --smoke runs a shipped spec in seconds into a scratch fold
       const CliResult evaluated = run_in_tmp("eval " + out, tmp, dir);
       CHECK(evaluated.code == 2);
       CHECK(evaluated.err.find("a smoke test, train --smoke, writes its records only") != std::string::npos);
-      const CliResult warm = run_in_tmp("train " + spec + " --smoke --threads 1 --set train.init_from=" + out, tmp, dir);
+      const CliResult warm = run_in_tmp(
+          "train " + spec + " --smoke --threads 1 --set train.max_steps=10 --set train.init_from=" + out, tmp, dir);
       CHECK(warm.code == 2);
+      CHECK(warm.err.find("--smoke runs with train.max_steps=3 (its own value), not --set train.max_steps=10") !=
+            std::string::npos);
       CHECK(warm.err.find("is a finished run that kept no checkpoint.safetensors") != std::string::npos);
     }
     CHECK_FALSE(fs::exists("runs/" + name));  // nothing in the default run folder

@@ -83,6 +83,11 @@ TEST_CASE("cli sweep: points run as train children, a rerun skips done points, a
   // The last words name the way to run it again.
   CHECK(r.err.find("1 point(s) failed or diverged and stay so on a rerun; to run them again, rerun this command "
                    "with --retry-failed") != std::string::npos);
+  // A smoke test's hint names its folder: rerun without --out, it would start a new scratch folder.
+  write_text(dir + "/failing.yaml", "base: tiny.yaml\nset: {train.init_from: " + dir + "/no_such_run}\n");
+  CliResult smoke = run_cli("sweep " + dir + "/failing.yaml --smoke --jobs 1 --threads-per-job 1 --out " + dir + "/smoke", dir);
+  CHECK(smoke.code == 1);
+  CHECK(smoke.err.find("with --retry-failed --out " + dir + "/smoke (their errors") != std::string::npos);
 
   // The rerun runs nothing: the done point is kept, the diverged one waits for --retry-failed.
   const std::string summary = slurp(out + "/lr-0.003/summary.json");
