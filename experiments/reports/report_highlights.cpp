@@ -128,6 +128,8 @@ ReportHighlights report_highlights(const ReportInputs& inputs, const ReportTable
     }
   }
   if (auto p = params_text(table)) h.shared.emplace_back("params", *p);
+  for (size_t r = 0; r < table.rows.size(); ++r)
+    if (partial_evaluation(inputs, table.rows[r])) h.unranked.push_back(r);
   auto groups = data_groups(inputs, table);
   for (auto& group : groups)  // a row scored on part of its splits is no rival of any row
     group.second.erase(std::remove_if(group.second.begin(), group.second.end(),
@@ -247,6 +249,13 @@ std::string reproduce_command(const ReportSource& source) {
     break;
   }
   return out;
+}
+
+std::string describe_unranked(const ReportTable& table, const ReportHighlights& h) {
+  if (h.unranked.empty() || table.metrics.empty()) return "";
+  std::string out = "Not ranked: ";
+  for (size_t i = 0; i < h.unranked.size(); ++i) out += (i ? ", " : "") + table.rows[h.unranked[i]].label;
+  return out + " (evaluated on at most train.limit_eval_batches batches of each split, as a smoke test is).";
 }
 
 std::string describe_shared(const ReportHighlights& h) {

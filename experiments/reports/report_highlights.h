@@ -35,6 +35,7 @@ struct ReportHighlights {
   /// Per chosen metric (column order) and data group, where a row has a mean; rows evaluated on
   /// part of their splits (train.limit_eval_batches) are neither best nor behind.
   std::vector<BestValue> best;
+  std::vector<size_t> unranked;  // rows left out of `best` for a partial evaluation, in row order
 };
 
 /// The highlights of `table` (built from `inputs`).
@@ -63,6 +64,10 @@ std::string baseline_note(const ReportTable& table);
 /// to where the sweep ran when FILE or DIR is relative; every path shell-quoted); "" for a run
 /// directory or a sweep without its file's name.
 std::string reproduce_command(const ReportSource& source);
+
+/// "Not ranked: a, b (evaluated on at most train.limit_eval_batches batches of each split)." ("" when
+/// every row is ranked).
+std::string describe_unranked(const ReportTable& table, const ReportHighlights& h);
 
 /// "task language_modeling, d_model 128, ..., params 3.03M" (plain text; "" when nothing is shared).
 std::string describe_shared(const ReportHighlights& h);

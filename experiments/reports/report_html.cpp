@@ -175,9 +175,11 @@ std::string report_html(const ReportDocument& doc) {
   out += "</p>\n";
   if (const std::string shared = describe_shared(doc.highlights); !shared.empty())
     out += "<p><b>Shared by every run:</b> " + html_escape(shared) + ".</p>\n";
-  if (!doc.highlights.best.empty()) {
+  if (!doc.highlights.best.empty() || !doc.highlights.unranked.empty()) {
     out += "<ul class=\"best\">\n";
     for (const BestValue& b : doc.highlights.best) out += "<li>" + html_escape(describe_best(t, b)) + "</li>\n";
+    if (const std::string unranked = describe_unranked(t, doc.highlights); !unranked.empty())
+      out += "<li>" + html_escape(unranked) + "</li>\n";
     out += "</ul>\n";
   }
   out += "<h2>Points</h2>\n" + points_table(doc);

@@ -143,7 +143,9 @@ std::string report_markdown(const ReportDocument& doc) {
   if (const std::string shared = describe_shared(doc.highlights); !shared.empty())
     out += "**Shared by every run:** " + md_cell(shared) + ".\n\n";
   for (const BestValue& b : doc.highlights.best) out += "- " + md_cell(describe_best(t, b)) + "\n";
-  if (!doc.highlights.best.empty()) out += "\n";
+  if (const std::string unranked = describe_unranked(t, doc.highlights); !unranked.empty())
+    out += "- " + md_cell(unranked) + "\n";
+  if (!doc.highlights.best.empty() || !doc.highlights.unranked.empty()) out += "\n";
 
   const std::vector<std::string> head = table_head(t);
   out += row_line(head);

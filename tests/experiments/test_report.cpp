@@ -441,6 +441,9 @@ TEST_CASE("report highlights: a row scored on part of its splits is neither best
   CHECK(h.best[0].row == 0);
   CHECK(h.best[0].clearly_worse == std::vector<size_t>{2});
   CHECK_FALSE(is_best(h, "valid.accuracy", 1));
+  CHECK(h.unranked == std::vector<size_t>{1});
+  CHECK(describe_unranked(table, h) == "Not ranked: row1 (evaluated on at most train.limit_eval_batches batches of "
+                                       "each split, as a smoke test is).");
   CHECK_FALSE(contains(describe_shared(h), "limit_eval_batches"));  // not every run has it
 
   for (RunRecord& run : inputs.runs)  // a smoke sweep: every row partial, one limit
