@@ -93,7 +93,8 @@ std::pair<CLI::App*, Action> add_data_fetch(CLI::App& data) {
   auto args = std::make_shared<FetchArgs>();
   CLI::App* sub = data.add_subcommand(
       "fetch",
-      "Download the datasets from their official sources into the data root, checking every file's sha256: "
+      "Download the datasets from their official sources into the data root, checking every file's sha256 (md5, "
+      "as published, for IMDB and CIFAR-10): "
       "WikiText-103 and -2, GLUE, GPT-2 BPE, IMDB (LRA Text), CIFAR-10 (LRA Image); with --lra also the 8.23 GB "
       "LRA release (ListOps and Retrieval). Parts already there are skipped");
   sub->add_flag("--lra", args->lra, "also the LRA release (8.23 GB download)");
