@@ -16,7 +16,8 @@ std::string run_name(const RunRecord& run) {
 
 bool run_has_problem(const RunRecord& run) {
   if (!run.problems.empty()) return true;
-  return run.state == "failed" || run.state == "diverged" || run.state == "incomplete" || run.state == "unreadable";
+  return run.state == "failed" || run.state == "diverged" || run.state == "incomplete" || run.state == "unreadable" ||
+         run.state == "stopped";
 }
 
 namespace {

@@ -227,7 +227,8 @@ void choose_metrics(const ReportInputs& in, const TableOptions& options, ReportT
 /// its last training-log line and config.yaml; "" before its first line, without max_steps, or
 /// for a run that ended (done, failed, diverged).
 std::string run_progress(const RunRecord& run) {
-  const bool unfinished = run.state == "running" || run.state == "pending" || run.state == "incomplete";
+  const bool unfinished =
+      run.state == "running" || run.state == "pending" || run.state == "incomplete" || run.state == "stopped";
   if (!unfinished || run.logged_step <= 0 || run.max_steps <= 0) return "";
   const int64_t step = std::min(run.logged_step, run.max_steps);
   std::string out = "step " + std::to_string(step) + "/" + std::to_string(run.max_steps) + " (" +

@@ -534,6 +534,23 @@ TEST_CASE("report: the wall time of a resumed run directory counts every session
   CHECK(json::parse(read_file((run / "report.json").string()))["rows"][0]["wall_s"]["mean"] == 35.0);
 }
 
+TEST_CASE("report: a run directory stopped by a signal shows its step and how to resume it") {
+  TempDir tmp("report_stopped");
+  const fs::path run = tmp.path / "run";
+  FakeRun r;  // no summary: 20 training-log lines of max_steps 40
+  r.steps = 20;
+  write_fake_run(run, r);
+  std::string config = read_file((run / "config.yaml").string());
+  config.replace(config.find("max_steps: 20"), 13, "max_steps: 40");
+  write_fake_file(run / "config.yaml", config);
+  write_fake_file(run / "run.json", R"({"sessions": [{"outcome": "stopped", "ended": "2026-01-01T00:00:00Z"}]})");
+  write_report({{run.string()}, "", {}, ""});
+  const json j = json::parse(read_file((run / "report.json").string()));
+  CHECK(j["rows"][0]["state"] == "stopped (1 of 1 seed): step 20/40 (50 %)");
+  const std::string md = read_file((run / "report.md").string());
+  CHECK(contains(md, "stopped before its last step; continue it with `transnormer train --resume " + run.string() + "`"));
+}
+
 TEST_CASE("report: a run directory with diverged.json is shown as diverged, out of the statistics") {
   TempDir tmp("report_diverged");
   std::vector<std::string> dirs;
