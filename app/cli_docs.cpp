@@ -1,6 +1,7 @@
 #include "app/cli_docs.h"
 
 #include <functional>
+#include <set>
 #include <vector>
 
 namespace tn::app {
@@ -13,6 +14,10 @@ void walk(const CLI::App& app, const std::string& path,
   for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
     walk(*sub, path.empty() ? sub->get_name() : path + " " + sub->get_name(), visit);
 }
+
+/// Text options whose values are never file names: they complete as nothing.
+const std::set<std::string> kNotPaths = {"set", "grid", "metrics", "by", "label", "columns", "prompt", "slurm",
+                                         "split", "text"};
 
 /// The option names of `app` (long and short, with dashes), positionals left out.
 std::vector<std::string> option_words(const CLI::App& app) {
@@ -88,14 +93,22 @@ std::string bash_completion(const CLI::App& app) {
       subs.push_back(sub->get_name());
       chains += "      \"" + path + (path.empty() ? "" : " ") + sub->get_name() + "\") chain=\"$next\" ;;\n";
     }
+    // A positional that lists its values (completion's shell) completes them, not file names.
+    std::vector<std::string> positional_choices;
+    for (const CLI::Option* o : a.get_options())
+      if (o->get_positional()) positional_choices = option_choices(*o);
+    const bool files = has_positionals(a) && positional_choices.empty();
+    for (const std::string& c : positional_choices) subs.push_back(c);
     words += "    \"" + path + "\") subs=\"" + joined(subs) + "\" flags=\"" + joined(option_words(a)) + "\" files=" +
-             (has_positionals(a) ? "1" : "\"\"") + " ;;\n";
+             (files ? "1" : "\"\"") + " ;;\n";
     for (const CLI::Option* o : a.get_options()) {
       if (o->get_positional() || o->get_expected_max() == 0) continue;  // a flag takes no value
       const std::vector<std::string> listed = option_choices(*o);
+      const bool text = o->get_type_name().rfind("TEXT", 0) == 0;  // a number completes as nothing
       for (const std::string& l : o->get_lnames()) {
         values += " --" + l;
         if (!listed.empty()) choices += "    \"" + path + "|--" + l + "\") choice=\"" + joined(listed) + "\" ;;\n";
+        else if (!text || kNotPaths.count(l)) choices += "    \"" + path + "|--" + l + "\") return ;;\n";
       }
     }
   });

@@ -134,8 +134,17 @@ LoadedCheckpoint load_checkpoint(const std::string& path) {
 
 std::string checkpoint_file(const std::string& path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return (std::filesystem::path(path) / "checkpoint.safetensors").string();
-  return path;
+  if (!std::filesystem::is_directory(path, ec)) return path;
+  const std::filesystem::path dir(path);
+  const std::string file = (dir / "checkpoint.safetensors").string();
+  if (std::filesystem::exists(file, ec)) return file;
+  if (std::filesystem::exists(dir / "sweep.json", ec))
+    throw DataError(path + ": a sweep folder; give one of its points' run directories (" + path + "/<point>)");
+  if (std::filesystem::exists(dir / "summary.json", ec))
+    throw DataError(path + ": the run kept no checkpoint.safetensors (a smoke test, train --smoke, writes its "
+                    "records only); train the spec without --smoke to use its weights");
+  throw DataError(path + ": not a run directory (no checkpoint.safetensors); train it first, or give a "
+                  "checkpoint file");
 }
 
 }  // namespace tn

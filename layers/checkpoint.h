@@ -30,7 +30,8 @@ void save_checkpoint(const std::string& path, const TransNormerModel& model,
 LoadedCheckpoint load_checkpoint(const std::string& path);
 
 /// `path`, or, when it is a folder (a run directory), its checkpoint.safetensors: what the verbs
-/// that take --checkpoint read.
+/// that take --checkpoint read. A folder without one throws DataError saying what it is (a sweep
+/// folder, a smoke run that kept none, no run).
 std::string checkpoint_file(const std::string& path);
 
 /// Copies `file`'s tensors into `model` (strict, as above); `where` names the source in errors.

@@ -19,6 +19,9 @@ LoadedRun load_run(const std::string& target, const std::string& data_root, bool
   }
   const std::string config = (run_dir / "config.yaml").string();
   const std::string ckpt_path = (run_dir / "checkpoint.safetensors").string();
+  if (std::filesystem::exists(run_dir / "sweep.json"))
+    throw DataError(run_dir.string() + ": a sweep folder; give one of its points' run directories (" +
+                    run_dir.string() + "/<point>), or report it with `transnormer report " + run_dir.string() + "`");
   if (std::filesystem::exists(config) && std::filesystem::exists(run_dir / "summary.json") &&
       !std::filesystem::exists(ckpt_path))
     throw DataError(run_dir.string() + ": the run kept no checkpoint.safetensors (a smoke test, train --smoke, writes "

@@ -47,6 +47,10 @@ TEST_CASE("cli: completion bash completes verbs, subcommands, options and file n
   CHECK(complete(script, "transnormer eval run --split ''", dir) == "valid test\n");
   CHECK(complete(script, "transnormer sweep x.yaml --launcher s", dir) == "slurm\n");
   CHECK(complete(script, "transnormer train x.yaml --cfg ''", dir) == "job\n");
+  CHECK(complete(script, "transnormer completion ''", dir) == "bash\n");  // a positional's listed values
+  // A number or an override is no file name: nothing is offered.
+  CHECK(complete(script, "transnormer train x.yaml --threads ''", dir) == "\n");
+  CHECK(complete(script, "transnormer train x.yaml --set ''", dir) == "\n");
   CHECK(run_cli("completion zsh", dir).code == 2);
 }
 

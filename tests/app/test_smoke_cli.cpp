@@ -68,6 +68,9 @@ TEST_CASE("cli: train --smoke runs a shipped spec in seconds into a scratch fold
       const CliResult evaluated = run_in_tmp("eval " + out, tmp, dir);
       CHECK(evaluated.code == 2);
       CHECK(evaluated.err.find("a smoke test, train --smoke, writes its records only") != std::string::npos);
+      const CliResult generated = run_in_tmp("generate --checkpoint " + out + " --max-new-tokens 2", tmp, dir);
+      CHECK(generated.code == 2);
+      CHECK(generated.err.find("the run kept no checkpoint.safetensors (a smoke test") != std::string::npos);
       const CliResult warm = run_in_tmp(
           "train " + spec + " --smoke --threads 1 --set train.max_steps=10 --set train.init_from=" + out, tmp, dir);
       CHECK(warm.code == 2);

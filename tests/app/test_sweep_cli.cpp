@@ -83,6 +83,10 @@ TEST_CASE("cli sweep: points run as train children, a rerun skips done points, a
   // The last words name the way to run it again.
   CHECK(r.err.find("1 point(s) failed or diverged and stay so on a rerun; to run them again, rerun this command "
                    "with --retry-failed") != std::string::npos);
+  // eval of the sweep folder itself names what it is.
+  CliResult eval_sweep = run_cli("eval " + out, dir);
+  CHECK(eval_sweep.code == 2);
+  CHECK(eval_sweep.err.find(": a sweep folder; give one of its points' run directories") != std::string::npos);
   // A smoke test's hint names its folder: rerun without --out, it would start a new scratch folder.
   write_text(dir + "/failing.yaml", "base: tiny.yaml\nset: {train.init_from: " + dir + "/no_such_run}\n");
   CliResult smoke = run_cli("sweep " + dir + "/failing.yaml --smoke --jobs 1 --threads-per-job 1 --out " + dir + "/smoke", dir);
