@@ -21,6 +21,11 @@ std::string smoke_folder_pattern(const std::string& name) {
 }
 
 std::string smoke_folder(const std::string& name) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::error_code ec;
+  if (tmp && *tmp && !std::filesystem::is_directory(tmp, ec))
+    throw ConfigError(std::string("TMPDIR=") + tmp + " is not a folder, so the smoke test has no scratch place; "
+                      "set TMPDIR to a folder that exists, or give --out");
   std::string pattern = smoke_folder_pattern(name);
   if (!::mkdtemp(pattern.data()))
     throw IoError(pattern + ": cannot make the smoke test's scratch folder (" + std::strerror(errno) +

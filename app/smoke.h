@@ -12,7 +12,8 @@ namespace tn::app {
 std::vector<std::string> smoke_overrides();
 
 /// A new, empty folder for a smoke test of `name` under $TMPDIR (else /tmp):
-/// transnormer-smoke-<name>-XXXXXX. Throws IoError when it cannot be made.
+/// transnormer-smoke-<name>-XXXXXX. Throws ConfigError when TMPDIR names no folder, IoError when
+/// it cannot be made.
 std::string smoke_folder(const std::string& name);
 
 /// The name smoke_folder would make, not made: ".../transnormer-smoke-<name>-XXXXXX" (for a dry run).

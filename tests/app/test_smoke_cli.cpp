@@ -80,6 +80,11 @@ TEST_CASE("cli: train --smoke runs a shipped spec in seconds into a scratch fold
     }
     CHECK_FALSE(fs::exists("runs/" + name));  // nothing in the default run folder
   }
+  // A TMPDIR that names no folder is bad input, said as such.
+  const CliResult nowhere = run_in_tmp("train " + std::string(TN_SOURCE_DIR) + "/configs/quickstart.yaml --smoke",
+                                       dir + "/no_such_tmp", dir);
+  CHECK(nowhere.code == 2);
+  CHECK(nowhere.err.find("TMPDIR=" + dir + "/no_such_tmp is not a folder") != std::string::npos);
 }
 
 TEST_CASE("cli: sweep --smoke runs every point of a shipped sweep in seconds, into a scratch folder") {
