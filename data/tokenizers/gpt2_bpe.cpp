@@ -162,103 +162,72 @@ class TokenIds {
   detail::WordCache table_;
 };
 
-}  // namespace
-
-void Gpt2Bpe::CodeFree::operator()(void* p) const { pcre2_code_free(static_cast<pcre2_code*>(p)); }
-void Gpt2Bpe::MatchFree::operator()(void* p) const { pcre2_match_data_free(static_cast<pcre2_match_data*>(p)); }
-
-Gpt2Bpe::Scratch::Scratch(const Gpt2Bpe& bpe)
-    : match_data_(pcre2_match_data_create_from_pattern(static_cast<const pcre2_code*>(bpe.code_.get()), nullptr),
-                  MatchFree{}) {
-  if (!match_data_) throw std::bad_alloc();
-}
-
-Gpt2Bpe Gpt2Bpe::load(const std::string& dir) {
-  std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec))
-    throw DataError(dir + ": no such folder, expected one holding GPT-2's encoder.json and vocab.bpe (" +
-                    kFetchHint + ")");
-  const std::string encoder_path = (std::filesystem::path(dir) / "encoder.json").string();
-  const std::string merges_path = (std::filesystem::path(dir) / "vocab.bpe").string();
-  const std::string encoder_text = read_vocab_file(encoder_path);
-  const std::string merges_text = read_vocab_file(merges_path);
-
-  Gpt2Bpe bpe;
-  // encoder.json: token (byte→unicode form) → id, the ids a permutation of 0..N-1. Read through
-  // nlohmann's SAX interface: no document tree for 50k keys.
+/// encoder.json's entries, read through nlohmann's SAX interface (no document tree for 50k keys).
+/// Throws DataError at a syntax error (with its line), a value that is no id, or an empty object.
+EncoderEntries parse_encoder(const std::string& path, const std::string& text) {
   EncoderEntries encoder;
-  nlohmann::json::sax_parse(encoder_text, &encoder);
-  const auto bad_key = [&](const std::string& key, const std::string& problem) {
-    return DataError(encoder_path + ": key " + printable(key) + " " + problem +
-                     " (encoder.json must map each GPT-2 token to an id 0..N-1; " + kFetchHint + " again)");
-  };
+  nlohmann::json::sax_parse(text, &encoder);
   if (encoder.syntax_error_at != std::string::npos)
-    throw DataError(location(encoder_path, encoder_text, encoder.syntax_error_at) + ": not valid JSON (" +
-                    encoder.problem + "); " + kFetchHint + " again");
+    throw DataError(location(path, text, encoder.syntax_error_at) + ": not valid JSON (" + encoder.problem + "); " +
+                    kFetchHint + " again");
   if (!encoder.problem.empty()) {
-    if (encoder.problem_key.empty())
-      throw DataError(encoder_path + ": " + encoder.problem + " (" + kFetchHint + " again)");
-    throw bad_key(encoder.problem_key, encoder.problem);
+    if (encoder.problem_key.empty()) throw DataError(path + ": " + encoder.problem + " (" + kFetchHint + " again)");
+    throw DataError(path + ": key " + printable(encoder.problem_key) + " " + encoder.problem +
+                    " (encoder.json must map each GPT-2 token to an id 0..N-1; " + kFetchHint + " again)");
   }
   if (encoder.entries.empty())
-    throw DataError(encoder_path + ": the object is empty; expected GPT-2's token → id map (" + kFetchHint + " again)");
-  const size_t n = encoder.entries.size();
-  std::array<int, 512> byte_of{};  // code point → byte, -1 when no byte maps there
-  byte_of.fill(-1);
-  const std::array<char32_t, 256> code_point = byte_to_code_point();
-  for (int b = 0; b < 256; ++b) byte_of[code_point[static_cast<size_t>(b)]] = b;
-  bpe.tokens_.resize(n);
-  bpe.bytes_.resize(n);
-  std::vector<bool> seen(n, false);
-  TokenIds id_of;
-  for (const auto& [key, id] : encoder.entries) {
-    if (id < 0 || id >= static_cast<int64_t>(n))
-      throw bad_key(key, "has the id " + std::to_string(id) + ", outside 0.." + std::to_string(n - 1) +
-                             " for " + std::to_string(n) + " tokens");
-    if (seen[static_cast<size_t>(id)])
-      throw bad_key(key, "repeats the id " + std::to_string(id) + " of " +
-                             printable(bpe.tokens_[static_cast<size_t>(id)]));
-    if (key.empty()) throw bad_key(key, "is empty");
-    if (id_of.find(key) >= 0) throw bad_key(key, "appears twice");
-    seen[static_cast<size_t>(id)] = true;
-    // Back from byte→unicode form to the raw bytes (the key is valid UTF-8: the JSON parser checks).
-    std::string raw;
-    const auto* k = reinterpret_cast<const unsigned char*>(key.data());
-    for (size_t i = 0; i < key.size();) {
-      char32_t cp = k[i];
-      size_t len = 1;
-      if (cp >= 0xF0) cp = ((cp & 0x07) << 18) | ((k[i + 1] & 0x3F) << 12) | ((k[i + 2] & 0x3F) << 6) | (k[i + 3] & 0x3F), len = 4;
-      else if (cp >= 0xE0) cp = ((cp & 0x0F) << 12) | ((k[i + 1] & 0x3F) << 6) | (k[i + 2] & 0x3F), len = 3;
-      else if (cp >= 0xC0) cp = ((cp & 0x1F) << 6) | (k[i + 1] & 0x3F), len = 2;
-      if (cp >= byte_of.size() || byte_of[cp] < 0) {
-        char hex[16];
-        std::snprintf(hex, sizeof hex, "U+%04X", static_cast<unsigned>(cp));
-        throw bad_key(key, std::string("has the character ") + hex +
-                               ", which GPT-2's byte→unicode form does not use (is this a byte-level BPE?)");
-      }
-      raw += static_cast<char>(byte_of[cp]);
-      i += len;
-    }
-    bpe.tokens_[static_cast<size_t>(id)] = key;
-    bpe.bytes_[static_cast<size_t>(id)] = std::move(raw);
-    id_of.add(key, static_cast<int32_t>(id));
-  }
-  for (int b = 0; b < 256; ++b) {
-    const std::string symbol = utf8_of(code_point[static_cast<size_t>(b)]);
-    const int32_t id = id_of.find(symbol);
-    if (id < 0)
-      throw DataError(encoder_path + ": has no token " + printable(symbol) + " for the byte " + std::to_string(b) +
-                      " (a byte-level BPE needs all 256 single-byte tokens; " + kFetchHint + " again)");
-    bpe.byte_token_[b] = id;
-  }
+    throw DataError(path + ": the object is empty; expected GPT-2's token → id map (" + kFetchHint + " again)");
+  return encoder;
+}
 
-  // vocab.bpe: "#version: 0.2", then merges "A B", rank = order.
+/// The code points of a UTF-8 key (valid: the JSON parser checked it), each with its byte length.
+template <typename Visit>
+void for_each_code_point(const std::string& key, Visit visit) {
+  const auto* k = reinterpret_cast<const unsigned char*>(key.data());
+  for (size_t i = 0; i < key.size();) {
+    char32_t cp = k[i];
+    size_t len = 1;
+    if (cp >= 0xF0) cp = ((cp & 0x07) << 18) | ((k[i + 1] & 0x3F) << 12) | ((k[i + 2] & 0x3F) << 6) | (k[i + 3] & 0x3F), len = 4;
+    else if (cp >= 0xE0) cp = ((cp & 0x0F) << 12) | ((k[i + 1] & 0x3F) << 6) | (k[i + 2] & 0x3F), len = 3;
+    else if (cp >= 0xC0) cp = ((cp & 0x1F) << 6) | (k[i + 1] & 0x3F), len = 2;
+    if (!visit(cp)) return;
+    i += len;
+  }
+}
+
+/// A token's raw bytes, back from GPT-2's byte→unicode form; "" when a character has no byte.
+std::string raw_bytes(const std::string& key, const std::array<int, 512>& byte_of) {
+  std::string raw;
+  bool ok = true;
+  for_each_code_point(key, [&](char32_t cp) {
+    ok = cp < byte_of.size() && byte_of[cp] >= 0;
+    if (ok) raw += static_cast<char>(byte_of[cp]);
+    return ok;
+  });
+  return ok ? raw : std::string();
+}
+
+/// The first character of `key` that no byte maps to (raw_bytes gave "").
+char32_t first_unmapped(const std::string& key, const std::array<int, 512>& byte_of) {
+  char32_t found = 0;
+  for_each_code_point(key, [&](char32_t cp) {
+    if (cp < byte_of.size() && byte_of[cp] >= 0) return true;
+    found = cp;
+    return false;
+  });
+  return found;
+}
+
+/// vocab.bpe: "#version: 0.2", then merges "A B", rank = order, each pair and its result tokens of
+/// the encoder. Throws DataError naming the line.
+void read_merges(const std::string& merges_path, const std::string& merges_text, const std::string& encoder_path,
+                 const TokenIds& id_of, detail::PairTable& merges) {
   const auto bad_line = [&](size_t line, const std::string& problem) {
     return DataError(merges_path + ":" + std::to_string(line) + ": " + problem + " (" + kFetchHint + " again)");
   };
   size_t start = 0, line = 0;
   std::string joined;
-  bpe.merges_.reserve(static_cast<size_t>(std::count(merges_text.begin(), merges_text.end(), '\n')) + 1);
+  merges.reserve(static_cast<size_t>(std::count(merges_text.begin(), merges_text.end(), '\n')) + 1);
   while (start < merges_text.size()) {
     size_t end = merges_text.find('\n', start);
     if (end == std::string::npos) end = merges_text.size();
@@ -281,11 +250,14 @@ Gpt2Bpe Gpt2Bpe::load(const std::string& dir) {
       throw bad_line(line, "the symbol " + printable(l < 0 ? left : right) + " is not a token of " + encoder_path);
     if (result < 0) throw bad_line(line, "the merge's result " + printable(joined) + " is not a token of " + encoder_path);
     const int32_t rank = static_cast<int32_t>(line - 2);
-    if (!bpe.merges_.insert(l, r, detail::Merge{rank, result}))
-      throw bad_line(line, "repeats the merge of line " + std::to_string(bpe.merges_.find(l, r).rank + 2));
+    if (!merges.insert(l, r, detail::Merge{rank, result}))
+      throw bad_line(line, "repeats the merge of line " + std::to_string(merges.find(l, r).rank + 2));
   }
   if (line == 0) throw bad_line(1, "the file is empty; expected \"#version: 0.2\" and the merges");
+}
 
+/// GPT-2's pre-tokenizer pattern, compiled with Unicode properties. Throws when PCRE2 cannot.
+pcre2_code* compile_pattern() {
   int error = 0;
   PCRE2_SIZE error_offset = 0;
   pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(kPattern), PCRE2_ZERO_TERMINATED,
@@ -293,8 +265,77 @@ Gpt2Bpe Gpt2Bpe::load(const std::string& dir) {
   if (!code)
     throw std::runtime_error("PCRE2 cannot compile the GPT-2 pattern at offset " + std::to_string(error_offset) +
                              ": " + pcre2_message(error) + " (is libpcre2-8 built with Unicode support?)");
-  bpe.code_.reset(code);
-  bpe.jit_ = pcre2_jit_compile(code, PCRE2_JIT_COMPLETE) == 0;
+  return code;
+}
+
+}  // namespace
+
+void Gpt2Bpe::CodeFree::operator()(void* p) const { pcre2_code_free(static_cast<pcre2_code*>(p)); }
+void Gpt2Bpe::MatchFree::operator()(void* p) const { pcre2_match_data_free(static_cast<pcre2_match_data*>(p)); }
+
+Gpt2Bpe::Scratch::Scratch(const Gpt2Bpe& bpe)
+    : match_data_(pcre2_match_data_create_from_pattern(static_cast<const pcre2_code*>(bpe.code_.get()), nullptr),
+                  MatchFree{}) {
+  if (!match_data_) throw std::bad_alloc();
+}
+
+Gpt2Bpe Gpt2Bpe::load(const std::string& dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    throw DataError(dir + ": no such folder, expected one holding GPT-2's encoder.json and vocab.bpe (" +
+                    kFetchHint + ")");
+  const std::string encoder_path = (std::filesystem::path(dir) / "encoder.json").string();
+  const std::string merges_path = (std::filesystem::path(dir) / "vocab.bpe").string();
+  const std::string encoder_text = read_vocab_file(encoder_path);
+  const std::string merges_text = read_vocab_file(merges_path);
+
+  Gpt2Bpe bpe;
+  const EncoderEntries encoder = parse_encoder(encoder_path, encoder_text);
+  const auto bad_key = [&](const std::string& key, const std::string& problem) {
+    return DataError(encoder_path + ": key " + printable(key) + " " + problem +
+                     " (encoder.json must map each GPT-2 token to an id 0..N-1; " + kFetchHint + " again)");
+  };
+  const size_t n = encoder.entries.size();
+  std::array<int, 512> byte_of{};  // code point → byte, -1 when no byte maps there
+  byte_of.fill(-1);
+  const std::array<char32_t, 256> code_point = byte_to_code_point();
+  for (int b = 0; b < 256; ++b) byte_of[code_point[static_cast<size_t>(b)]] = b;
+  bpe.tokens_.resize(n);
+  bpe.bytes_.resize(n);
+  std::vector<bool> seen(n, false);
+  TokenIds id_of;
+  for (const auto& [key, id] : encoder.entries) {
+    if (id < 0 || id >= static_cast<int64_t>(n))
+      throw bad_key(key, "has the id " + std::to_string(id) + ", outside 0.." + std::to_string(n - 1) +
+                             " for " + std::to_string(n) + " tokens");
+    if (seen[static_cast<size_t>(id)])
+      throw bad_key(key, "repeats the id " + std::to_string(id) + " of " +
+                             printable(bpe.tokens_[static_cast<size_t>(id)]));
+    if (key.empty()) throw bad_key(key, "is empty");
+    if (id_of.find(key) >= 0) throw bad_key(key, "appears twice");
+    seen[static_cast<size_t>(id)] = true;
+    std::string raw = raw_bytes(key, byte_of);
+    if (raw.empty()) {
+      char hex[16];
+      std::snprintf(hex, sizeof hex, "U+%04X", static_cast<unsigned>(first_unmapped(key, byte_of)));
+      throw bad_key(key, std::string("has the character ") + hex +
+                             ", which GPT-2's byte→unicode form does not use (is this a byte-level BPE?)");
+    }
+    bpe.tokens_[static_cast<size_t>(id)] = key;
+    bpe.bytes_[static_cast<size_t>(id)] = std::move(raw);
+    id_of.add(key, static_cast<int32_t>(id));
+  }
+  for (int b = 0; b < 256; ++b) {
+    const std::string symbol = utf8_of(code_point[static_cast<size_t>(b)]);
+    const int32_t id = id_of.find(symbol);
+    if (id < 0)
+      throw DataError(encoder_path + ": has no token " + printable(symbol) + " for the byte " + std::to_string(b) +
+                      " (a byte-level BPE needs all 256 single-byte tokens; " + kFetchHint + " again)");
+    bpe.byte_token_[b] = id;
+  }
+  read_merges(merges_path, merges_text, encoder_path, id_of, bpe.merges_);
+  bpe.code_.reset(compile_pattern());
+  bpe.jit_ = pcre2_jit_compile(static_cast<pcre2_code*>(bpe.code_.get()), PCRE2_JIT_COMPLETE) == 0;
   bpe.own_scratch_ = std::make_unique<Scratch>(bpe);
   return bpe;
 }
