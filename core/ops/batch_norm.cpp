@@ -194,6 +194,89 @@ BatchNormState batch_norm_state(int64_t d_model, double momentum, double eps) {
   return state;
 }
 
+/// Folds a training batch's statistics into the running ones (momentum; the variance unbiased over
+/// the n_stats rows it came from), as PyTorch's BatchNorm1d does.
+void update_running(BatchNormState& state, const Tensor& mean, const Tensor& var, int64_t n_stats) {
+  const int64_t d = mean.numel();
+  const double m = state.momentum;
+  const double unbias = static_cast<double>(n_stats) / static_cast<double>(n_stats - 1);
+  float* rm = state.running_mean.data();
+  float* rv = state.running_var.data();
+  const float* bm = mean.data();
+  const float* bv = var.data();
+  for (int64_t j = 0; j < d; ++j) {
+    rm[j] = static_cast<float>((1.0 - m) * rm[j] + m * bm[j]);
+    rv[j] = static_cast<float>((1.0 - m) * rv[j] + m * bv[j] * unbias);
+  }
+}
+
+/// What batch_norm's backward needs from its forward.
+struct BatchNormBackward {
+  const Var &x, &weight, &bias, &result;
+  const Tensor &mean, &var;
+  const Layout& l;
+  float eps;
+  bool training, synced;
+  int64_t n_stats;
+  Communicator* ranks;
+};
+
+/// The gradients of x, weight and bias from result's, through the rows of l (gathered when masked),
+/// summed across ranks when synced.
+void batch_norm_backward(const BatchNormBackward& b) {
+  const Var &x = b.x, &weight = b.weight, &bias = b.bias, &result = b.result;
+  const bool training = b.training, synced = b.synced;
+  Communicator* ranks = b.ranks;
+  const Tensor &mean = b.mean, &var = b.var;
+  const Layout& l = b.l;
+  const float eps = b.eps;
+  const int64_t d = l.d, n_real = l.n_real, n_stats = b.n_stats;
+  const float* wp = weight ? weight->value.data() : nullptr;
+  const float* bp = bias ? bias->value.data() : nullptr;
+  Tensor dweight = weight ? Tensor::empty({d}) : Tensor();
+  Tensor dbias = bias ? Tensor::empty({d}) : Tensor();
+  float* dwp = weight ? dweight.data() : nullptr;
+  float* dbp = bias ? dbias.data() : nullptr;
+  if (!l.masked) {
+    // Straight into x's gradient when it has none yet (GradSink), else into scratch.
+    std::unique_ptr<GradSink> sink;
+    Tensor discard;
+    float* dxp;
+    if (x->requires_grad) {
+      sink = std::make_unique<GradSink>(x);
+      dxp = sink->data();
+    } else {
+      discard = Tensor::empty(x->value.shape());
+      dxp = discard.data();
+    }
+    if (synced)
+      synced_backward_block(n_real, d, n_stats, eps, wp, x->value.data(), mean.data(), var.data(),
+                            result->grad.data(), dxp, dwp, dbp, *ranks);
+    else
+      backward_block(n_real, d, eps, training, wp, bp, x->value.data(), mean.data(),
+                     var.data(), result->grad.data(), dxp, dwp, dbp);
+    if (sink) sink->commit();
+  } else {
+    Tensor src = Tensor::empty({l.rows, d});  // all rows: see the forward's block
+    Tensor diff = Tensor::empty({l.rows, d});
+    gather_rows(l, x->value.data(), src.data());
+    gather_rows(l, result->grad.data(), diff.data());
+    if (synced)
+      synced_backward_block(n_real, d, n_stats, eps, wp, src.data(), mean.data(), var.data(), diff.data(),
+                            diff.data(), dwp, dbp, *ranks);
+    else
+      backward_block(n_real, d, eps, training, wp, bp, src.data(), mean.data(),
+                     var.data(), diff.data(), diff.data(), dwp, dbp);
+    if (x->requires_grad) {
+      GradSink sink(x);
+      scatter_rows(l, diff.data(), sink.data());
+      sink.commit();
+    }
+  }
+  if (weight && weight->requires_grad) add_inplace(weight->grad_buf().data(), dwp, d);
+  if (bias && bias->requires_grad) add_inplace(bias->grad_buf().data(), dbp, d);
+}
+
 Var batch_norm(Tape& tape, const Var& x, const Var& weight, const Var& bias,
                BatchNormState& state, bool training, const std::vector<uint8_t>* row_valid,
                Communicator* ranks) {
@@ -234,18 +317,7 @@ Var batch_norm(Tape& tape, const Var& x, const Var& weight, const Var& bias,
     scatter_rows(l, block.data(), y.data());
   }
 
-  if (training) {
-    const double m = state.momentum;
-    const double unbias = static_cast<double>(n_stats) / static_cast<double>(n_stats - 1);
-    float* rm = state.running_mean.data();
-    float* rv = state.running_var.data();
-    const float* bm = mean.data();
-    const float* bv = var.data();
-    for (int64_t j = 0; j < d; ++j) {
-      rm[j] = static_cast<float>((1.0 - m) * rm[j] + m * bm[j]);
-      rv[j] = static_cast<float>((1.0 - m) * rv[j] + m * bv[j] * unbias);
-    }
-  }
+  if (training) update_running(state, mean, var, n_stats);
 
   Var result = make_var(std::move(y));
   // A synced rank without real rows still takes part in the backward's sum across ranks.
@@ -255,52 +327,7 @@ Var batch_norm(Tape& tape, const Var& x, const Var& weight, const Var& bias,
   auto layout = std::make_shared<const Layout>(std::move(l));
   tape.record([x, weight, bias, result, mean, var, layout, eps, training, synced, n_stats, ranks]() {
     if (!result->has_grad()) return;
-    const Layout& l = *layout;
-    const int64_t d = l.d, n_real = l.n_real;
-    const float* wp = weight ? weight->value.data() : nullptr;
-    const float* bp = bias ? bias->value.data() : nullptr;
-    Tensor dweight = weight ? Tensor::empty({d}) : Tensor();
-    Tensor dbias = bias ? Tensor::empty({d}) : Tensor();
-    float* dwp = weight ? dweight.data() : nullptr;
-    float* dbp = bias ? dbias.data() : nullptr;
-    if (!l.masked) {
-      // Straight into x's gradient when it has none yet (GradSink), else into scratch.
-      std::unique_ptr<GradSink> sink;
-      Tensor discard;
-      float* dxp;
-      if (x->requires_grad) {
-        sink = std::make_unique<GradSink>(x);
-        dxp = sink->data();
-      } else {
-        discard = Tensor::empty(x->value.shape());
-        dxp = discard.data();
-      }
-      if (synced)
-        synced_backward_block(n_real, d, n_stats, eps, wp, x->value.data(), mean.data(), var.data(),
-                              result->grad.data(), dxp, dwp, dbp, *ranks);
-      else
-        backward_block(n_real, d, eps, training, wp, bp, x->value.data(), mean.data(),
-                       var.data(), result->grad.data(), dxp, dwp, dbp);
-      if (sink) sink->commit();
-    } else {
-      Tensor src = Tensor::empty({l.rows, d});  // all rows: see the forward's block
-      Tensor diff = Tensor::empty({l.rows, d});
-      gather_rows(l, x->value.data(), src.data());
-      gather_rows(l, result->grad.data(), diff.data());
-      if (synced)
-        synced_backward_block(n_real, d, n_stats, eps, wp, src.data(), mean.data(), var.data(), diff.data(),
-                              diff.data(), dwp, dbp, *ranks);
-      else
-        backward_block(n_real, d, eps, training, wp, bp, src.data(), mean.data(),
-                       var.data(), diff.data(), diff.data(), dwp, dbp);
-      if (x->requires_grad) {
-        GradSink sink(x);
-        scatter_rows(l, diff.data(), sink.data());
-        sink.commit();
-      }
-    }
-    if (weight && weight->requires_grad) add_inplace(weight->grad_buf().data(), dwp, d);
-    if (bias && bias->requires_grad) add_inplace(bias->grad_buf().data(), dbp, d);
+    batch_norm_backward({x, weight, bias, result, mean, var, *layout, eps, training, synced, n_stats, ranks});
   });
   return result;
 }
