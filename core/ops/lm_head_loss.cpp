@@ -14,15 +14,18 @@
 
 namespace tn {
 
-LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
-                             const std::vector<int32_t>& targets, int64_t chunk_rows,
-                             const Var& bias) {
-  const int64_t d = hidden->value.dim(-1);
-  const int64_t rows = hidden->value.numel() / d;
-  const int64_t vocab = weight->value.dim(0);
-  if (weight->value.dim(1) != d)
+namespace {
+
+/// Throws ShapeError unless weight is [vocab, d] for hidden's width d, there is a target per row
+/// (each in [0, vocab) or kIgnoreIndex), and a bias has vocab entries.
+void check_lm_head_args(const Tensor& hidden, const Tensor& weight, const std::vector<int32_t>& targets,
+                        const Var& bias) {
+  const int64_t d = hidden.dim(-1);
+  const int64_t rows = hidden.numel() / d;
+  const int64_t vocab = weight.dim(0);
+  if (weight.dim(1) != d)
     throw ShapeError("[lm_head_cross_entropy] hidden width " + std::to_string(d) +
-                     " vs weight " + shape_str(weight->value.shape()));
+                     " vs weight " + shape_str(weight.shape()));
   if (static_cast<int64_t>(targets.size()) != rows)
     throw ShapeError("[lm_head_cross_entropy] " + std::to_string(targets.size()) +
                      " targets for " + std::to_string(rows) + " rows");
@@ -30,10 +33,59 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
     if (targets[i] != kIgnoreIndex && (targets[i] < 0 || targets[i] >= vocab))
       throw ShapeError("[lm_head_cross_entropy] target " + std::to_string(targets[i]) +
                        " outside the vocabulary [0, " + std::to_string(vocab) + ")");
-
   if (bias && bias->value.numel() != vocab)
     throw ShapeError("[lm_head_cross_entropy] bias has " + std::to_string(bias->value.numel()) +
                      " entries for a vocabulary of " + std::to_string(vocab));
+}
+
+/// Adds s × g to v's gradient (hands g's buffer over when v has none yet).
+void deliver_scaled(const Var& v, const Tensor& g, float s) {
+  if (!v->requires_grad) return;
+  if (!v->has_grad()) {  // the first contribution: hand the buffer over, no copy
+    v->grad = g;
+    if (s != 1.0f) vec_mul_scale(v->grad.data(), nullptr, s, v->grad.data(), g.numel());
+    return;
+  }
+  vec_axpy(v->grad.data(), s, g.data(), g.numel());
+}
+
+/// The operands of one chunk's gradient products (bf16 when w16 is set).
+struct ChunkOperands {
+  int64_t d, vocab;
+  const float *hp, *wp;                 // hidden [rows, d], weight [vocab, d]
+  const Bf16Buffer *w16, *h16;          // their bf16 copies, or null in f32
+  float *d_hidden, *d_weight, *d_bias;  // d_bias null without a bias
+};
+
+/// Rows r0..r0+rc's contribution from their logits' gradient g (lp in f32, gb in bf16):
+/// d bias += Σ_rows g; d hidden_c = g W; d W (+)= gᵀ hidden_c (the first chunk overwrites).
+void chunk_gradients(const ChunkOperands& o, int64_t r0, int64_t rc, const float* lp, const uint16_t* gb) {
+  const int64_t d = o.d, vocab = o.vocab;
+  if (o.d_bias) {
+    float* db = o.d_bias;
+    for (int64_t i = 0; i < rc; ++i)
+#pragma omp simd
+      for (int64_t j = 0; j < vocab; ++j) db[j] += lp[i * vocab + j];
+  }
+  if (o.w16) {
+    matmul_bf16({.m = rc, .n = d, .k = vocab, .bf16 = true}, gb, o.w16->data(), o.d_hidden + r0 * d);
+    matmul_bf16({.m = vocab, .n = d, .k = rc, .trans_a = true, .accumulate = r0 > 0, .bf16 = true}, gb,
+                o.h16->data() + r0 * d, o.d_weight);
+  } else {
+    matmul({.m = rc, .n = d, .k = vocab}, lp, o.wp, o.d_hidden + r0 * d);
+    matmul({.m = vocab, .n = d, .k = rc, .trans_a = true, .accumulate = r0 > 0}, lp, o.hp + r0 * d, o.d_weight);
+  }
+}
+
+}  // namespace
+
+LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
+                             const std::vector<int32_t>& targets, int64_t chunk_rows,
+                             const Var& bias) {
+  const int64_t d = hidden->value.dim(-1);
+  const int64_t rows = hidden->value.numel() / d;
+  const int64_t vocab = weight->value.dim(0);
+  check_lm_head_args(hidden->value, weight->value, targets, bias);
   const bool record = tape.needs_grad({&hidden, &weight, &bias});
   Tensor d_hidden, d_weight, d_bias;
   if (record) {
@@ -76,24 +128,9 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
     uint16_t* gb = record && bf16 ? g16->data() : nullptr;
     sum_nll += softmax_xent_rows(lp, rc, vocab, targets.data() + r0, g, gb, grad_scale).sum_nll;
     if (!record) continue;
-    if (bias) {  // d bias += Σ_rows g
-      float* db = d_bias.data();
-      for (int64_t i = 0; i < rc; ++i)
-#pragma omp simd
-        for (int64_t j = 0; j < vocab; ++j) db[j] += lp[i * vocab + j];
-    }
-    // d hidden_c = g W ; d W (+)= gᵀ hidden_c
-    if (bf16) {
-      matmul_bf16({.m = rc, .n = d, .k = vocab, .bf16 = true}, gb, w16->data(),
-                  d_hidden.data() + r0 * d);
-      matmul_bf16(
-          {.m = vocab, .n = d, .k = rc, .trans_a = true, .accumulate = r0 > 0, .bf16 = true}, gb,
-          h16->data() + r0 * d, d_weight.data());
-    } else {
-      matmul({.m = rc, .n = d, .k = vocab}, lp, wp, d_hidden.data() + r0 * d);
-      matmul({.m = vocab, .n = d, .k = rc, .trans_a = true, .accumulate = r0 > 0}, lp, hp + r0 * d,
-             d_weight.data());
-    }
+    chunk_gradients({d, vocab, hp, wp, w16.get(), h16.get(), d_hidden.data(), d_weight.data(),
+                     bias ? d_bias.data() : nullptr},
+                    r0, rc, lp, gb);
   }
   LmLoss out;
   out.sum_nll = sum_nll;
@@ -107,18 +144,9 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
     if (!loss->has_grad() || n_targets == 0) return;
     // The gradients were formed for an upstream gradient of 1; scale by the real one.
     const float s = loss->grad.data()[0];
-    auto deliver = [s](const Var& v, const Tensor& g) {
-      if (!v->requires_grad) return;
-      if (!v->has_grad()) {  // the first contribution: hand the buffer over, no copy
-        v->grad = g;
-        if (s != 1.0f) vec_mul_scale(v->grad.data(), nullptr, s, v->grad.data(), g.numel());
-        return;
-      }
-      vec_axpy(v->grad.data(), s, g.data(), g.numel());
-    };
-    deliver(hidden, d_hidden);
-    deliver(weight, d_weight);
-    if (bias) deliver(bias, d_bias);
+    deliver_scaled(hidden, d_hidden, s);
+    deliver_scaled(weight, d_weight, s);
+    if (bias) deliver_scaled(bias, d_bias, s);
   });
   return out;
 }
