@@ -418,7 +418,7 @@ TEST_CASE("report highlights: a masked LM's perplexity is not ranked against a c
   CHECK(h.best[1].row == 1);
 }
 
-TEST_CASE("report highlights: a row scored on part of its splits is neither best nor behind; the limit is shared") {
+TEST_CASE("report highlights: a row scored on part of its splits is neither best nor behind, the limit is shared") {
   // Three rows of one data: accuracies 0.50 ± 0.01 (full), 0.70 ± 0.01 (limit_eval_batches 2), 0.40 ± 0.01 (full).
   // Without the limit the 0.70 row would be best; with it, 0.50 is best and 0.40 clearly behind.
   ReportInputs inputs;
