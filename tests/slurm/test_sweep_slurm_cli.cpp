@@ -92,9 +92,10 @@ TEST_CASE("sweep on Slurm: two points run as one job array, sweep.json records t
   const std::string md = slurp(dir + "/report/report.md");
   CHECK(md.find("| tiny_slurm | done |") != std::string::npos);  // both seeds in one row
   CHECK(md.find("[seed 1](../runs/seed-1) [seed 2](../runs/seed-2)") != std::string::npos);
-  // The points got the data root from $TRANSNORMER_DATA; the rerun line passes it on.
-  CHECK(md.find("rerun with `transnormer sweep sweep.yaml --out runs --launcher slurm --threads-per-job 1 --data-root " +
-                data_root() + "`") != std::string::npos);
+  // The points got the data root from $TRANSNORMER_DATA; the rerun line passes it on, from the
+  // folder the sweep ran in (its paths are relative to it).
+  CHECK(md.find("rerun with `cd " + dir + " && transnormer sweep sweep.yaml --out runs --launcher slurm "
+                "--threads-per-job 1 --data-root " + data_root() + "`") != std::string::npos);
 
   // The rerun finds both points done: nothing is submitted.
   CliResult again = sweep_cli("sweep sweep.yaml --launcher slurm --out runs", dir);
