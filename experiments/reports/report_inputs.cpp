@@ -7,6 +7,8 @@
 #include <map>
 
 #include "core/error.h"
+#include "core/process/shell_quote.h"
+#include "experiments/outputs/last_session.h"
 
 namespace tn {
 
@@ -16,6 +18,26 @@ namespace fs = std::filesystem;
 constexpr const char* kExpected =
     "expected a sweep folder (with sweep.json, written by `transnormer sweep`) or a run directory "
     "(with config.yaml, written by `transnormer train`)";
+
+/// A run directory given alone that no process holds and that has no summary: "stopped" when
+/// run.json says its last session was stopped by a signal or was still running (its process was
+/// killed), with a problems line saying how to go on: the resume command, or, for a smoke test
+/// (which keeps no checkpoint), to run it again.
+void describe_unfinished(RunRecord& run) {
+  if (run.state != "incomplete") return;
+  const LastSession last = last_session(run.dir);
+  if (last.outcome != "stopped" && last.outcome != "running") return;
+  run.state = "stopped";
+  const std::string how = last.outcome == "stopped" ? "stopped by a signal" : "killed (its process ended without a word)";
+  std::error_code ec;
+  if (last.smoke() || !fs::exists(fs::path(run.dir) / "checkpoint.safetensors", ec)) {
+    run.problems.push_back(how + " before it finished, with no checkpoint to resume from" +
+                           (last.smoke() ? " (a smoke test keeps none): run it again" : ": train it again"));
+    return;
+  }
+  run.problems.push_back(how + " before its last step; continue it with `transnormer train --resume " +
+                         shell_quote(fs::absolute(run.dir, ec).lexically_normal().string()) + "`");
+}
 
 /// The run of one sweep point: its directory's files, then the sweep's word on its state.
 RunRecord read_point(const fs::path& folder, const PointRecord& point, size_t source) {
@@ -83,6 +105,7 @@ ReportInputs read_report_inputs(const std::vector<std::string>& dirs) {
     } else if (fs::is_regular_file(dir / "config.yaml")) {
       if (!first_time(given, given)) continue;
       RunRecord run = read_run_dir(given);
+      describe_unfinished(run);
       run.source = index;
       inputs.runs.push_back(std::move(run));
     } else {

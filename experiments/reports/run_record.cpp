@@ -9,7 +9,6 @@
 #include "core/io/atomic_file.h"
 #include "core/io/dir_lock.h"
 #include "core/io/json_errors.h"
-#include "core/process/shell_quote.h"
 #include "experiments/outputs/metrics.h"
 #include "experiments/reports/flat_json.h"
 #include "experiments/spec_yaml.h"
@@ -58,17 +57,6 @@ void read_summary(RunRecord& run, const std::string& file) {
   }
   for (const auto& [key, value] : flatten_json(run.summary->analysis, "analysis"))
     if (value.is_number() && !value.is_boolean()) run.analysis.emplace_back(key, value.get<double>());
-}
-
-/// The outcome of the last session run.json records ("done", "stopped", ...); "" when unreadable.
-std::string last_outcome(const std::string& file) {
-  std::ifstream in(file);
-  const json history = json::parse(in, nullptr, false);
-  if (!history.is_object() || !history.contains("sessions") || !history["sessions"].is_array() ||
-      history["sessions"].empty() || !history["sessions"].back().is_object())
-    return "";
-  const json& last = history["sessions"].back();
-  return last.contains("outcome") && last["outcome"].is_string() ? last["outcome"].get<std::string>() : "";
 }
 
 void read_metrics(RunRecord& run, const std::string& file) {
@@ -163,11 +151,6 @@ RunRecord read_run_dir(const std::string& dir) {
   if (has("summary.json")) read_summary(run, (root / "summary.json").string());
   if (!run.summary && has("diverged.json")) read_diverged(run, (root / "diverged.json").string());
   if (run.state == "incomplete" && DirLock::busy(dir)) run.state = "running";  // a train process holds it
-  if (run.state == "incomplete" && has("run.json") && last_outcome((root / "run.json").string()) == "stopped") {
-    run.state = "stopped";  // by a signal, with a checkpoint of its last step
-    run.problems.push_back("stopped before its last step; continue it with `transnormer train --resume " +
-                           shell_quote(dir) + "`");
-  }
   if (has("metrics.jsonl")) read_metrics(run, (root / "metrics.jsonl").string());
   if (has("locality.json")) read_locality(run, (root / "locality.json").string());
   if (run.summary) {

@@ -28,8 +28,8 @@ struct RunRecord {
   std::string dir;  // the run directory, as given or as the sweep folder joined with its "dir"
   /// done | failed | diverged (from a sweep, or a diverged.json without summary.json) | pending |
   /// running (from a sweep, or a run folder a training process holds now) | stopped (a run folder
-  /// whose run.json says its last session was stopped by a signal: its problems say how to resume
-  /// it) | incomplete (no summary.json yet, or a sweep point reported done without one) |
+  /// given alone whose last session was stopped or killed: read_report_inputs, its problems saying
+  /// how to go on) | incomplete (no summary.json yet, or a sweep point reported done without one) |
   /// unreadable (summary.json is malformed).
   /// Only done runs enter the pooled statistics.
   std::string state;
@@ -67,8 +67,7 @@ struct RunRecord {
 /// Reads whatever run directory `dir` holds (config.yaml, summary.json, diverged.json,
 /// metrics.jsonl, locality.json; a missing directory gives an empty record). state is "done" when
 /// summary.json reads, "unreadable" when it is malformed, "diverged" when it is absent and the
-/// runner left a diverged.json ({"step", "error"}), "stopped" when run.json's last session was,
-/// else "incomplete". Never throws for a
+/// runner left a diverged.json ({"step", "error"}), else "incomplete". Never throws for a
 /// file of the run: each one that cannot be read adds a line to `problems` naming it and the
 /// reason (and a warning on the log).
 RunRecord read_run_dir(const std::string& dir);

@@ -9,6 +9,7 @@
 #include "core/io/atomic_file.h"
 #include "core/process/shell_quote.h"
 #include "core/io/safetensors.h"
+#include "experiments/outputs/last_session.h"
 #include "experiments/spec_yaml.h"
 #include "layers/checkpoint.h"
 
@@ -67,6 +68,9 @@ void check_spec_unchanged(const std::string& config, const ExperimentSpec& spec)
 
 void check_resumable(const RunDir& run, const ExperimentSpec& spec) {
   auto missing = [&](const std::string& what) {
+    if (last_session(run.path()).smoke())  // records only, by design
+      return ConfigError(run.path() + ": nothing to resume: a smoke test (train --smoke) keeps no " + what +
+                         "; run it again, it takes seconds");
     // A finished run whose checkpoints were dropped (a kept record) has nothing to resume and
     // results that --overwrite would delete: say so rather than advise it.
     if (std::filesystem::exists(run.file("summary.json")))

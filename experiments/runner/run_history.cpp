@@ -73,4 +73,9 @@ void RunHistory::finish(const std::string& outcome) {
   write_own_file(path_, doc_.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", "a run");
 }
 
+void RunHistory::withdraw() {
+  if (!doc_["sessions"].empty()) doc_["sessions"].erase(doc_["sessions"].size() - 1);
+  write_own_file(path_, doc_.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", "a run");
+}
+
 }  // namespace tn

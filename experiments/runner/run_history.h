@@ -26,6 +26,9 @@ class RunHistory {
   RunHistory(std::string dir, const RunInvocation& invocation, int threads, int ranks, bool resume);
   /// Ends this session: its end time and outcome (done, diverged, stopped, failed); writes the file.
   void finish(const std::string& outcome);
+  /// Takes this session back out (a resume refused before it trained: the run's record stays as it
+  /// was); writes the file.
+  void withdraw();
 
  private:
   std::string path_;

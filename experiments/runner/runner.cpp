@@ -164,8 +164,11 @@ Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<
     history_ = std::make_unique<RunHistory>(run_->path(), options.invocation, num_threads(), comm_.size(), options.resume);
   try {
     prepare(options);
-  } catch (...) {  // a resume refused by restore_run, a bad warm start: the session ends here
-    finish("failed");
+  } catch (...) {
+    // A resume refused by restore_run never trained: its record stays as it was. A new run's
+    // failed start (a bad warm start) is its only session: recorded as failed.
+    if (history_ && options.resume) history_->withdraw();
+    else finish("failed");
     throw;
   }
 }

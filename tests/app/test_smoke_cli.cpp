@@ -65,6 +65,15 @@ TEST_CASE("cli: train --smoke runs a shipped spec in seconds into a scratch fold
       CHECK(resumed.code == 0);
       CHECK(resumed.err.find("kept no checkpoint (a smoke test") != std::string::npos);
       CHECK(resumed.err.find("--set train.max_steps") == std::string::npos);  // no command that would fail
+      {  // stopped before its summary: nothing to resume from, run it again
+        const std::string copy = tmp + "/stopped";
+        fs::copy(out, copy);
+        fs::remove(copy + "/summary.json");
+        const CliResult stopped = run_in_tmp("train --resume " + copy, tmp, dir);
+        CHECK(stopped.code == 2);
+        CHECK(stopped.err.find("a smoke test (train --smoke) keeps no checkpoint.safetensors; run it again") !=
+              std::string::npos);
+      }
       const CliResult evaluated = run_in_tmp("eval " + out, tmp, dir);
       CHECK(evaluated.code == 2);
       CHECK(evaluated.err.find("a smoke test, train --smoke, writes its records only") != std::string::npos);

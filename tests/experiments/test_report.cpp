@@ -543,12 +543,26 @@ TEST_CASE("report: a run directory stopped by a signal shows its step and how to
   std::string config = read_file((run / "config.yaml").string());
   config.replace(config.find("max_steps: 20"), 13, "max_steps: 40");
   write_fake_file(run / "config.yaml", config);
-  write_fake_file(run / "run.json", R"({"sessions": [{"outcome": "stopped", "ended": "2026-01-01T00:00:00Z"}]})");
+  write_fake_file(run / "checkpoint.safetensors", "");  // what the resume reads, here only its name
+  write_fake_file(run / "run.json", R"({"sessions": [{"command": "transnormer train x.yaml", "outcome": "stopped"}]})");
   write_report({{run.string()}, "", {}, ""});
   const json j = json::parse(read_file((run / "report.json").string()));
   CHECK(j["rows"][0]["state"] == "stopped (1 of 1 seed): step 20/40 (50 %)");
-  const std::string md = read_file((run / "report.md").string());
-  CHECK(contains(md, "stopped before its last step; continue it with `transnormer train --resume " + run.string() + "`"));
+  std::string md = read_file((run / "report.md").string());
+  CHECK(contains(md, "stopped by a signal before its last step; continue it with `transnormer train --resume " +
+                         fs::absolute(run).string() + "`"));
+  // Killed: run.json still says running, and no process holds the folder.
+  write_fake_file(run / "run.json", R"({"sessions": [{"command": "transnormer train x.yaml", "outcome": "running"}]})");
+  write_report({{run.string()}, "", {}, ""});
+  md = read_file((run / "report.md").string());
+  CHECK(contains(md, "killed (its process ended without a word) before its last step; continue it with"));
+  // A smoke test keeps no checkpoint: run it again.
+  fs::remove(run / "checkpoint.safetensors");
+  write_fake_file(run / "run.json", R"({"sessions": [{"command": "transnormer train x.yaml --smoke", "outcome": "stopped"}]})");
+  write_report({{run.string()}, "", {}, ""});
+  md = read_file((run / "report.md").string());
+  CHECK(contains(md, "no checkpoint to resume from (a smoke test keeps none): run it again"));
+  CHECK_FALSE(contains(md, "--resume"));
 }
 
 TEST_CASE("report: a run directory with diverged.json is shown as diverged, out of the statistics") {
