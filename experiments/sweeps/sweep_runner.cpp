@@ -107,7 +107,7 @@ bool first_difference(const ordered_json& a, const ordered_json& b, const std::s
     return false;
   }
   if (a == b) return false;
-  out = path + " is " + a.dump() + " in the sweep file but " + b.dump() + " in the sweep that ran";
+  out = path + " is " + a.dump() + " in this sweep but " + b.dump() + " in the sweep that ran";
   return true;
 }
 
@@ -115,6 +115,20 @@ ordered_json overrides_json(const std::vector<SpecOverride>& overrides) {
   ordered_json out = ordered_json::object();
   for (const SpecOverride& o : overrides) out[o.key] = o.value;
   return out;
+}
+
+/// What brings a sweep command back to the one that ran: its --set/--grid when they differ from
+/// the recorded ones, else the sweep file.
+std::string how_to_match(const SweepIndex& ran, const SweepSpec& sweep) {
+  if (ran.command_set == sweep.command_line.set && ran.command_grid == sweep.command_line.grid)
+    return "restore the sweep file";
+  SweepIndex now;
+  now.command_set = sweep.command_line.set;
+  now.command_grid = sweep.command_line.grid;
+  now.smoke = ran.smoke;
+  const std::string was = ran.command_line_words(), is = now.command_line_words();
+  return "the sweep that ran was given" + (was.empty() ? std::string(" no --set or --grid") : was) +
+         " and this command" + (is.empty() ? std::string(" none") : is) + ": rerun with the same ones";
 }
 
 /// The child's command line: `transnormer train BASE --set ... --out DIR --threads T --resume|--overwrite`:
@@ -505,6 +519,7 @@ SweepIndex reconcile_index(const SweepSpec& sweep, const std::string& out_dir) {
   index.base = sweep.base;
   index.set = overrides_json(sweep.set);
   index.axes = sweep.axes;
+  const SweepIndex ran = index;  // as recorded: a refusal below names the command line that ran
   index.command_set = sweep.command_line.set;
   index.command_grid = sweep.command_line.grid;
   std::error_code ec;
@@ -524,8 +539,8 @@ SweepIndex reconcile_index(const SweepSpec& sweep, const std::string& out_dir) {
       // A raised train.max_steps is allowed (above): the refusal names the key that is not.
       if (first_difference(with_ran_max_steps(identity, r->spec), r->spec, "", difference))
         throw ConfigError(sweep.path + ": point `" + p.name + "` (" + (fs::path(out_dir) / p.dir).string() +
-                          ") differs from the one that ran: " + difference +
-                          "; restore the sweep file, or give the changed sweep another --out (or name)");
+                          ") differs from the one that ran: " + difference + "; " + how_to_match(ran, sweep) +
+                          ", or give the changed sweep another --out (or name)");
       r->name = p.name;
       r->overrides = overrides_json(p.overrides);
       continue;

@@ -254,6 +254,15 @@ TEST_CASE("cli sweep: --grid and --set sweep around an experiment spec or add to
   CHECK(other.err.find("this command varies []") != std::string::npos);
   CHECK(slurp(out + "/sweep.json") == before);
   CHECK_FALSE(std::filesystem::exists(out + "/default"));
+  // The same grid without one of its --set: refused naming the command line that ran, not the file.
+  CliResult fewer_sets = run_cli("sweep " + dir + "/tiny.yaml --set train.max_steps=5 --grid train.optimizer.lr=3e-3,1e-3 "
+                                 "--out " + out, dir);
+  CHECK(fewer_sets.code == 2);
+  CHECK(fewer_sets.err.find("the sweep that ran was given --set train.max_steps=5 --set train.eval_every=5 --grid "
+                            "train.optimizer.lr=3e-3,1e-3 and this command --set train.max_steps=5 --grid") !=
+        std::string::npos);
+  CHECK(fewer_sets.err.find("restore the sweep file") == std::string::npos);
+  CHECK(slurp(out + "/sweep.json") == before);
   // A sweep file gains the command line's set and grid; a key it already has is refused, naming both.
   write_text(dir + "/sweep.yaml", "base: tiny.yaml\nset: {train.max_steps: 5}\ngrid:\n  train.optimizer.lr: [3e-3]\n");
   CliResult dry = run_cli("sweep " + dir + "/sweep.yaml --grid model.d_model=16,32 --set train.eval_every=5 --dry-run", dir);

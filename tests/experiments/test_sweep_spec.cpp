@@ -257,7 +257,7 @@ TEST_CASE("sweep index: a changed point is refused by name, added points are acc
       load_sweep(dir.write("s.yaml", "base: base.yaml\nset: {train.max_steps: 7}\ngrid: {model.d_model: [32, 64]}\n"));
   const std::string what = index_refusal(changed, out);
   CHECK(what.find("point `d_model=32`") != std::string::npos);
-  CHECK(what.find("train.max_steps is 7 in the sweep file but 10") != std::string::npos);
+  CHECK(what.find("train.max_steps is 7 in this sweep but 10") != std::string::npos);
   // The paper's values are not part of a point: correcting them is accepted.
   const SweepSpec paper = load_sweep(dir.write(
       "s.yaml", "base: base.yaml\nset: {paper.test.accuracy: 0.38}\ngrid: {model.d_model: [32, 64]}\n"));
@@ -266,7 +266,7 @@ TEST_CASE("sweep index: a changed point is refused by name, added points are acc
   const SweepSpec raised = load_sweep(dir.write(
       "s.yaml", "base: base.yaml\nset: {train.max_steps: 20, train.seed: 9}\ngrid: {model.d_model: [32, 64]}\n"));
   const std::string named = index_refusal(raised, out);
-  CHECK(named.find("train.seed is 9 in the sweep file") != std::string::npos);
+  CHECK(named.find("train.seed is 9 in this sweep") != std::string::npos);
   CHECK(named.find("max_steps") == std::string::npos);
   std::ofstream(out + "/sweep.json") << "{not json";
   CHECK_THROWS_AS(reconcile_index(two, out), DataError);
@@ -332,5 +332,5 @@ TEST_CASE("sweep index: a cosine sweep is extended with its schedule (max_steps 
   const std::string what = index_refusal(
       load_sweep(dir.write("s.yaml", "base: cos.yaml\nset: {train.schedule.total_steps: 9}\ngrid: {model.d_model: [32, 64]}\n")),
       out);
-  CHECK(what.find("total_steps is 9 in the sweep file but 6") != std::string::npos);
+  CHECK(what.find("total_steps is 9 in this sweep but 6") != std::string::npos);
 }
