@@ -20,6 +20,12 @@ std::string complete(const std::string& script, const std::string& words, const 
   const CliResult r = run_command_line("cd '" + dir + "' && bash complete.sh", dir + "/c.out", dir + "/c.err");
   return r.out;
 }
+/// As complete(), each offered word in brackets: "[my exp]" is one word with a space.
+std::string complete_words(const std::string& script, const std::string& words, const std::string& dir) {
+  write_text(dir + "/complete.sh", "source '" + script + "'\nCOMP_WORDS=(" + words +
+                                       ")\nCOMP_CWORD=$((${#COMP_WORDS[@]} - 1))\n_transnormer\nprintf '[%s]' \"${COMPREPLY[@]}\"\n");
+  return run_command_line("cd '" + dir + "' && bash complete.sh", dir + "/c.out", dir + "/c.err").out;
+}
 }  // namespace
 
 TEST_CASE("cli: completion bash completes verbs, subcommands, options and file names") {
@@ -51,6 +57,10 @@ TEST_CASE("cli: completion bash completes verbs, subcommands, options and file n
   // A number or an override is no file name: nothing is offered.
   CHECK(complete(script, "transnormer train x.yaml --threads ''", dir) == "\n");
   CHECK(complete(script, "transnormer train x.yaml --set ''", dir) == "\n");
+  // A file name with a space stays one word.
+  std::filesystem::create_directories(dir + "/my exp");
+  CHECK(complete_words(script, "transnormer report my", dir) == "[my exp]");
+  CHECK(complete_words(script, "transnormer train x.yaml --out my", dir) == "[my exp]");
   CHECK(run_cli("completion zsh", dir).code == 2);
 }
 
