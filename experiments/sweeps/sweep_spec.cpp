@@ -52,7 +52,8 @@ class SweepFile {
     const auto has = [&](const char* key) { return doc_.root.contains(key); };
     if (has("model") || has("data") || has("train") || has("task")) {  // an experiment spec: sweep around it
       const std::filesystem::path spec(path);
-      doc_ = YamlDocument{json{{"name", spec.stem().string() + "-multirun"}, {"base", spec.filename().string()}},
+      // Named from the file, as a folder may be named ("my spec.yaml" -> my_spec-multirun).
+      doc_ = YamlDocument{json{{"name", safe_name(spec.stem().string()) + "-multirun"}, {"base", spec.filename().string()}},
                           KeyLocations(path)};
     }
     for (const std::string& a : cli.set) add_from_command_line("set", "--set", a, false);
@@ -457,7 +458,7 @@ SweepSpec load_sweep(const std::string& path, const SweepCommandLine& cli) {
   SweepSpec sweep;
   sweep.path = path;
   sweep.command_line = cli;
-  sweep.name = f.checked([&] { return JsonSection(f.root(), "").string("name", std::filesystem::path(path).stem().string()); });
+  sweep.name = f.checked([&] { return JsonSection(f.root(), "").string("name", safe_name(std::filesystem::path(path).stem().string())); });
   if (sweep.name.empty() || safe_name(sweep.name) != sweep.name)
     f.fail("name", "\"" + sweep.name + "\" is not a folder name", "use letters, digits, '.', '+' and '-'");
   SweepAxes axes{read_axes(f, "grid"), read_axes(f, "zip"), read_seeds(f), read_points(f)};

@@ -117,6 +117,14 @@ TEST_CASE("sweep: folder names are readable, unique and filesystem-safe") {
   const SweepSpec single = load_sweep(dir.write("one.yaml", "base: base.yaml\n"));
   REQUIRE(single.points.size() == 1);
   CHECK(single.points[0].dir == "default");
+  // A spec swept from the command line is named after its file, as a folder can be named.
+  std::ifstream base_file(dir.path / "base.yaml");
+  const std::string base_text((std::istreambuf_iterator<char>(base_file)), std::istreambuf_iterator<char>());
+  SweepCommandLine cli;
+  cli.grid = {"train.seed=1,2"};
+  const SweepSpec spaced = load_sweep(dir.write("my spec.yaml", base_text), cli);
+  CHECK(spaced.name == "my_spec-multirun");
+  CHECK(spaced.points.size() == 2);
 }
 
 TEST_CASE("sweep: bad sweep files are refused with the file and line") {
