@@ -5,6 +5,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include <spdlog/spdlog.h>
+
 #include "core/error.h"
 
 namespace tn::app {
@@ -12,6 +14,13 @@ namespace tn::app {
 std::vector<std::string> smoke_overrides() {
   return {"train.max_steps=3",      "train.eval_every=0",         "train.test_every=0",
           "train.log_every=1",      "train.limit_eval_batches=2", "train.patience=0"};
+}
+
+void warn_smoke_overrides(const std::vector<std::string>& assignments) {
+  for (const std::string& s : smoke_overrides())
+    for (const std::string& o : assignments)
+      if (o.substr(0, o.find('=')) == s.substr(0, s.find('=')) && o != s)
+        spdlog::warn("--smoke runs with {} (its own value), not --set {}", s, o);
 }
 
 std::string smoke_folder_pattern(const std::string& name) {

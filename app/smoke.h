@@ -11,6 +11,10 @@ namespace tn::app {
 /// The overrides a smoke test adds after the user's own --set values (so they win).
 std::vector<std::string> smoke_overrides();
 
+/// Warns, for each of `assignments` ("key=value", as --set takes them) that sets a key the smoke
+/// test sets to another value, that the smoke test's value is the one used.
+void warn_smoke_overrides(const std::vector<std::string>& assignments);
+
 /// A new, empty folder for a smoke test of `name` under $TMPDIR (else /tmp):
 /// transnormer-smoke-<name>-XXXXXX. Throws ConfigError when TMPDIR names no folder, IoError when
 /// it cannot be made.

@@ -75,6 +75,11 @@ Action add_sweep_verb(CLI::App& app) {
       throw ConfigError("--smoke runs its points here, in seconds: leave --launcher slurm out");
     args->cli.smoke = args->smoke;
     const SweepSpec sweep = load_sweep(find_config(args->file), args->cli);  // every point validated before anything runs
+    if (args->smoke) {  // the points warn in their logs; the sweep says it once here
+      std::vector<std::string> sets;
+      for (const SpecOverride& o : sweep.set) sets.push_back(o.assignment());
+      warn_smoke_overrides(sets);
+    }
     std::string out = args->out.empty() ? (std::filesystem::path("runs") / sweep.name).string() : args->out;
     if (args->smoke && args->out.empty() && args->dry_run) out = smoke_folder_pattern(sweep.name);
     if (args->smoke && args->out.empty() && !args->dry_run) {

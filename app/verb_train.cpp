@@ -99,10 +99,7 @@ int run(TrainArgs& a) {
   std::vector<std::string> overrides = a.overrides;
   if (a.smoke) {
     const std::vector<std::string> smoke = smoke_overrides();
-    for (const std::string& s : smoke)  // the smoke test's value wins: say so where the user asked for another
-      for (const std::string& o : a.overrides)
-        if (o.substr(0, o.find('=')) == s.substr(0, s.find('=')) && o != s)
-          spdlog::warn("--smoke runs with {} (its own value), not --set {}", s, o);
+    warn_smoke_overrides(a.overrides);  // the smoke test's value wins: said where the user asked for another
     overrides.insert(overrides.end(), smoke.begin(), smoke.end());
   }
   ExperimentSpec spec = load_spec(a.config, overrides);
@@ -120,6 +117,7 @@ int run(TrainArgs& a) {
     return 0;
   }
   if (a.dry_run) {
+    if (a.smoke && a.out.empty()) options.out_dir = smoke_folder_pattern(spec.name);  // made when it runs
     std::cout << dry_run(spec, options) << std::flush;
     return 0;
   }

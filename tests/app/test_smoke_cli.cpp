@@ -89,6 +89,12 @@ TEST_CASE("cli: train --smoke runs a shipped spec in seconds into a scratch fold
     }
     CHECK_FALSE(fs::exists("runs/" + name));  // nothing in the default run folder
   }
+  // A smoke dry run names the scratch folder it would make, not the spec's run folder.
+  const CliResult dry = run_in_tmp("train " + std::string(TN_SOURCE_DIR) + "/configs/quickstart.yaml --smoke --dry-run",
+                                   dir + "/tmp_quickstart", dir);
+  CHECK(dry.code == 0);
+  CHECK(dry.out.find("# run directory: " + dir + "/tmp_quickstart/transnormer-smoke-quickstart-XXXXXX (new)") !=
+        std::string::npos);
   // A TMPDIR that names no folder is bad input, said as such.
   const CliResult nowhere = run_in_tmp("train " + std::string(TN_SOURCE_DIR) + "/configs/quickstart.yaml --smoke",
                                        dir + "/no_such_tmp", dir);
