@@ -72,9 +72,19 @@ Identity sweep_identity(const ReportInputs& in) {
   for (const ReportSource& s : in.sources)
     for (const std::string& axis : s.sweep->axes)
       if (axis != kSeed) add_unique(id.keys, axis);
+  // Sweeps are told apart by name, or by their folders when two share a name.
+  std::set<std::string> names;
+  bool same_names = false;
+  for (const ReportSource& s : in.sources) same_names = !names.insert(s.sweep->name).second || same_names;
+  auto sweep_label = [&](const ReportSource& s) {
+    if (!same_names) return s.sweep->name;
+    std::string dir = s.dir;
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    return std::filesystem::path(dir).filename().string();
+  };
   for (const RunRecord& run : in.runs) {
     std::map<std::string, std::string> v;
-    if (several) v["sweep"] = in.sources[run.source].sweep->name;
+    if (several) v["sweep"] = sweep_label(in.sources[run.source]);
     for (const auto& item : run.overrides.items()) {
       if (item.key() == kSeed || item.key().rfind("paper.", 0) == 0) continue;  // paper: not the experiment
       add_unique(id.keys, item.key());
@@ -151,6 +161,24 @@ std::string config_value(const ReportInputs& in, const ReportRow& row, const std
 /// Sweep points that share their overrides but not their base spec (points: [{name, base}])
 /// differ in keys no override names: adds each config key in which two such rows differ, so
 /// that --by, the tables and the plots can use it (model.token_mixer of t1, t2 and softmax).
+/// Whether `key` is one setting per sweep (the same in all its runs: its --set or set:) that
+/// differs between the sweeps of the report (a batch size one sweep changed): a column, so rows of
+/// different settings are not read as differing in their axes alone.
+bool differs_between_sweeps(const ReportInputs& in, const ReportTable& t, const std::string& key) {
+  if (in.sources.size() < 2) return false;
+  std::map<size_t, std::set<std::string>> per_source;
+  std::set<std::string> all;
+  for (const ReportRow& row : t.rows)
+    for (size_t r : row.runs) {
+      const auto& flat = in.runs[r].flat_config;
+      const auto it = std::find_if(flat.begin(), flat.end(), [&](const auto& kv) { return kv.first == key; });
+      const std::string v = it == flat.end() ? "" : leaf_text(it->second);
+      per_source[in.runs[r].source].insert(v);
+      all.insert(v);
+    }
+  return all.size() > 1 && std::all_of(per_source.begin(), per_source.end(), [](const auto& s) { return s.second.size() == 1; });
+}
+
 void add_base_keys(const ReportInputs& in, ReportTable& t) {
   std::vector<std::string> candidates;
   for (const ReportRow& row : t.rows)
@@ -168,7 +196,7 @@ void add_base_keys(const ReportInputs& in, ReportTable& t) {
       const auto [it, fresh] = seen.emplace(overrides[i], v);
       differs = differs || it->second != v;
     }
-    if (!differs) continue;
+    if (!differs && !differs_between_sweeps(in, t, key)) continue;
     t.keys.push_back(key);
     for (ReportRow& row : t.rows) row.values.push_back(config_value(in, row, key));
   }

@@ -309,6 +309,38 @@ TEST_CASE("report: --label names a point by a key it inherits from its base as b
   CHECK(j["rows"][1]["label"] == "d_model=32");
 }
 
+TEST_CASE("report: two sweeps of one name are told apart by folder, and a setting that differs between them is a column") {
+  // Sweep a: batch_size 4 (its --set), grid over lr; sweep b: batch_size 2, grid over d_model.
+  TempDir tmp("report_two_sweeps");
+  for (const char* name : {"a", "b"}) {
+    const fs::path sweep = tmp.path / name;
+    json points = json::array();
+    for (int i = 0; i < 2; ++i) {
+      const std::string dir = "p" + std::to_string(i);
+      FakeRun r;
+      r.valid_ppl = 10.0 + i;
+      write_fake_run(sweep / dir, r);
+      if (name[0] == 'a') {
+        std::string config = read_file((sweep / dir / "config.yaml").string());
+        config.replace(config.find("batch_size: 2"), 13, "batch_size: 4");
+        write_fake_file(sweep / dir / "config.yaml", config);
+      }
+      points.push_back(fake_done_point(dir, dir, name[0] == 'a' ? json{{"train.optimizer.lr", i ? 0.01 : 0.001}}
+                                                               : json{{"model.d_model", i ? 64 : 32}}));
+    }
+    write_fake_index(sweep, "tiny", {name[0] == 'a' ? "train.optimizer.lr" : "model.d_model"}, points);
+  }
+  const std::string out = (tmp.path / "out").string();
+  write_report({{(tmp.path / "a").string(), (tmp.path / "b").string()}, out, {"valid.ppl"}, ""});
+  const json j = json::parse(read_file(out + "/report.json"));
+  CHECK(std::find(j["keys"].begin(), j["keys"].end(), "train.batch_size") != j["keys"].end());
+  REQUIRE(j["rows"].size() == 4);
+  CHECK(j["rows"][0]["keys"]["sweep"] == "a");
+  CHECK(j["rows"][2]["keys"]["sweep"] == "b");
+  CHECK(j["rows"][0]["keys"]["train.batch_size"] == "4");
+  CHECK(j["rows"][2]["keys"]["train.batch_size"] == "2");
+}
+
 TEST_CASE("report: rows of one named point crossed with a grid are labelled apart") {
   // points: [{name: cola, ...}] x grid model.d_model: both rows were labelled "cola", and the
   // highlights named "cola, cola".
