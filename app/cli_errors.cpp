@@ -78,6 +78,10 @@ std::string as_options(const HydraWords& h, const std::vector<std::string>& opti
 
 /// The message for Hydra overrides given where this CLI takes options.
 std::string hydra_hint(const HydraWords& h, const std::string& unexpected, const CliVerb& verb) {
+  // Hydra's own output folders: the --out of this CLI.
+  for (const auto& [key, value] : h.overrides)
+    if (key == "hydra.run.dir" || key == "hydra.sweep.dir")
+      return unexpected + "\nThe output folder is --out here: --out " + shell_quote(value);
   const std::string words = set_and_grid(h);
   const bool list = words.find("--grid ") != std::string::npos;
   if (!verb.takes_set) {

@@ -132,6 +132,9 @@ TEST_CASE("bad input: unknown verb and bad flags exit 2") {
   CHECK(dash_m.code == 2);
   CHECK(dash_m.err.find("A list of values is a sweep (Hydra's multirun, -m): transnormer sweep SPEC.yaml --grid "
                         "train.seed=1,2") != std::string::npos);
+  CliResult hydra_dir = run_cli("train x.yaml hydra.run.dir=/tmp/somewhere", dir);
+  CHECK(hydra_dir.code == 2);
+  CHECK(hydra_dir.err.find("The output folder is --out here: --out /tmp/somewhere") != std::string::npos);
   // A verb without --set: its own option, where one matches the key.
   CliResult eval_split = run_cli("eval runs/x split=test", dir);
   CHECK(eval_split.code == 2);
