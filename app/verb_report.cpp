@@ -4,10 +4,12 @@
 // report.md, report.csv, report.json, report.html and plots/*.svg. Logs go to stderr.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
 #include "app/verbs.h"
+#include "core/error.h"
 #include "core/process/stop_signal.h"
 #include "core/system.h"
 #include "experiments/reports/report.h"
@@ -45,6 +47,20 @@ int watch(ReportOptions options, int every_s) {
   return 0;
 }
 
+/// A comma-separated list as typed ("valid.ppl, test.ppl"): each name trimmed, repeats dropped.
+/// Throws ConfigError, naming the flag, when it was given but names nothing.
+void tidy_list(std::vector<std::string>& names, const char* flag) {
+  if (names.empty()) return;
+  std::vector<std::string> out;
+  for (std::string name : names) {
+    name.erase(0, name.find_first_not_of(" \t"));
+    name.erase(name.find_last_not_of(" \t") + 1);
+    if (!name.empty() && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  }
+  if (out.empty()) throw ConfigError(std::string(flag) + " is empty: name at least one, or leave " + flag + " out");
+  names = std::move(out);
+}
+
 }  // namespace
 
 Action add_report_verb(CLI::App& app) {
@@ -77,6 +93,9 @@ Action add_report_verb(CLI::App& app) {
                   "itself; open it in a browser), then once more when they end")
       ->check(CLI::Range(1, 86400));
   return [args, every]() {
+    tidy_list(args->metrics, "--metrics");
+    tidy_list(args->label, "--label");
+    tidy_list(args->columns, "--columns");
     if (*every > 0) return watch(*args, *every);
     write_report(*args);
     return 0;

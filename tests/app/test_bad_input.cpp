@@ -109,6 +109,14 @@ TEST_CASE("bad input: unknown verb and bad flags exit 2") {
   CliResult big = run_cli("train x.yaml --threads 5000", dir);  // a number out of range keeps CLI11's words
   CHECK(big.code == 2);
   CHECK(big.err.find("Value 5000 not in range 0 to 1024") != std::string::npos);
+  // report's lists: an empty one is refused naming the flag; spaces after commas and repeats are read away.
+  const std::string lra = std::string(TN_SOURCE_DIR) + "/docs/results/lra/runs";
+  CliResult empty_label = run_cli("report " + lra + " --out " + dir + "/rep --label ''", dir);
+  CHECK(empty_label.code == 2);
+  CHECK(empty_label.err.find("--label is empty") != std::string::npos);
+  CHECK(run_cli("report " + lra + " --out " + dir + "/rep --metrics 'test.accuracy, valid.accuracy' --columns "
+                "token_mixer,token_mixer", dir).code == 0);
+  CHECK(slurp(dir + "/rep/report.md").find("| token_mixer | test.accuracy |") != std::string::npos);
   CliResult half = run_cli("report x --watch 1.5", dir);  // in range, but whole seconds are asked
   CHECK(half.code == 2);
   CHECK(half.err.find("--watch: '1.5' is not a whole number; give a whole number from 1 to 86400") != std::string::npos);
