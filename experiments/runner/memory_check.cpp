@@ -23,10 +23,12 @@ double estimate_parameter_count(const ModelConfig& c) {
   double n = input_entry(c.input.kind).parameters(c);       // embed_tokens, or Linear(1 -> d)
   if (!c.tie_embeddings) n += V * d;                        // lm_head
   if (c.positional == Positional::Learned) n += static_cast<double>(c.max_positions) * d;
-  const double projections = 4.0 * (d * d + d);
   const double channel = c.channel_mixer.type == ChannelMixerKind::GLU ? 3.0 * d * d_ff : 2.0 * d * d_ff + d + d_ff;
   const double norms = 2.0 * 2.0 * d;                       // two residual-branch norms, weight and bias at most
-  n += static_cast<double>(c.n_layers) * (projections + channel + norms);
+  for (const MixerKind kind : c.layers) {  // each layer's token mixer, as its table entry counts it
+    const MixerEntry* entry = find_mixer(kind);
+    n += (entry ? mixer_parameters(*entry, c) : 4.0 * (d * d + d)) + channel + norms;
+  }
   switch (c.head) {
     case HeadKind::LM: break;
     case HeadKind::MLM: n += d * d + d + 2.0 * d + V; break;  // dense, layer norm, output bias

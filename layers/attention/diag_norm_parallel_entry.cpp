@@ -31,6 +31,12 @@ double saved_floats(const ModelConfig& config, int64_t batch, int64_t seq_len) {
   return mixer_entry(MixerKind::Diag).saved_floats(config, batch, seq_len);
 }
 
+/// Both branches' projections.
+double parameters(const ModelConfig& config) {
+  return mixer_parameters(mixer_entry(MixerKind::Diag), config) +
+         mixer_parameters(mixer_entry(MixerKind::NormAttention), config);
+}
+
 }  // namespace
 
 MixerEntry diag_norm_parallel_mixer_entry() {
@@ -47,6 +53,7 @@ MixerEntry diag_norm_parallel_mixer_entry() {
       .core_flops = core_flops,
       .projection_flops = projection_flops,
       .saved_floats = saved_floats,
+      .parameters = parameters,
       .test_variants =
           {
               {.name = "diag_norm_parallel T1, block 16",

@@ -72,4 +72,10 @@ nlohmann::json attention_to_json(const AttentionOptions& options, const std::vec
   return attention;
 }
 
+double mixer_parameters(const MixerEntry& entry, const ModelConfig& config) {
+  if (entry.parameters) return entry.parameters(config);
+  const double d = static_cast<double>(config.d_model);
+  return 4.0 * (d * d + d);
+}
+
 }  // namespace tn

@@ -89,6 +89,9 @@ struct MixerEntry {
   /// the memory floor (experiments/runner/memory_check.h), over `batch` sequences of `seq_len`:
   /// softmax attention's B·H·n² probabilities. Null: nothing beyond them.
   double (*saved_floats)(const ModelConfig& config, int64_t batch, int64_t seq_len) = nullptr;
+  /// One layer's parameters, for the memory check before a model is built (mixer_parameters).
+  /// Null: q, k, v and output projections with their biases, 4·(d² + d).
+  double (*parameters)(const ModelConfig& config) = nullptr;
   /// At least one; every table-driven test runs each of them.
   std::vector<MixerVariant> test_variants;
   /// Why no variant has grad_probes (the module cannot be checked by plain finite differences and
@@ -99,6 +102,9 @@ struct MixerEntry {
   /// only when a layer uses it, so configs of models without it read the same in both.
   bool in_reference = true;
 };
+
+/// One layer of `entry`'s parameters under `config`: entry.parameters, else 4·(d² + d).
+double mixer_parameters(const MixerEntry& entry, const ModelConfig& config);
 
 /// Every token mixer, in the reference's order (see the top of this file).
 const std::vector<MixerEntry>& mixer_table();

@@ -32,7 +32,9 @@ TEST_CASE("memory check: estimated parameters within 2 % of the built models") {
   pixels.vocab_size = 256;
   pixels.input = {InputKind::Linear, 122.6, 61.0};
   pixels.attention.diag.n_heads = 2;
-  for (const ModelConfig& c : {t1, encoder, classifier, pixels}) {
+  ModelConfig parallel = t1;  // Diag and NormAttention in every layer: twice the token-mixing parameters
+  parallel.layers.assign(static_cast<size_t>(parallel.n_layers), MixerKind::DiagNormParallel);
+  for (const ModelConfig& c : {t1, encoder, classifier, pixels, parallel}) {
     const double actual = static_cast<double>(TransNormerModel(c, 0).params().parameter_count());
     CHECK(estimate_parameter_count(c) == doctest::Approx(actual).epsilon(0.02));
   }
