@@ -32,6 +32,67 @@ struct SweepArgs {
   bool dry_run = false, retry_failed = false, detach = false, smoke = false;
   SweepCommandLine cli;
 };
+/// The launch settings of `args` for a sweep into `out`.
+SweepOptions sweep_options(const SweepArgs& args, const std::string& out, bool jobs_given) {
+  const bool slurm = args.launcher == "slurm";
+  SweepOptions options;
+  options.launcher = args.launcher;
+  options.ranks_per_point = args.ranks_per_point;
+  if (slurm) options.slurm_args = split_sbatch_options(args.slurm);
+  options.slurm_max_running = slurm && jobs_given ? args.jobs : 0;
+  options.detach = args.detach;
+  options.out_dir = out;
+  options.data_root = resolve_data_root(args.data_root);
+  options.binary = std::filesystem::read_symlink("/proc/self/exe").string();
+  options.jobs = args.jobs;
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.threads_per_job = args.threads_per_job > 0 ? args.threads_per_job
+                            : slurm                    ? 1
+                                                       : std::max(1, cores / (args.jobs * args.ranks_per_point));
+  options.retry_failed = args.retry_failed;
+  return options;
+}
+
+/// `sweep`'s action: checks, loads the sweep, and runs (or lists) it; the exit code.
+int run_sweep_verb(SweepArgs& args, bool jobs_given) {
+  const bool slurm = args.launcher == "slurm";
+  if (!slurm && (!args.slurm.empty() || args.detach))
+    throw ConfigError(std::string(args.detach ? "--detach" : "--slurm") + " needs --launcher slurm");
+  if (args.ranks_per_point > 1 && !built_with_mpi())
+    throw ConfigError("--ranks-per-point " + std::to_string(args.ranks_per_point) +
+                      ": this transnormer was built without MPI; install libopenmpi-dev and rebuild (scripts/setup.sh)");
+  if (args.smoke && slurm)
+    throw ConfigError("--smoke runs its points here, in seconds: leave --launcher slurm out");
+  args.cli.smoke = args.smoke;
+  const SweepSpec sweep = load_sweep(find_config(args.file), args.cli);  // every point validated before anything runs
+  if (args.smoke) {  // the points warn in their logs; the sweep says it once here
+    std::vector<std::string> sets;
+    for (const SpecOverride& o : sweep.set) sets.push_back(o.assignment());
+    warn_smoke_overrides(sets);
+  }
+  std::string out = args.out.empty() ? (std::filesystem::path("runs") / sweep.name).string() : args.out;
+  if (args.smoke && args.out.empty() && args.dry_run) out = smoke_folder_pattern(sweep.name);
+  if (args.smoke && args.out.empty() && !args.dry_run) {
+    out = smoke_folder(sweep.name);
+    spdlog::info("smoke test of the sweep {}: every point 3 steps, 2 batches of each evaluation, into {}", sweep.name, out);
+  }
+  check_folder_path(out, "sweep folder");
+  if (args.dry_run && !slurm) {
+    std::cout << describe_sweep(sweep, out, args.retry_failed);
+    return 0;
+  }
+  SweepOptions options = sweep_options(args, out, jobs_given);
+  if (args.dry_run) {  // slurm: the batch script, as it would be submitted
+    const std::string script = slurm_dry_run(sweep, options);
+    if (script.empty()) std::cerr << "sweep " << sweep.name << ": no point needs running\n";
+    std::cout << script;
+    return 0;
+  }
+  install_stop_handlers();
+  options.stop_requested = stop_signal;
+  return run_sweep(sweep, options).exit_code();
+}
+
 }  // namespace
 
 Action add_sweep_verb(CLI::App& app) {
@@ -65,56 +126,7 @@ Action add_sweep_verb(CLI::App& app) {
                 "a smoke test of every point (train --smoke: 3 steps, 2 batches of each evaluation), into a new "
                 "scratch folder under $TMPDIR (or --out)");
   return [args, jobs]() {
-    const bool slurm = args->launcher == "slurm";
-    if (!slurm && (!args->slurm.empty() || args->detach))
-      throw ConfigError(std::string(args->detach ? "--detach" : "--slurm") + " needs --launcher slurm");
-    if (args->ranks_per_point > 1 && !built_with_mpi())
-      throw ConfigError("--ranks-per-point " + std::to_string(args->ranks_per_point) +
-                        ": this transnormer was built without MPI; install libopenmpi-dev and rebuild (scripts/setup.sh)");
-    if (args->smoke && slurm)
-      throw ConfigError("--smoke runs its points here, in seconds: leave --launcher slurm out");
-    args->cli.smoke = args->smoke;
-    const SweepSpec sweep = load_sweep(find_config(args->file), args->cli);  // every point validated before anything runs
-    if (args->smoke) {  // the points warn in their logs; the sweep says it once here
-      std::vector<std::string> sets;
-      for (const SpecOverride& o : sweep.set) sets.push_back(o.assignment());
-      warn_smoke_overrides(sets);
-    }
-    std::string out = args->out.empty() ? (std::filesystem::path("runs") / sweep.name).string() : args->out;
-    if (args->smoke && args->out.empty() && args->dry_run) out = smoke_folder_pattern(sweep.name);
-    if (args->smoke && args->out.empty() && !args->dry_run) {
-      out = smoke_folder(sweep.name);
-      spdlog::info("smoke test of the sweep {}: every point 3 steps, 2 batches of each evaluation, into {}", sweep.name, out);
-    }
-    check_folder_path(out, "sweep folder");
-    if (args->dry_run && !slurm) {
-      std::cout << describe_sweep(sweep, out, args->retry_failed);
-      return 0;
-    }
-    SweepOptions options;
-    options.launcher = args->launcher;
-    options.ranks_per_point = args->ranks_per_point;
-    if (slurm) options.slurm_args = split_sbatch_options(args->slurm);
-    options.slurm_max_running = slurm && jobs->count() ? args->jobs : 0;
-    options.detach = args->detach;
-    options.out_dir = out;
-    options.data_root = resolve_data_root(args->data_root);
-    options.binary = std::filesystem::read_symlink("/proc/self/exe").string();
-    options.jobs = args->jobs;
-    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    options.threads_per_job = args->threads_per_job > 0 ? args->threads_per_job
-                              : slurm                    ? 1
-                                                         : std::max(1, cores / (args->jobs * args->ranks_per_point));
-    options.retry_failed = args->retry_failed;
-    if (args->dry_run) {  // slurm: the batch script, as it would be submitted
-      const std::string script = slurm_dry_run(sweep, options);
-      if (script.empty()) std::cerr << "sweep " << sweep.name << ": no point needs running\n";
-      std::cout << script;
-      return 0;
-    }
-    install_stop_handlers();
-    options.stop_requested = stop_signal;
-    return run_sweep(sweep, options).exit_code();
+    return run_sweep_verb(*args, jobs->count() > 0);
   };
 }
 
