@@ -304,6 +304,28 @@ void warn_repeated_seeds(const ReportInputs& in, const ReportRow& row) {
   }
 }
 
+/// The settings in which a row's done runs differ ("train.max_steps 400, 420"): a point of a sweep
+/// resumed by hand to more steps is pooled with its seeds; "" when they agree (seed and threads aside).
+std::string mixed_settings(const ReportInputs& in, const ReportRow& row) {
+  std::map<std::string, std::vector<std::string>> values;  // key -> distinct values, in run order
+  for (size_t r : row.runs) {
+    const RunRecord& run = in.runs[r];
+    if (!run.done()) continue;
+    for (const auto& [key, value] : run.flat_config) {
+      if (kNotCompared.count(key)) continue;
+      std::vector<std::string>& seen = values[key];
+      if (!contains(seen, leaf_text(value))) seen.push_back(leaf_text(value));
+    }
+  }
+  std::string out;
+  for (const auto& [key, seen] : values) {
+    if (seen.size() < 2) continue;
+    out += (out.empty() ? "" : "; ") + key + " ";
+    for (size_t i = 0; i < seen.size(); ++i) out += (i ? ", " : "") + seen[i];
+  }
+  return out;
+}
+
 void pool_row(const ReportInputs& in, ReportTable& t, ReportRow& row) {
   warn_repeated_seeds(in, row);
   std::map<std::string, std::vector<double>> metric, analysis;
@@ -358,6 +380,10 @@ void pool_row(const ReportInputs& in, ReportTable& t, ReportRow& row) {
   row.tokens_per_s = pool(speed);
   row.wall_s = pool(wall);
   row.state = row_state(in, row);
+  if (const std::string mixed = mixed_settings(in, row); !mixed.empty()) {
+    spdlog::warn("report: row \"{}\" pools runs that differ in {}; its mean and std mix them", row.label, mixed);
+    row.state += " (pooled runs differ: " + mixed + ")";
+  }
 }
 
 /// The index of the key `name` names (itself, a short name, or the one key ending in ".name") for

@@ -597,6 +597,29 @@ TEST_CASE("report: a run directory stopped by a signal shows its step and how to
   CHECK_FALSE(contains(md, "--resume"));
 }
 
+TEST_CASE("report: seeds of a point whose settings differ (one resumed by hand to more steps) are flagged") {
+  TempDir tmp("report_mixed");
+  const fs::path sweep = tmp.path / "sweep";
+  json points = json::array();
+  for (uint64_t seed : {1, 2}) {
+    const std::string dir = "seed-" + std::to_string(seed);
+    FakeRun r;
+    r.seed = seed;
+    r.valid_ppl = 10.0 + static_cast<double>(seed);
+    write_fake_run(sweep / dir, r);
+    if (seed == 2) {
+      std::string config = read_file((sweep / dir / "config.yaml").string());
+      config.replace(config.find("max_steps: 20"), 13, "max_steps: 42");
+      write_fake_file(sweep / dir / "config.yaml", config);
+    }
+    points.push_back(fake_done_point("seed=" + std::to_string(seed), dir, {{"train.seed", seed}}));
+  }
+  write_fake_index(sweep, "mixed", {"train.seed"}, points);
+  write_report({{sweep.string()}, "", {"valid.ppl"}, ""});
+  const json j = json::parse(read_file((sweep / "report.json").string()));
+  CHECK(j["rows"][0]["state"] == "done (pooled runs differ: train.max_steps 20, 42)");
+}
+
 TEST_CASE("report: a run directory with diverged.json is shown as diverged, out of the statistics") {
   TempDir tmp("report_diverged");
   std::vector<std::string> dirs;
