@@ -55,6 +55,26 @@ std::vector<std::map<std::string, std::string>> read_csv(const std::string& path
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+/// Adds a row of one run with this flattened config, named `label`, with `stat` for `metric`.
+void add_row(ReportInputs& inputs, ReportTable& table, std::vector<std::pair<std::string, json>> flat_config,
+             const std::string& label, const std::string& metric, const PooledStat& stat) {
+  RunRecord run;
+  run.flat_config = std::move(flat_config);
+  inputs.runs.push_back(run);
+  ReportRow row;
+  row.label = label;
+  row.runs = {inputs.runs.size() - 1};
+  row.metrics[metric] = stat;
+  table.rows.push_back(row);
+}
+
+/// Replaces `from` by `to` in the config.yaml of the fake run in `dir`.
+void edit_fake_config(const fs::path& dir, const std::string& from, const std::string& to) {
+  std::string config = read_file((dir / "config.yaml").string());
+  config.replace(config.find(from), from.size(), to);
+  write_fake_file(dir / "config.yaml", config);
+}
+
 bool well_formed_svg(const std::string& svg) {
   const bool starts = svg.rfind("<?xml", 0) == 0 || svg.rfind("<svg", 0) == 0;
   const size_t end = svg.find_last_not_of(" \n");
@@ -321,9 +341,7 @@ TEST_CASE("report: two sweeps of one name are told apart by folder, and a settin
       r.valid_ppl = 10.0 + i;
       write_fake_run(sweep / dir, r);
       if (name[0] == 'a') {
-        std::string config = read_file((sweep / dir / "config.yaml").string());
-        config.replace(config.find("batch_size: 2"), 13, "batch_size: 4");
-        write_fake_file(sweep / dir / "config.yaml", config);
+        edit_fake_config(sweep / dir, "batch_size: 2", "batch_size: 4");
       }
       points.push_back(fake_done_point(dir, dir, name[0] == 'a' ? json{{"train.optimizer.lr", i ? 0.01 : 0.001}}
                                                                : json{{"model.d_model", i ? 64 : 32}}));
@@ -403,16 +421,9 @@ TEST_CASE("report highlights: rows that learn other data are not ranked against 
   table.metrics = {"valid.accuracy"};
   const char* readers[3] = {"listops", "listops", "imdb"};
   const double acc[3] = {0.30, 0.36, 0.58};
-  for (size_t r = 0; r < 3; ++r) {
-    RunRecord run;
-    run.flat_config = {{"data.reader", json(readers[r])}, {"model.d_model", json(64)}};
-    inputs.runs.push_back(run);
-    ReportRow row;
-    row.label = "row" + std::to_string(r);
-    row.runs = {r};
-    row.metrics["valid.accuracy"] = PooledStat{acc[r], 0.01, 3};
-    table.rows.push_back(row);
-  }
+  for (size_t r = 0; r < 3; ++r)
+    add_row(inputs, table, {{"data.reader", json(readers[r])}, {"model.d_model", json(64)}}, "row" + std::to_string(r),
+            "valid.accuracy", PooledStat{acc[r], 0.01, 3});
   const ReportHighlights h = report_highlights(inputs, table);
   REQUIRE(h.best.size() == 2);  // one per data: ListOps (row1 best, row0 clearly behind), Text (row2 alone)
   CHECK(h.best[0].group == "data.reader listops");
@@ -433,16 +444,9 @@ TEST_CASE("report highlights: a masked LM's perplexity is not ranked against a c
   ReportTable table;
   table.metrics = {"valid.ppl"};
   const char* tasks[2] = {"language_modeling", "masked_lm"};
-  for (size_t r = 0; r < 2; ++r) {
-    RunRecord run;
-    run.flat_config = {{"task", json(tasks[r])}, {"data.reader", json("wikitext")}};
-    inputs.runs.push_back(run);
-    ReportRow row;
-    row.label = tasks[r];
-    row.runs = {r};
-    row.metrics["valid.ppl"] = PooledStat{r == 0 ? 100.0 : 5.0, 1.0, 3};
-    table.rows.push_back(row);
-  }
+  for (size_t r = 0; r < 2; ++r)
+    add_row(inputs, table, {{"task", json(tasks[r])}, {"data.reader", json("wikitext")}}, tasks[r], "valid.ppl",
+            PooledStat{r == 0 ? 100.0 : 5.0, 1.0, 3});
   const ReportHighlights h = report_highlights(inputs, table);
   REQUIRE(h.best.size() == 2);  // each best of its own task, neither behind the other
   CHECK(h.best[0].group == "task language_modeling");
@@ -458,15 +462,9 @@ TEST_CASE("report highlights: a row scored on part of its splits is neither best
   table.metrics = {"valid.accuracy"};
   const double acc[3] = {0.50, 0.70, 0.40};
   for (size_t r = 0; r < 3; ++r) {
-    RunRecord run;
-    run.flat_config = {{"data.reader", json("imdb")}};
-    if (r == 1) run.flat_config.emplace_back("train.limit_eval_batches", json(2));
-    inputs.runs.push_back(run);
-    ReportRow row;
-    row.label = "row" + std::to_string(r);
-    row.runs = {r};
-    row.metrics["valid.accuracy"] = PooledStat{acc[r], 0.01, 3};
-    table.rows.push_back(row);
+    std::vector<std::pair<std::string, json>> flat = {{"data.reader", json("imdb")}};
+    if (r == 1) flat.emplace_back("train.limit_eval_batches", json(2));
+    add_row(inputs, table, flat, "row" + std::to_string(r), "valid.accuracy", PooledStat{acc[r], 0.01, 3});
   }
   ReportHighlights h = report_highlights(inputs, table);
   REQUIRE(h.best.size() == 1);
@@ -572,9 +570,7 @@ TEST_CASE("report: a run directory stopped by a signal shows its step and how to
   FakeRun r;  // no summary: 20 training-log lines of max_steps 40
   r.steps = 20;
   write_fake_run(run, r);
-  std::string config = read_file((run / "config.yaml").string());
-  config.replace(config.find("max_steps: 20"), 13, "max_steps: 40");
-  write_fake_file(run / "config.yaml", config);
+  edit_fake_config(run, "max_steps: 20", "max_steps: 40");
   write_fake_file(run / "checkpoint.safetensors", "");  // what the resume reads, here only its name
   write_fake_file(run / "run.json", R"({"sessions": [{"command": "transnormer train x.yaml", "outcome": "stopped"}]})");
   write_report({{run.string()}, "", {}, ""});
@@ -608,9 +604,7 @@ TEST_CASE("report: seeds of a point whose settings differ (one resumed by hand t
     r.valid_ppl = 10.0 + static_cast<double>(seed);
     write_fake_run(sweep / dir, r);
     if (seed == 2) {
-      std::string config = read_file((sweep / dir / "config.yaml").string());
-      config.replace(config.find("max_steps: 20"), 13, "max_steps: 42");
-      write_fake_file(sweep / dir / "config.yaml", config);
+      edit_fake_config(sweep / dir, "max_steps: 20", "max_steps: 42");
     }
     points.push_back(fake_done_point("seed=" + std::to_string(seed), dir, {{"train.seed", seed}}));
   }
