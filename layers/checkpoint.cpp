@@ -139,7 +139,8 @@ std::string checkpoint_file(const std::string& path) {
   const std::string file = (dir / "checkpoint.safetensors").string();
   if (std::filesystem::exists(file, ec)) return file;
   if (std::filesystem::exists(dir / "sweep.json", ec))
-    throw DataError(path + ": a sweep folder; give one of its points' run directories (" + path + "/<point>)");
+    throw DataError(path + ": a sweep folder; give one of its points' run directories (" + path +
+                    "/<point>), or report it with `transnormer report " + path + "`");
   if (std::filesystem::exists(dir / "summary.json", ec))
     throw DataError(path + ": the run kept no checkpoint.safetensors (a smoke test, train --smoke, writes its "
                     "records only); train the spec without --smoke to use its weights");

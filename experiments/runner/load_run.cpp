@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "experiments/runner/best_checkpoint.h"
 #include "experiments/tasks/registry.h"
+#include "layers/checkpoint.h"
 
 namespace tn {
 
@@ -19,13 +20,10 @@ LoadedRun load_run(const std::string& target, const std::string& data_root, bool
   }
   const std::string config = (run_dir / "config.yaml").string();
   const std::string ckpt_path = (run_dir / "checkpoint.safetensors").string();
-  if (std::filesystem::exists(run_dir / "sweep.json"))
-    throw DataError(run_dir.string() + ": a sweep folder; give one of its points' run directories (" +
-                    run_dir.string() + "/<point>), or report it with `transnormer report " + run_dir.string() + "`");
-  if (std::filesystem::exists(config) && std::filesystem::exists(run_dir / "summary.json") &&
-      !std::filesystem::exists(ckpt_path))
-    throw DataError(run_dir.string() + ": the run kept no checkpoint.safetensors (a smoke test, train --smoke, writes "
-                    "its records only); train the spec without --smoke to evaluate its weights");
+  // A folder without a checkpoint: what it is instead (a sweep folder, a smoke run), as --checkpoint says.
+  if (std::filesystem::is_directory(run_dir) && std::filesystem::exists(run_dir / "sweep.json"))
+    checkpoint_file(run_dir.string());
+  if (std::filesystem::exists(config) && !std::filesystem::exists(ckpt_path)) checkpoint_file(run_dir.string());
   if (!std::filesystem::exists(config) || !std::filesystem::exists(ckpt_path))
     throw DataError(run_dir.string() + ": not a run directory (needs config.yaml and "
                     "checkpoint.safetensors); train it first (eval can also read a checkpoint file: eval --checkpoint FILE)");
