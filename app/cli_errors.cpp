@@ -32,6 +32,7 @@ std::string trimmed(std::string bound) {
 struct HydraWords {
   std::vector<std::pair<std::string, std::string>> overrides;  // key, value, in the order typed
   bool multirun = false;
+  bool cfg = false;  // --cfg job (or hydra, all): print the resolved config
 };
 
 /// The words as Hydra overrides, or nullopt when one of them is not one.
@@ -39,16 +40,26 @@ std::optional<HydraWords> hydra_words(const std::string& words) {
   static const std::regex override_word("^\\+{0,2}([A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z0-9_]+)*)=(.*)$");
   HydraWords out;
   std::istringstream in(words);
+  bool cfg_value = false;  // job, hydra or all, which only --cfg makes Hydra's
   for (std::string word; in >> word;) {  // CLI11 lists them last first (detail::rjoin)
     if (word == "-m" || word == "--multirun") {
       out.multirun = true;
+      continue;
+    }
+    if (word == "--cfg" || word == "-c") {
+      out.cfg = true;
+      continue;
+    }
+    if (word == "job" || word == "hydra" || word == "all") {
+      cfg_value = true;
       continue;
     }
     std::smatch m;
     if (!std::regex_match(word, m, override_word)) return std::nullopt;
     out.overrides.insert(out.overrides.begin(), {m[1].str(), m[3].str()});
   }
-  if (out.overrides.empty()) return std::nullopt;
+  if (cfg_value && !out.cfg) return std::nullopt;
+  if (out.overrides.empty() && !out.multirun && !out.cfg) return std::nullopt;
   return out;
 }
 
@@ -76,8 +87,22 @@ std::string as_options(const HydraWords& h, const std::vector<std::string>& opti
   return out;
 }
 
+/// For Hydra's --cfg or -m alone, given to a verb without them: what does it here.
+std::string switch_hint(const HydraWords& h, const CliVerb& verb) {
+  if (h.cfg && verb.name == "sweep")
+    return "`sweep` has no --cfg: `transnormer sweep FILE --dry-run` lists every point with its overrides and "
+           "folder, and `transnormer train SPEC.yaml --cfg job --set key=value` prints one point's resolved spec";
+  if (h.cfg)
+    return "only `train` has --cfg job (it prints a spec resolved, e.g. transnormer train SPEC.yaml --cfg job); a "
+           "run's resolved spec is RUN_DIR/config.yaml";
+  if (verb.name == "sweep")
+    return "`sweep` runs every point of its file and of its --grid axes already: leave out -m/--multirun";
+  return "a multirun is a sweep: transnormer sweep SPEC.yaml --grid key=v1,v2 (one point per value)";
+}
+
 /// The message for Hydra overrides given where this CLI takes options.
 std::string hydra_hint(const HydraWords& h, const std::string& unexpected, const CliVerb& verb) {
+  if (h.overrides.empty() || h.cfg) return unexpected + "\n" + switch_hint(h, verb);
   // Hydra's own output folders: the --out of this CLI.
   for (const auto& [key, value] : h.overrides)
     if (key == "hydra.run.dir" || key == "hydra.sweep.dir")
@@ -112,6 +137,10 @@ std::string cli_error_text(const std::string& message, const CliVerb& verb) {
       return hydra_hint(*h, "The following argument" + std::string(typed.size() == 1 ? " was" : "s were") +
                                 " not expected: " + words, verb);
     }
+  static const std::regex repeated("^(-[^:]+): At Most 1 required but received (\\d+)$");
+  std::smatch r;
+  if (std::regex_match(message, r, repeated))
+    return r[1].str() + " is given " + r[2].str() + " times; give it once (one value)";
   static const std::regex range("^(.*: ?)?Value (.*) not in range (\\S+) to (\\S+)$");
   std::smatch m;
   if (!std::regex_match(message, m, range)) return message;

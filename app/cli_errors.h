@@ -22,6 +22,7 @@ struct CliVerb {
 ///   `-m`/`--multirun`): the --set (a list: --grid) that says them here; for a list or -m given to a
 ///   verb other than `sweep`, the sweep command that varies it; for a verb without --set, its
 ///   options that match the keys (`split=test` to eval: --split test).
+/// - an option given twice where it takes one value: "--threads is given 2 times; give it once".
 /// Any other message unchanged.
 std::string cli_error_text(const std::string& message, const CliVerb& verb = {});
 

@@ -3,6 +3,7 @@
 // Prints one JSON object on stdout: the task's metrics ({"split", "loss", "ppl", "tokens"} for
 // language modelling; without "split" for --checkpoint). Logs go to stderr.
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 
 #include <filesystem>
 #include <iostream>
@@ -61,7 +62,9 @@ int eval_run(const EvalArgs& args) {
   if (!run.task->has_split(args.split))
     throw ConfigError(run.dir + "/config.yaml: the spec has no labelled " + args.split + " split" +
                       (args.split == "valid" ? "" : "; evaluate another with --split, e.g. --split valid"));
+  if (const std::string note = unfinished_note(run); !note.empty()) spdlog::warn("{}", note);
   nlohmann::json out = {{"split", args.split}};
+  if (run.checkpoint.step >= 0) out["step"] = run.checkpoint.step;
   run.task->evaluate(*run.checkpoint.model, args.split, run.spec.train.eval_batch_size).write_to(out);
   std::cout << dump_json_text(out) << std::endl;
   return 0;

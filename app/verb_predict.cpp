@@ -3,6 +3,7 @@
 // submission files (GLUE: <TASK>.tsv with `index` and `prediction`) into DIR (default
 // RUN_DIR/submission). Prints {"split", "files": [...]} on stdout; logs go to stderr.
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 
 #include <filesystem>
 #include <iostream>
@@ -38,6 +39,7 @@ Action add_predict_verb(CLI::App& app) {
   return [args]() {
     set_num_threads(args->threads);
     LoadedRun run = load_run(args->target, resolve_data_root(args->data_root), args->best);
+    if (const std::string note = unfinished_note(run); !note.empty()) spdlog::warn("{}", note);
     const std::string out = args->out.empty() ? (std::filesystem::path(run.dir) / "submission").string() : args->out;
     const int64_t batch = args->batch > 0 ? args->batch : run.spec.train.eval_batch_size;
     const std::vector<std::string> files = run.task->write_submission(*run.checkpoint.model, args->split, batch, out);

@@ -6,10 +6,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <regex>
 #include <thread>
 
+#include "app/command_line.h"
 #include "app/verbs.h"
 #include "core/error.h"
+#include "core/process/shell_quote.h"
 #include "core/process/stop_signal.h"
 #include "core/system.h"
 #include "experiments/reports/report.h"
@@ -39,7 +43,7 @@ int watch(ReportOptions options, int every_s) {
   if (signal && r.live > 0)
     options.page_note = "The watch was stopped by " + std::string(signal_name(signal)) + " at " + utc_now() +
                         " while runs still trained: their states are as of then, and the page no longer reloads. "
-                        "Run transnormer report --watch again to follow them.";
+                        "Run `" + command_line() + "` again to follow them.";
   r = write_report(options);
   spdlog::info("report: {} runs ({} done) in {} rows -> {}/report.html, final", r.runs, r.done, r.rows, r.out_dir);
   if (signal) return exit_code_for_signal(signal);
@@ -59,6 +63,21 @@ void tidy_list(std::vector<std::string>& names, const char* flag) {
   }
   if (out.empty()) throw ConfigError(std::string(flag) + " is empty: name at least one, or leave " + flag + " out");
   names = std::move(out);
+}
+
+/// Refuses a DIR written as Hydra writes an override ("metrics=test.ppl") that names no folder,
+/// with the option that says it here (--metrics test.ppl). ConfigError (exit 2).
+void refuse_hydra_words(const std::vector<std::string>& dirs) {
+  static const std::regex word("^([A-Za-z_][A-Za-z0-9_]*)=(.*)$");
+  for (const std::string& dir : dirs) {
+    std::smatch m;
+    std::error_code ec;
+    if (!std::regex_match(dir, m, word) || std::filesystem::exists(dir, ec)) continue;
+    std::string flag = m[1].str();
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    throw ConfigError(dir + ": no such folder; `report` takes options, not key=value overrides: --" + flag + " " +
+                      shell_quote(m[2].str()) + " (transnormer report --help lists them)");
+  }
 }
 
 }  // namespace
@@ -93,6 +112,7 @@ Action add_report_verb(CLI::App& app) {
                   "itself; open it in a browser), then once more when they end")
       ->check(CLI::Range(1, 86400));
   return [args, every]() {
+    refuse_hydra_words(args->dirs);
     tidy_list(args->metrics, "--metrics");
     tidy_list(args->label, "--label");
     tidy_list(args->columns, "--columns");

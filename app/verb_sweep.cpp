@@ -53,6 +53,34 @@ SweepOptions sweep_options(const SweepArgs& args, const std::string& out, bool j
   return options;
 }
 
+/// Whether the value of "key=value" is a comma-separated list as Hydra's multirun writes one
+/// (a comma outside brackets: "a,b", not "[a, b]").
+bool hydra_list(const std::string& assignment) {
+  const std::string value = assignment.substr(assignment.find('=') + 1);
+  return value.find(',') != std::string::npos && value.find_first_of("[{\"'") == std::string::npos;
+}
+
+/// load_sweep, where a --set written as Hydra writes a multirun axis (`--set key=a,b`) is said to
+/// give every point one value, and a value refused for its type gets the --grid that varies it.
+SweepSpec load_sweep_with_hints(const std::string& file, const SweepCommandLine& cli) {
+  std::vector<std::string> lists;
+  for (const std::string& a : cli.set)
+    if (a.find('=') != std::string::npos && hydra_list(a)) lists.push_back(a);
+  try {
+    SweepSpec sweep = load_sweep(file, cli);
+    for (const std::string& a : lists)
+      spdlog::warn("--set {} gives every point the one value '{}'; to vary it over those values, use --grid {}",
+                   a, a.substr(a.find('=') + 1), a);
+    return sweep;
+  } catch (const ConfigError& e) {
+    for (const std::string& a : lists)
+      if (std::string(e.what()).find("--set " + a) != std::string::npos)
+        throw ConfigError(std::string(e.what()) + " (--set gives every point one value; to vary it over those "
+                          "values, use --grid " + a + ")");
+    throw;
+  }
+}
+
 /// `sweep`'s action: checks, loads the sweep, and runs (or lists) it; the exit code.
 int run_sweep_verb(SweepArgs& args, bool jobs_given) {
   const bool slurm = args.launcher == "slurm";
@@ -64,7 +92,11 @@ int run_sweep_verb(SweepArgs& args, bool jobs_given) {
   if (args.smoke && slurm)
     throw ConfigError("--smoke runs its points here, in seconds: leave --launcher slurm out");
   args.cli.smoke = args.smoke;
-  const SweepSpec sweep = load_sweep(find_config(args.file), args.cli);  // every point validated before anything runs
+  std::error_code ec;
+  if (std::filesystem::is_fifo(args.file, ec))
+    throw ConfigError(args.file + " is a pipe: a sweep reads its file again (for each point, on a rerun, and in its "
+                      "report's rerun command); give the file itself");
+  const SweepSpec sweep = load_sweep_with_hints(find_config(args.file), args.cli);  // every point validated before anything runs
   if (args.smoke) {  // the points warn in their logs; the sweep says it once here
     std::vector<std::string> sets;
     for (const SpecOverride& o : sweep.set) sets.push_back(o.assignment());

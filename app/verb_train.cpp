@@ -103,6 +103,12 @@ int run(TrainArgs& a) {
     overrides.insert(overrides.end(), smoke.begin(), smoke.end());
   }
   ExperimentSpec spec = load_spec(a.config, overrides);
+  std::error_code ec;
+  if (fs::is_fifo(a.config, ec)) {  // `train <(cat spec.yaml)`: /dev/fd/63 names no run folder
+    spec.name = "pipe";
+    if (a.out.empty() && !a.smoke && a.cfg.empty())
+      throw ConfigError(a.config + " is a pipe, whose name says nothing of the run: give its folder with --out DIR");
+  }
   // Set after the spec is checked, so that no message names a `--set train.threads` never typed.
   if (a.threads > 0) spec.train.threads = a.threads;
   RunOptions options;
@@ -129,7 +135,13 @@ int run(TrainArgs& a) {
   options.on_run_dir = [&](const std::string& dir) { log_to_run_folder(dir, a.resume, early); };
   install_stop_handlers();  // SIGTERM/SIGINT: finish the step, save, exit 143/130
   options.stop_requested = stop_signal;
-  run_training(spec, options);
+  try {
+    run_training(spec, options);
+  } catch (...) {
+    std::error_code ec;  // a smoke test's own scratch folder, still empty (it failed before its log): not left behind
+    if (a.smoke && a.out.empty() && fs::is_empty(options.out_dir, ec)) fs::remove(options.out_dir, ec);
+    throw;
+  }
   return 0;
 }
 

@@ -1,5 +1,6 @@
 #include "experiments/spec_yaml.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
@@ -11,6 +12,8 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <regex>
 #include <sstream>
 #include <string_view>
@@ -291,7 +294,21 @@ YAML::Node parse_yaml(const std::string& text, const std::string& origin) {
 std::string read_text(const std::string& path) {
   // A spec is text of a few KB: 16 MiB bounds /dev/zero, a FIFO that never ends, or a stray file.
   constexpr uint64_t kMaxSpecBytes = uint64_t{16} << 20;
+  // A pipe (`train <(cat spec.yaml)`, /dev/stdin) can be read once: its text is kept for the
+  // spec's later reads (its top-level keys, then the document).
+  static std::mutex pipes_mutex;
+  static std::map<std::string, std::string> pipes;
   std::error_code ignored;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode)) {
+    const std::lock_guard<std::mutex> lock(pipes_mutex);
+    if (auto it = pipes.find(path); it != pipes.end()) return it->second;
+    try {
+      return pipes[path] = read_file(path, kMaxSpecBytes, "a YAML spec");
+    } catch (const DataError& e) {
+      throw ConfigError(e.what());
+    }
+  }
   if (std::filesystem::is_directory(path, ignored))
     throw ConfigError(path + ": is a directory, not a spec file; give the YAML file, e.g. configs/quickstart.yaml");
   if (::access(path.c_str(), R_OK) != 0)
@@ -468,7 +485,9 @@ YamlDocument compose(const std::string& path, std::vector<std::string>& chain,
 }  // namespace
 
 YamlDocument read_spec_document(const std::string& path) {
-  std::vector<std::string> chain = {std::filesystem::weakly_canonical(path).string()};
+  std::error_code ec;  // a pipe's /dev/fd/63 leads to no path: it is named as given
+  const std::filesystem::path canonical = std::filesystem::weakly_canonical(path, ec);
+  std::vector<std::string> chain = {ec ? path : canonical.string()};
   return compose(path, chain, "");
 }
 

@@ -117,6 +117,11 @@ LoadedCheckpoint load_checkpoint(const std::string& path) {
   out.model = std::make_unique<TransNormerModel>(std::move(config), 0);
   const SafetensorsFile file = load_safetensors(path);
   load_weights(*out.model, file, path);
+  if (auto s = file.metadata.find("transnormer.step"); s != file.metadata.end()) {
+    const std::string& text = s->second;
+    if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos && text.size() < 19)
+      out.step = std::stoll(text);
+  }
   if (auto v = file.metadata.find("transnormer.vocab"); v != file.metadata.end()) {
     try {
       out.vocab = nlohmann::json::parse(v->second).get<std::vector<std::string>>();

@@ -14,6 +14,7 @@ namespace tn {
 struct LoadedCheckpoint {
   std::unique_ptr<TransNormerModel> model;
   std::vector<std::string> vocab;  // empty when the file holds none
+  int64_t step = -1;                // the training step it was saved at ("transnormer.step"); -1 when not recorded
 };
 
 /// Writes every parameter and buffer (F32) plus config and vocab (if non-empty), atomically;

@@ -1,6 +1,7 @@
 #include "core/io/atomic_file.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -230,11 +231,55 @@ std::string read_file(const std::string& path) {
   return read_file(path, default_read_limit(), "a file read whole (half the memory this process may use)");
 }
 
-std::string read_file(const std::string& path, uint64_t max_bytes, const std::string& what) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+namespace {
+
+/// How long a FIFO is waited for when no process writes into it yet.
+constexpr int kFifoWaitSeconds = 10;
+
+/// Waits until the FIFO `fd` (opened non-blocking) has bytes or its writer has closed it: a note
+/// after a second, DataError after kFifoWaitSeconds with none (a named FIFO whose writer was never
+/// started would otherwise block for good). Then makes `fd` blocking for the reads.
+void await_fifo_writer(int fd, const std::string& path) {
+  pollfd p{fd, POLLIN, 0};
+  for (int waited_ms = 0;;) {
+    const int ready = ::poll(&p, 1, 1000);
+    if (ready > 0) break;
+    if (ready < 0 && errno != EINTR) throw DataError("error while reading " + path + ": " + std::strerror(errno));
+    if (ready == 0 && (waited_ms += 1000) == 1000)
+      std::fprintf(stderr, "%s: a FIFO that nothing writes into yet: waiting up to %d s for its writer\n", path.c_str(),
+                   kFifoWaitSeconds);
+    if (waited_ms >= kFifoWaitSeconds * 1000)
+      throw DataError("cannot read " + path + ": a FIFO that nothing wrote into within " +
+                      std::to_string(kFifoWaitSeconds) + " s; start its writer first (e.g. `cat spec.yaml > " + path +
+                      " &`), or give the file itself");
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+}
+
+/// Opens `path` for reading; a FIFO (named, or a pipe such as /dev/fd/63 of `<(...)`) without
+/// blocking on its open, then waited for (await_fifo_writer). DataError when it cannot be opened.
+int open_for_reading(const std::string& path) {
+  struct stat st {};
+  const bool fifo = ::stat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (fifo ? O_NONBLOCK : 0));
   if (fd < 0)
     throw DataError("cannot read " + path + ": " + std::strerror(errno) +
                     (errno == EACCES ? " (check the file's permissions)" : ""));
+  if (fifo) {
+    try {
+      await_fifo_writer(fd, path);
+    } catch (...) {
+      ::close(fd);
+      throw;
+    }
+  }
+  return fd;
+}
+
+}  // namespace
+
+std::string read_file(const std::string& path, uint64_t max_bytes, const std::string& what) {
+  const int fd = open_for_reading(path);
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }

@@ -54,15 +54,15 @@ std::optional<std::string> params_text(const ReportTable& table) {
 
 std::optional<BestValue> best_of(const ReportTable& table, const std::string& metric, const std::vector<size_t>& rows) {
   BestValue best{metric, lower_is_better(metric), 0, {}, {}};
-  bool found = false;
+  int ranked = 0;  // rows with a mean: a best needs two at least (a row alone is not "best")
   for (size_t r : rows) {
     const PooledStat& s = table.rows[r].metrics.at(metric);
     if (!s.has_mean() || !std::isfinite(s.mean)) continue;
     const double current = table.rows[best.row].metrics.at(metric).mean;
-    if (!found || (best.lower_is_better ? s.mean < current : s.mean > current)) best.row = r;
-    found = true;
+    if (ranked == 0 || (best.lower_is_better ? s.mean < current : s.mean > current)) best.row = r;
+    ++ranked;
   }
-  if (!found) return std::nullopt;
+  if (ranked < 2) return std::nullopt;
   const PooledStat& b = table.rows[best.row].metrics.at(metric);
   for (size_t r : rows) {
     if (!b.has_std()) break;

@@ -32,7 +32,8 @@ struct ReportHighlights {
   /// whose config value is the same in every run that has a config, then "tokens per run" when
   /// steps, batch and seq_len are all shared, and "params" (one value, or "min–max" over the rows).
   std::vector<std::pair<std::string, std::string>> shared;
-  /// Per chosen metric (column order) and data group, where a row has a mean; rows evaluated on
+  /// Per chosen metric (column order) and data group, where two rows at least have a mean (one row
+  /// alone is not called best); rows evaluated on
   /// part of their splits (train.limit_eval_batches) are neither best nor behind.
   std::vector<BestValue> best;
   std::vector<size_t> unranked;  // rows left out of `best` for a partial evaluation, in row order

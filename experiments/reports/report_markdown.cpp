@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <string_view>
 
 #include "experiments/reports/report_format.h"
 #include "experiments/reports/report_writers.h"
@@ -21,6 +22,24 @@ bool run_has_problem(const RunRecord& run) {
 }
 
 namespace {
+/// A relative path as a Markdown link's destination: spaces, brackets, parentheses, '<', '>' and
+/// '%' percent-encoded (a space would end the destination, a ')' close the link).
+std::string md_link_target(const std::string& path) {
+  static const char* const kHex = "0123456789ABCDEF";
+  std::string out;
+  for (const char c : path) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u <= ' ' || std::string_view("()[]<>%").find(c) != std::string_view::npos) {
+      out += '%';
+      out += kHex[u >> 4];
+      out += kHex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 constexpr size_t kListedRunDirs = 5;  // more run directories given: the first and last are named
 
 std::string describe_sources(const ReportDocument& doc) {
@@ -104,7 +123,7 @@ std::vector<std::string> table_cells(const ReportDocument& doc, size_t r) {
   for (size_t run_index : row.runs) {
     const RunRecord& run = doc.inputs.runs[run_index];
     if (!links.empty()) links += ' ';
-    links.append("[").append(run_name(run)).append("](").append(relative_link(run.dir, doc.out_dir)).append(")");
+    links.append("[").append(run_name(run)).append("](").append(md_link_target(relative_link(run.dir, doc.out_dir))).append(")");
   }
   cells.push_back(links);
   return cells;
@@ -158,7 +177,7 @@ std::string report_markdown(const ReportDocument& doc) {
   out += problems_section(doc);
   if (!doc.plots.empty()) {
     out += "\n## Plots\n\n";
-    for (const ReportPlot& p : doc.plots) out += "![" + p.title + "](" + p.file + ")\n\n";
+    for (const ReportPlot& p : doc.plots) out += "![" + p.title + "](" + md_link_target(p.file) + ")\n\n";
   }
   return out;
 }

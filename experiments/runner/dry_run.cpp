@@ -10,6 +10,7 @@
 #include "experiments/runner/resume.h"
 #include "experiments/runner/run_dir.h"
 #include "experiments/tasks/registry.h"
+#include "experiments/runner/warm_start.h"
 #include "layers/init_from.h"
 
 namespace tn {
@@ -18,7 +19,7 @@ namespace {
 
 /// The run directory's line, after the checks a run makes of it.
 std::string run_dir_line(const RunOptions& options) {
-  check_run_dir(options.out_dir, options.resume, options.overwrite);
+  check_run_dir(options.out_dir, options.resume, options.overwrite, options.records_only);
   if (options.resume) return "# run directory: " + options.out_dir + " (resumed from its last checkpoint)\n";
   if (holds_run(options.out_dir))
     return "# run directory: " + options.out_dir + " (holds a run: --overwrite would delete its files)\n";
@@ -30,9 +31,11 @@ std::string run_dir_line(const RunOptions& options) {
 std::string dry_run(ExperimentSpec spec, const RunOptions& options) {
   const std::string dir = run_dir_line(options);
   // As the run checks it (ConfigError naming train.init_from); a resumed run has its weights.
-  const std::string init_from = !options.resume && !spec.train.init_from.empty()
-                                    ? init_from_checkpoint_path(spec.train.init_from)
-                                    : std::string();
+  std::string init_from;
+  if (!options.resume && !spec.train.init_from.empty()) {
+    init_from = options.records_only ? smoke_init_from(spec.train.init_from) : init_from_checkpoint_path(spec.train.init_from);
+    if (init_from.empty()) spec.train.init_from.clear();
+  }
   const std::unique_ptr<Task> task = make_task(spec, options.data_root);
   configure_model_from_data(*task, spec);
   // The folder exists (check_run_dir): the run's own resume checks, with the spec as the run
@@ -51,7 +54,8 @@ std::string dry_run(ExperimentSpec spec, const RunOptions& options) {
                      "gradients and AdamW state; {:.2f} GiB activations of one batch)\n",
                      memory.parameters / 1e6, memory.total_bytes() / 1073741824.0, memory.weight_bytes / 1073741824.0,
                      memory.activation_bytes / 1073741824.0);
-  for (const std::string& warning : schedule_warnings(spec.train)) out += "# warning: " + warning + "\n";
+  if (!options.records_only)  // a smoke test's 3 steps are not the schedule's
+    for (const std::string& warning : schedule_warnings(spec.train)) out += "# warning: " + warning + "\n";
   if (const int cpus = available_cpus(); spec.train.threads > cpus)  // as set_num_threads will say
     out += fmt::format("# warning: {} threads asked for, but this process may run on {} CPU(s): the run uses {} "
                        "(threads beyond the cores only wait for each other)\n",

@@ -3,6 +3,8 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "core/process/shell_quote.h"
+#include "experiments/outputs/last_session.h"
 #include "experiments/runner/best_checkpoint.h"
 #include "experiments/tasks/registry.h"
 #include "layers/checkpoint.h"
@@ -40,6 +42,16 @@ LoadedRun load_run(const std::string& target, const std::string& data_root, bool
     throw DataError(ckpt_path + ": its vocabulary differs from the one built from " +
                     run.task->report().data["train"] + "; is --data-root pointing at other data?");
   return run;
+}
+
+std::string unfinished_note(const LoadedRun& run) {
+  if (std::filesystem::exists(std::filesystem::path(run.dir) / "summary.json")) return "";
+  const std::string outcome = last_session(run.dir).outcome;
+  const std::string step = run.checkpoint.step >= 0 ? std::to_string(run.checkpoint.step) : std::string("?");
+  return shell_quote(run.dir) + " is not finished (its checkpoint is of step " + step + " of " +
+         std::to_string(run.spec.train.max_steps) + (outcome.empty() ? "" : "; last session: " + outcome) +
+         "): the weights used are those of that step; continue the run with `transnormer train --resume " +
+         shell_quote(run.dir) + "`";
 }
 
 }  // namespace tn

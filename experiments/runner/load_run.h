@@ -26,4 +26,9 @@ struct LoadedRun {
 /// DataError when the run kept none, naming the key that makes it.
 LoadedRun load_run(const std::string& target, const std::string& data_root, bool best = false);
 
+/// "" for a finished run (its summary.json is there); else one line saying that `run` is not
+/// finished: its checkpoint's step of train.max_steps, how its last session ended (run.json), and
+/// the command that continues it. For the verbs that read a run's weights (eval, predict).
+std::string unfinished_note(const LoadedRun& run);
+
 }  // namespace tn

@@ -11,6 +11,8 @@
 #include "core/io/dir_lock.h"
 #include "core/io/own_files.h"
 #include "core/io/json_errors.h"
+#include "core/process/shell_quote.h"
+#include "experiments/outputs/last_session.h"
 #include "experiments/runner/best_checkpoint.h"
 #include "experiments/runner/train_state.h"
 
@@ -85,8 +87,35 @@ void check_run_files(const std::string& path) {
     if (entry.path().extension() == ".jsonl") refuse_non_regular(entry.path().string(), "a run");
 }
 
-void check_run_dir(const std::string& path, bool resume, bool overwrite) {
+namespace {
+
+/// Refuses, for a new run in `path` that holds one, what it must not write over or suggests the
+/// right way to start again: a real run under a smoke test (even with --overwrite), a smoke test's
+/// folder without --overwrite (--resume cannot continue it), a real run without --overwrite.
+void refuse_held_run(const std::string& path, bool overwrite, bool smoke) {
+  const std::string quoted = shell_quote(path);
+  const bool held_smoke = last_session(path).smoke();
+  if (smoke && !held_smoke)
+    throw ConfigError(quoted + " holds a run that is not a smoke test: a smoke test never writes over a run, even "
+                      "with --overwrite; leave out --out (a new scratch folder is made) or give another folder");
+  if (overwrite) return;
+  if (held_smoke)
+    throw ConfigError(quoted + " holds a smoke test (train --smoke, records only: nothing to resume): start it again "
+                      "with --overwrite (deletes its files), or give another --out");
+  throw ConfigError(quoted + " already holds a run (its config.yaml, metrics or checkpoint): continue it with "
+                    "`transnormer train --resume " + quoted + "`, start it again with --overwrite (deletes that "
+                    "run's files), or give another --out");
+}
+
+}  // namespace
+
+void check_run_dir(const std::string& path, bool resume, bool overwrite, bool smoke) {
   DirLock::check_free(path, "run folder");  // a run at work there comes first: --resume would not help
+  std::error_code ec;
+  if (std::filesystem::exists(std::filesystem::path(path) / "sweep.json", ec))
+    throw ConfigError(shell_quote(path) + " is a sweep folder (it holds sweep.json): a run of its own goes to a "
+                      "folder of its own; give another --out (a sweep's points train in its subfolders, through "
+                      "`transnormer sweep`)");
   check_run_files(path);
   if (resume) {
     if (!std::filesystem::is_directory(path))
@@ -100,14 +129,11 @@ void check_run_dir(const std::string& path, bool resume, bool overwrite) {
                       "them (no run.json or metrics.jsonl of a run): a run would write over them" +
                       (overwrite ? ", and --overwrite deletes only a run's own files" : "") +
                       "; move them away, or give another --out");
-  if (!overwrite)
-    throw ConfigError(path + " already holds a run (its config.yaml, metrics or checkpoint): continue it with "
-                      "`transnormer train --resume " + path + "`, start it again with --overwrite (deletes that "
-                      "run's files), or give another --out");
+  refuse_held_run(path, overwrite, smoke);
 }
 
-void claim_run_dir(const std::string& path, bool resume, bool overwrite) {
-  check_run_dir(path, resume, overwrite);
+void claim_run_dir(const std::string& path, bool resume, bool overwrite, bool smoke) {
+  check_run_dir(path, resume, overwrite, smoke);
   if (!resume && overwrite && holds_run(path)) clear_run(path);
 }
 

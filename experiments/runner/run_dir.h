@@ -34,12 +34,14 @@ void check_run_files(const std::string& path);
 /// are not regular files (check_run_files), when resuming a folder that does not exist, when
 /// starting a new run in a folder that holds one without `overwrite` (the message names --resume
 /// and --overwrite), or when it holds files of a run's names that no run wrote (no run record:
-/// neither kept nor deleted, with or without `overwrite`).
-void check_run_dir(const std::string& path, bool resume, bool overwrite);
+/// neither kept nor deleted, with or without `overwrite`), when `path` is a sweep folder (it holds
+/// sweep.json), and, for a `smoke` test, when the run it holds is not a smoke test's (even with
+/// `overwrite`: a smoke test never deletes a real run).
+void check_run_dir(const std::string& path, bool resume, bool overwrite, bool smoke);
 
 /// check_run_dir, then, for a new run with `overwrite` in a folder holding one, deletes that
 /// run's files (clear_run).
-void claim_run_dir(const std::string& path, bool resume, bool overwrite);
+void claim_run_dir(const std::string& path, bool resume, bool overwrite, bool smoke);
 
 /// Deletes the files a run writes in `path` (config.yaml, metrics.jsonl, summary.json, run.json,
 /// diverged.json, the checkpoints and train states, predictions/), never the folder itself nor

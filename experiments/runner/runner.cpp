@@ -136,10 +136,14 @@ Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<
   // The run directory's checks first, writing nothing: refuse before any work, and never over
   // another run's files. Rank 0 claims it once the model is built; the others then only read it (a
   // resumed run's checkpoint).
-  if (writer_) check_run_dir(options.out_dir, options.resume, options.overwrite);
-  if (!options.resume && !train.init_from.empty()) init_from_checkpoint_path(train.init_from);  // exists?
+  if (writer_) check_run_dir(options.out_dir, options.resume, options.overwrite, options.records_only);
+  if (!options.resume && !train.init_from.empty()) {  // exists? (a smoke test goes on without it)
+    if (options.records_only && smoke_init_from(train.init_from).empty()) spec_.train.init_from.clear();
+    if (!options.records_only) init_from_checkpoint_path(train.init_from);
+  }
   comm_.barrier();
-  for (const std::string& warning : schedule_warnings(train)) spdlog::warn("{}", warning);
+  if (!options.records_only)  // a smoke test's 3 steps are not the schedule's: its warnings would be noise
+    for (const std::string& warning : schedule_warnings(train)) spdlog::warn("{}", warning);
   set_num_threads(train.threads);  // before any oneDNN primitive is made
   configure_model_from_data(*task_, spec_);
   check_fits_in_memory(
@@ -153,7 +157,7 @@ Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<
 
   if (writer_) {  // one writer per folder: the lock (which creates it), then the files
     lock_ = DirLock::acquire(options.out_dir, "run folder");
-    claim_run_dir(options.out_dir, options.resume, options.overwrite);
+    claim_run_dir(options.out_dir, options.resume, options.overwrite, options.records_only);
   }
   run_ = std::make_unique<RunDir>(options.out_dir);
   if (options.on_run_dir && writer_) options.on_run_dir(run_->path());
@@ -496,7 +500,7 @@ RunSummary run_training(const ExperimentSpec& spec, const RunOptions& options, s
 
 RunSummary run_training(const ExperimentSpec& spec, const RunOptions& options) {
   // The run folder is refused before the data loads (minutes for a large split), not after.
-  if (world().rank() == 0) check_run_dir(options.out_dir, options.resume, options.overwrite);
+  if (world().rank() == 0) check_run_dir(options.out_dir, options.resume, options.overwrite, options.records_only);
   if (options.resume)
     if (std::optional<RunSummary> done = finished_run(options.out_dir, spec)) return *done;
   return run_training(spec, options, make_task(spec, options.data_root));

@@ -44,4 +44,14 @@ InitFromReport warm_start(TransNormerModel& model, const std::string& init_from,
   return r;
 }
 
+std::string smoke_init_from(const std::string& init_from) {
+  try {
+    return init_from_checkpoint_path(init_from);
+  } catch (const ConfigError&) {
+    spdlog::warn("smoke test: train.init_from {} holds no weights yet (not trained, or a smoke test, which keeps "
+                 "none): this smoke test starts from random weights; the real run needs them", init_from);
+    return "";
+  }
+}
+
 }  // namespace tn

@@ -17,4 +17,10 @@ namespace tn {
 InitFromReport warm_start(TransNormerModel& model, const std::string& init_from,
                           const std::vector<std::string>& vocabulary);
 
+/// For a smoke test (records only), which checks a spec in seconds before anything is pretrained:
+/// the checkpoint `init_from` names (init_from_checkpoint_path), or, when it names no weights (no
+/// such run yet, or a smoke test's, which kept none), "" after a warning that the smoke test starts
+/// from random weights; the caller then clears train.init_from.
+std::string smoke_init_from(const std::string& init_from);
+
 }  // namespace tn

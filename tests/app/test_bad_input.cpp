@@ -152,6 +152,29 @@ TEST_CASE("bad input: unknown verb and bad flags exit 2") {
   CHECK(generate_k.code == 2);
   CHECK(generate_k.err.find("--set") == std::string::npos);
   CHECK(generate_k.err.find(": --top-k 5") != std::string::npos);  // top_k names --top-k
+  // Hydra's switches alone: --multirun to sweep (which needs none), --cfg job to verbs without it.
+  CliResult sweep_m = run_cli("sweep x.yaml --multirun", dir);
+  CHECK(sweep_m.code == 2);
+  CHECK(sweep_m.err.find("`sweep` runs every point of its file and of its --grid axes already: leave out "
+                         "-m/--multirun") != std::string::npos);
+  CliResult train_m = run_cli("train x.yaml -m", dir);
+  CHECK(train_m.code == 2);
+  CHECK(train_m.err.find("a multirun is a sweep: transnormer sweep SPEC.yaml --grid key=v1,v2") != std::string::npos);
+  CliResult sweep_cfg = run_cli("sweep x.yaml --cfg job", dir);
+  CHECK(sweep_cfg.code == 2);
+  CHECK(sweep_cfg.err.find("`sweep` has no --cfg: `transnormer sweep FILE --dry-run` lists every point") !=
+        std::string::npos);
+  CliResult eval_cfg = run_cli("eval runs/x --cfg job", dir);
+  CHECK(eval_cfg.code == 2);
+  CHECK(eval_cfg.err.find("a run's resolved spec is RUN_DIR/config.yaml") != std::string::npos);
+  // report's folders: a key=value that names none is an option written as Hydra writes it.
+  CliResult report_metrics = run_cli("report " + dir + " metrics=test.ppl", dir);
+  CHECK(report_metrics.code == 2);
+  CHECK(report_metrics.err.find("metrics=test.ppl: no such folder; `report` takes options, not key=value "
+                                "overrides: --metrics test.ppl") != std::string::npos);
+  CliResult twice = run_cli("train x.yaml --threads 1 --threads 2", dir);
+  CHECK(twice.code == 2);
+  CHECK(twice.err.find("--threads is given 2 times; give it once (one value)") != std::string::npos);
   CliResult other = run_cli("train x.yaml extra", dir);  // not an override: CLI11's words alone
   CHECK(other.code == 2);
   CHECK(other.err.find("--set") == std::string::npos);

@@ -43,7 +43,7 @@ TEST_CASE("cli: a folder holding a run is refused without --resume or --overwrit
   INFO(again.err);
   CHECK(again.code == 2);
   CHECK(again.err.find("already holds a run") != std::string::npos);
-  CHECK(again.err.find("--resume") != std::string::npos);
+  CHECK(again.err.find("`transnormer train --resume " + dir + "/run`") != std::string::npos);
   CHECK(again.err.find("--overwrite") != std::string::npos);
   CHECK(again.err.find("info data:") == std::string::npos);  // refused before the data loads
   CHECK(folder_bytes(dir + "/run") == before);  // byte for byte
@@ -66,6 +66,26 @@ TEST_CASE("cli: a folder holding a run is refused without --resume or --overwrit
   CHECK(slurp(dir + "/run/predictions/mine.txt") == "keep me too");
   CHECK(!std::filesystem::exists(dir + "/run/predictions/test.jsonl"));  // the old run's, deleted
   CHECK(!std::filesystem::exists(dir + "/run/checkpoint_best.safetensors"));
+
+  // A sweep folder is no run folder: refused, with or without --overwrite, and left as it was.
+  write_text(dir + "/sweep/sweep.json", "{}");
+  for (const std::string flag : {"", " --overwrite"}) {
+    const CliResult into_sweep = run_cli("train " + dir + "/tiny.yaml --threads 1 --out " + dir + "/sweep" + flag, dir);
+    CHECK(into_sweep.code == 2);
+    CHECK(into_sweep.err.find(dir + "/sweep is a sweep folder (it holds sweep.json)") != std::string::npos);
+  }
+  CHECK(std::distance(fs::directory_iterator(dir + "/sweep"), fs::directory_iterator()) == 1);
+
+  // eval of a run that has not finished (no summary.json) says so, and which step it scores.
+  fs::copy(dir + "/run", dir + "/unfinished", fs::copy_options::recursive);
+  fs::remove(dir + "/unfinished/summary.json");
+  const CliResult unfinished = run_cli("eval " + dir + "/unfinished --threads 1", dir);
+  CHECK(unfinished.code == 0);
+  CHECK(unfinished.err.find(dir + "/unfinished is not finished (its checkpoint is of step 10 of 10; last session: "
+                            "done): the weights used are those of that step; continue the run with `transnormer train "
+                            "--resume " + dir + "/unfinished`") != std::string::npos);
+  CHECK(json::parse(unfinished.out)["step"] == 10);
+  CHECK(run_cli("eval " + dir + "/run --threads 1", dir).err.find("not finished") == std::string::npos);
 
   // A folder with other files but no run is fine, and they stay.
   write_text(dir + "/mine/notes.txt", "keep me");
@@ -388,4 +408,28 @@ TEST_CASE("cli: an --out no folder can be made at exits 2 with the reason, in th
       CHECK(r.err.find(reason) != std::string::npos);
     }
   }
+}
+
+TEST_CASE("cli: a spec read from a pipe (bash's <(...)) trains into the --out it needs, and a sweep asks for the file") {
+  const std::string dir = scratch_dir("spec_pipe");
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  const std::string env = "TRANSNORMER_DATA='" + data_root() + "' OMP_NUM_THREADS=1 '" + binary() + "' ";
+  const auto bash = [&](const std::string& line) {
+    write_text(dir + "/line.sh", env + line + "\n");
+    return run_command_line("bash '" + dir + "/line.sh'", dir + "/stdout.txt", dir + "/stderr.txt");
+  };
+  const CliResult trained = bash("train <(cat '" + dir + "/tiny.yaml') --set train.max_steps=2 --out '" + dir + "/run'");
+  INFO(trained.err);
+  CHECK(trained.code == 0);
+  CHECK(fs::exists(dir + "/run/summary.json"));
+  const CliResult no_out = bash("train <(cat '" + dir + "/tiny.yaml')");
+  CHECK(no_out.code == 2);
+  CHECK(no_out.err.find("is a pipe, whose name says nothing of the run: give its folder with --out DIR") !=
+        std::string::npos);
+  const CliResult cfg = bash("train <(cat '" + dir + "/tiny.yaml') --cfg job");
+  CHECK(cfg.code == 0);
+  CHECK(cfg.out.find("  d_model: 32\n") != std::string::npos);
+  const CliResult sweep = bash("sweep <(cat '" + dir + "/tiny.yaml') --grid train.seed=1,2 --dry-run");
+  CHECK(sweep.code == 2);
+  CHECK(sweep.err.find("is a pipe: a sweep reads its file again") != std::string::npos);
 }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tests/app/cli_runner.h"
+#include "tests/app/tiny_spec.h"
 
 using namespace tn::test;
 using nlohmann::json;
@@ -80,12 +81,14 @@ TEST_CASE("cli: train --smoke runs a shipped spec in seconds into a scratch fold
       const CliResult generated = run_in_tmp("generate --checkpoint " + out + " --max-new-tokens 2", tmp, dir);
       CHECK(generated.code == 2);
       CHECK(generated.err.find("the run kept no checkpoint.safetensors (a smoke test") != std::string::npos);
+      // A smoke test from a smoke run (which kept no weights) starts from random weights, and says so.
       const CliResult warm = run_in_tmp(
           "train " + spec + " --smoke --threads 1 --set train.max_steps=10 --set train.init_from=" + out, tmp, dir);
-      CHECK(warm.code == 2);
+      CHECK(warm.code == 0);
       CHECK(warm.err.find("--smoke runs with train.max_steps=3 (its own value), not --set train.max_steps=10") !=
             std::string::npos);
-      CHECK(warm.err.find("is a finished run that kept no checkpoint.safetensors") != std::string::npos);
+      CHECK(warm.err.find("holds no weights yet (not trained, or a smoke test, which keeps none): this smoke test "
+                          "starts from random weights") != std::string::npos);
     }
     CHECK_FALSE(fs::exists("runs/" + name));  // nothing in the default run folder
   }
@@ -135,4 +138,42 @@ TEST_CASE("cli: sweep --smoke runs every point of a shipped sweep in seconds, in
                        "/configs/ablations/diag_norm_combination.yaml --smoke --launcher slurm --dry-run",
                    tmp, dir)
             .code == 2);
+}
+
+TEST_CASE("cli: a smoke test never writes over a real run, runs a fine-tune before its pretraining, and says what to rerun") {
+  const std::string dir = scratch_dir("smoke_guards");
+  const std::string tmp = dir + "/tmp";
+  fs::create_directories(tmp);
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  const std::string spec = dir + "/tiny.yaml";
+  REQUIRE(run_in_tmp("train " + spec + " --threads 1 --set train.max_steps=4 --out " + dir + "/real", tmp, dir).code == 0);
+  const std::string checkpoint = slurp(dir + "/real/checkpoint.safetensors");
+  // --smoke --out a real run: refused with or without --overwrite, the run left as it was.
+  for (const std::string flag : {"", " --overwrite"}) {
+    const CliResult r = run_in_tmp("train " + spec + " --smoke --out " + dir + "/real" + flag, tmp, dir);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("holds a run that is not a smoke test: a smoke test never writes over a run, even with "
+                     "--overwrite") != std::string::npos);
+  }
+  CHECK(slurp(dir + "/real/checkpoint.safetensors") == checkpoint);
+  // A smoke test's folder again: --overwrite starts it again; no --resume is offered (nothing to resume).
+  REQUIRE(run_in_tmp("train " + spec + " --smoke --out '" + dir + "/smoke run'", tmp, dir).code == 0);
+  const CliResult again = run_in_tmp("train " + spec + " --smoke --out '" + dir + "/smoke run'", tmp, dir);
+  CHECK(again.code == 2);
+  CHECK(again.err.find("'" + dir + "/smoke run' holds a smoke test (train --smoke, records only: nothing to "
+                       "resume): start it again with --overwrite") != std::string::npos);
+  CHECK(run_in_tmp("train " + spec + " --smoke --overwrite --out '" + dir + "/smoke run'", tmp, dir).code == 0);
+  // A fine-tune whose pretrained run does not exist yet: its smoke test runs from random weights.
+  const CliResult fine = run_in_tmp("train " + spec + " --smoke --set train.init_from=" + dir + "/not_yet", tmp, dir);
+  INFO(fine.err);
+  CHECK(fine.code == 0);
+  CHECK(fine.err.find("train.init_from " + dir + "/not_yet holds no weights yet") != std::string::npos);
+  // ... and from the real run's weights when it exists.
+  const CliResult warm = run_in_tmp("train " + spec + " --smoke --set train.init_from=" + dir + "/real", tmp, dir);
+  CHECK(warm.code == 0);
+  CHECK(warm.err.find("init_from " + dir + "/real/checkpoint.safetensors: ") != std::string::npos);
+  // A smoke test that fails before it writes leaves no empty scratch folder behind.
+  const CliResult failed = run_in_tmp("train " + spec + " --smoke --set data.train=no/such.tokens", tmp, dir);
+  CHECK(failed.code != 0);
+  for (const auto& e : fs::directory_iterator(tmp)) CHECK_MESSAGE(!fs::is_empty(e.path()), e.path().string());
 }

@@ -278,6 +278,15 @@ TEST_CASE("cli sweep: --grid and --set sweep around an experiment spec or add to
   CliResult two = run_cli("sweep " + dir + "/tiny.yaml --grid model.d_model=16,32 --grid model.d_model=48 --dry-run", dir);
   CHECK(two.code == 2);
   CHECK(two.err.find("model.d_model is already given by --grid model.d_model=16,32") != std::string::npos);
+  // Hydra's multirun axis written as --set: one value for every point, said so; refused for its
+  // type with the --grid that varies it.
+  CliResult typed = run_cli("sweep " + dir + "/tiny.yaml --set model.d_model=16,32 --dry-run", dir);
+  CHECK(typed.code == 2);
+  CHECK(typed.err.find("(--set gives every point one value; to vary it over those values, use --grid "
+                       "model.d_model=16,32)") != std::string::npos);
+  CliResult text = run_cli("sweep " + dir + "/tiny.yaml --set data.test=a.tokens,b.tokens --dry-run", dir);
+  CHECK(text.err.find("--set data.test=a.tokens,b.tokens gives every point the one value 'a.tokens,b.tokens'; to "
+                      "vary it over those values, use --grid data.test=a.tokens,b.tokens") != std::string::npos);
   // A seed listed twice would train one run twice: refused at its line.
   write_text(dir + "/seeds.yaml", "base: tiny.yaml\nseeds: [1, 2, 1]\n");
   CliResult seeds = run_cli("sweep " + dir + "/seeds.yaml --dry-run", dir);

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <filesystem>
@@ -51,6 +52,26 @@ TEST_CASE("read limits: a pipe is cut off once more than the limit has arrived")
   CHECK_THROWS_WITH_AS(read_file(fifo, 1 << 20, "a test file"), doctest::Contains("more than 1048576 bytes"), DataError);
   writer.join();
   std::signal(SIGPIPE, previous);
+}
+
+TEST_CASE("read limits: a FIFO is read once its writer comes, and one that no writer opens is refused, not waited on for good") {
+  tn::test::TempDir dir("read_fifo_writer");
+  const std::string fifo = dir.file("spec.fifo");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  // The writer comes 1.5 s after the reader opened it: the reader waits, then reads it all.
+  std::thread late([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    std::ofstream(fifo) << "model: {d_model: 8}\n";
+  });
+  CHECK(read_file(fifo, 1 << 20, "a test file") == "model: {d_model: 8}\n");
+  late.join();
+  // No writer at all: refused after the wait (10 s), naming the FIFO and the fix.
+  const auto start = std::chrono::steady_clock::now();
+  const std::string refused = fifo + ": a FIFO that nothing wrote into within 10 s; start its writer first";
+  CHECK_THROWS_WITH_AS(read_file(fifo, 1 << 20, "a test file"), doctest::Contains(refused.c_str()), DataError);
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(waited >= 9.5);
+  CHECK(waited < 30);
 }
 
 TEST_CASE("read limits: a file with no limit of its own is bounded by half the memory this process may use") {
