@@ -88,7 +88,7 @@ TEST_CASE("cli sweep: points run as train children, a rerun skips done points, a
   CHECK(eval_sweep.code == 2);
   CHECK(eval_sweep.err.find(": a sweep folder; give one of its points' run directories") != std::string::npos);
   // A smoke test's hint names its folder: rerun without --out, it would start a new scratch folder.
-  write_text(dir + "/failing.yaml", "base: tiny.yaml\nset: {train.init_from: " + dir + "/no_such_run}\n");
+  write_text(dir + "/failing.yaml", "base: tiny.yaml\nset: {data.test: " + dir + "/no_such.tokens}\n");
   CliResult smoke = run_cli("sweep " + dir + "/failing.yaml --smoke --jobs 1 --threads-per-job 1 --out " + dir + "/smoke", dir);
   CHECK(smoke.code == 1);
   CHECK(smoke.err.find("with --retry-failed --out " + dir + "/smoke (their errors") != std::string::npos);

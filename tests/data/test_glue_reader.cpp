@@ -34,11 +34,10 @@ std::string glue_dir(const std::string& task) { return test::data_root() + "/glu
 
 /// The GLUE file must be in the data root (scripts/setup.sh fetches it): a missing one fails the
 /// test rather than skipping it.
-bool present(const std::string& task, const std::string& file) {
+void require_present(const std::string& task, const std::string& file) {
   const std::string path = glue_dir(task) + "/" + file;
   INFO(path << " is not present; run scripts/fetch_data.sh or set TRANSNORMER_DATA");
   REQUIRE(std::filesystem::exists(path));
-  return true;
 }
 
 /// The file's lines, read independently of the reader: '\n'-split, BOM and '\r' kept.
@@ -170,7 +169,8 @@ TEST_CASE("glue reader: the task table is complete and consistent") {
 }
 
 TEST_CASE("glue reader: SST-2 and CoLA read with the published counts") {
-  if (present("SST-2", "train.tsv")) {
+  require_present("SST-2", "train.tsv");
+  {
     const auto train = check_real("SST-2", GlueFileKind::Train, "train.tsv", 67349);
     CHECK(label_counts(train) == std::map<int32_t, int64_t>{{0, 29780}, {1, 37569}});
     CHECK(train.rows.front().id == "0");
@@ -181,7 +181,8 @@ TEST_CASE("glue reader: SST-2 and CoLA read with the published counts") {
     const auto test = check_real("SST-2", GlueFileKind::Test, "test.tsv", 1821);
     CHECK(test.rows.back().id == "1820");
   }
-  if (present("CoLA", "train.tsv")) {
+  require_present("CoLA", "train.tsv");
+  {
     const auto train = check_real("CoLA", GlueFileKind::Train, "train.tsv", 8551);
     CHECK(label_counts(train) == std::map<int32_t, int64_t>{{0, 2528}, {1, 6023}});
     const auto dev = check_real("CoLA", GlueFileKind::Dev, "dev.tsv", 1043);
@@ -192,7 +193,7 @@ TEST_CASE("glue reader: SST-2 and CoLA read with the published counts") {
 }
 
 TEST_CASE("glue reader: MRPC reads without its byte-order mark") {
-  if (!present("MRPC", "train.tsv")) return;
+  require_present("MRPC", "train.tsv");
   const std::string path = glue_dir("MRPC") + "/dev.tsv";
   REQUIRE(raw_lines(path).front().starts_with("\xEF\xBB\xBF"));  // the file has one
   const auto train = check_real("MRPC", GlueFileKind::Train, "train.tsv", 3668);
@@ -219,28 +220,32 @@ TEST_CASE("glue reader: MRPC reads without its byte-order mark") {
 }
 
 TEST_CASE("glue reader: RTE, STS-B, WNLI and QNLI read with the published counts") {
-  if (present("RTE", "train.tsv")) {
+  require_present("RTE", "train.tsv");
+  {
     const auto train = check_real("RTE", GlueFileKind::Train, "train.tsv", 2490);
     CHECK(label_counts(train) == std::map<int32_t, int64_t>{{0, 1249}, {1, 1241}});
     const auto dev = check_real("RTE", GlueFileKind::Dev, "dev.tsv", 277);
     CHECK(label_counts(dev) == std::map<int32_t, int64_t>{{0, 146}, {1, 131}});  // entailment, not_entailment
     check_real("RTE", GlueFileKind::Test, "test.tsv", 3000);
   }
-  if (present("STS-B", "train.tsv")) {
+  require_present("STS-B", "train.tsv");
+  {
     const auto train = check_real("STS-B", GlueFileKind::Train, "train.tsv", 5749);
     CHECK(train.rows.front().target == 5.0);
     CHECK(train.rows.front().id == "0");
     check_real("STS-B", GlueFileKind::Dev, "dev.tsv", 1500);
     check_real("STS-B", GlueFileKind::Test, "test.tsv", 1379);
   }
-  if (present("WNLI", "train.tsv")) {
+  require_present("WNLI", "train.tsv");
+  {
     const auto train = check_real("WNLI", GlueFileKind::Train, "train.tsv", 635);
     CHECK(label_counts(train) == std::map<int32_t, int64_t>{{0, 323}, {1, 312}});
     const auto dev = check_real("WNLI", GlueFileKind::Dev, "dev.tsv", 71);
     CHECK(label_counts(dev) == std::map<int32_t, int64_t>{{0, 40}, {1, 31}});
     check_real("WNLI", GlueFileKind::Test, "test.tsv", 146);
   }
-  if (present("QNLI", "dev.tsv")) {
+  require_present("QNLI", "dev.tsv");
+  {
     const auto dev = check_real("QNLI", GlueFileKind::Dev, "dev.tsv", 5463);
     CHECK(label_counts(dev) == std::map<int32_t, int64_t>{{0, 2702}, {1, 2761}});
     check_real("QNLI", GlueFileKind::Test, "test.tsv", 5463);
@@ -248,7 +253,7 @@ TEST_CASE("glue reader: RTE, STS-B, WNLI and QNLI read with the published counts
 }
 
 TEST_CASE("glue reader: the spec reads every configured split, and QNLI without train") {
-  if (!present("QNLI", "dev.tsv")) return;
+  require_present("QNLI", "dev.tsv");
   const auto spec = resolve_data_spec(JsonSection(json{{"reader", "glue"}, {"task", "QNLI"}, {"train", nullptr}}, "data"));
   const auto& source = dynamic_cast<const SentenceSource&>(*spec);
   const std::vector<SentenceSplit> splits = source.read_sentences(test::data_root());

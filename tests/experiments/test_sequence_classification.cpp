@@ -10,6 +10,7 @@
 #include "experiments/tasks/sequence_classification.h"
 #include "experiments/tasks/symbol_encoding.h"
 #include "layers/models/transnormer.h"
+#include "tests/layers/small_model.h"
 
 using namespace tn;
 
@@ -37,19 +38,13 @@ SentenceSplit split_of(std::vector<std::pair<std::string, int32_t>> rows, Senten
 }
 
 ModelConfig batchnorm_model(Pooling pooling) {
-  ModelConfig c;
-  c.arch = Arch::Encoder;
-  c.vocab_size = 12;
-  c.d_model = 8;
-  c.n_heads = 2;
-  c.n_layers = 2;
-  c.layers = {MixerKind::Diag, MixerKind::NormAttention};
+  ModelConfig c = test::small_model_config(
+      {.arch = Arch::Encoder, .vocab_size = 12, .d_model = 8, .layers = {MixerKind::Diag, MixerKind::NormAttention}});
   c.attention.diag = {.block_size = 4, .inner = DiagInner::Relu, .norm = NormKind::BatchNorm};
   c.attention.norm_attention = {.kernel = Kernel::Elu, .norm = NormKind::BatchNorm};
   c.norm = NormKind::BatchNorm;
   c.relative = Relative::None;
   c.channel_mixer = {.type = ChannelMixerKind::FFN, .d_ff = 16, .activation = Activation::GELU};
-  c.dropout = 0.0;
   c.head = HeadKind::Classification;
   c.pooling = pooling;
   c.num_classes = 3;

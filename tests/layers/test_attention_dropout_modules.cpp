@@ -10,20 +10,14 @@
 #include "core/autograd/grad_check.h"
 #include "layers/attention/diag_attention.h"
 #include "layers/attention/softmax_attention.h"
+#include "tests/layers/small_model.h"
 
 using namespace tn;
 
 namespace {
 
 ModelConfig dropout_config(double attention_dropout) {
-  ModelConfig c;
-  c.vocab_size = 50;
-  c.d_model = 16;
-  c.n_heads = 2;
-  c.n_layers = 1;
-  c.layers = {MixerKind::Diag};
-  c.channel_mixer.d_ff = 32;
-  c.dropout = 0.0;
+  ModelConfig c = test::small_model_config({.vocab_size = 50, .n_layers = 1, .layers = {MixerKind::Diag}});
   c.attention_dropout = attention_dropout;
   return c;
 }

@@ -9,6 +9,7 @@
 #include "core/autograd/grad_check.h"
 #include "layers/models/transnormer.h"
 #include "tests/layers/mixer_test_cases.h"
+#include "tests/layers/small_model.h"
 
 using namespace tn;
 
@@ -18,15 +19,8 @@ using mixer_test::MixerCase;
 using mixer_test::mixer_cases;
 
 ModelConfig small_config(int64_t d_model, int64_t n_heads) {
-  ModelConfig c;
-  c.vocab_size = 50;
-  c.d_model = d_model;
-  c.n_heads = n_heads;
-  c.n_layers = 2;
-  c.layers = {MixerKind::Diag, MixerKind::NormAttention};
-  c.channel_mixer.d_ff = 2 * d_model;
-  c.dropout = 0.0;
-  return c;
+  return test::small_model_config({.vocab_size = 50, .d_model = d_model, .n_heads = n_heads,
+                                   .layers = {MixerKind::Diag, MixerKind::NormAttention}});
 }
 
 Tensor randn(const Shape& shape, Rng& rng, double scale = 1.0) {

@@ -5,22 +5,13 @@
 #include <doctest/doctest.h>
 
 #include "layers/registry.h"
+#include "tests/layers/small_model.h"
 
 using namespace tn;
 
 namespace {
 
-ModelConfig small_config() {
-  ModelConfig c;
-  c.vocab_size = 30;
-  c.d_model = 16;
-  c.n_heads = 2;
-  c.n_layers = 1;
-  c.channel_mixer.d_ff = 32;
-  c.attention.diag.block_size = 4;
-  c.dropout = 0.0;
-  return c;
-}
+ModelConfig small_config() { return test::small_model_config({.vocab_size = 30, .n_layers = 1, .block_size = 4}); }
 
 Var random_input(int64_t batch, int64_t seq_len, int64_t d_model) {
   Rng rng(5);
@@ -71,9 +62,20 @@ TEST_CASE("diag_norm_parallel: decoding keeps both branches' states and refuses 
   Rng rng(0);
   ForwardContext ctx{tape, false, rng, nullptr};
   const Var row = random_input(1, 1, c.d_model);
-  const int64_t empty = state->size_bytes();
+  // The branches built apart, each with its own state, after the same step: the parallel state
+  // holds exactly both (the block cache and the kv_state), neither more nor less.
+  ParamStore diag_store, norm_store;
+  Rng apart(3);
+  auto diag = make_token_mixer(c, MixerKind::Diag, diag_store, "m.diag", apart);
+  auto norm = make_token_mixer(c, MixerKind::NormAttention, norm_store, "m.norm", apart);
+  auto diag_state = diag->start_decode();
+  auto norm_state = norm->start_decode();
   mixer->decode_step(ctx, *state, row, 0);
+  diag->decode_step(ctx, *diag_state, row, 0);
+  norm->decode_step(ctx, *norm_state, row, 0);
   CHECK(state->next_position() == 1);
-  CHECK(state->size_bytes() >= empty);  // the block cache's reserve and the kv_state
+  CHECK(diag_state->size_bytes() > 0);
+  CHECK(norm_state->size_bytes() > 0);
+  CHECK(state->size_bytes() == diag_state->size_bytes() + norm_state->size_bytes());
   CHECK_THROWS_AS(mixer->decode_step(ctx, *state, row, 5), ShapeError);
 }

@@ -10,21 +10,14 @@
 #include "core/error.h"
 #include "core/ops/cross_entropy.h"
 #include "layers/models/transnormer.h"
+#include "tests/layers/small_model.h"
 
 using namespace tn;
 
 namespace {
 ModelConfig dual_config() {
-  ModelConfig c;
-  c.arch = Arch::Encoder;
-  c.vocab_size = 30;
-  c.d_model = 8;
-  c.n_heads = 2;
-  c.n_layers = 2;
-  c.layers = {MixerKind::Diag, MixerKind::NormAttention};
-  c.attention.diag.block_size = 4;
-  c.channel_mixer.d_ff = 16;
-  c.dropout = 0.0;
+  ModelConfig c = test::small_model_config({.arch = Arch::Encoder, .vocab_size = 30, .d_model = 8,
+                                             .layers = {MixerKind::Diag, MixerKind::NormAttention}, .block_size = 4});
   c.head = HeadKind::Retrieval;
   c.num_classes = 2;
   return c;

@@ -12,22 +12,15 @@
 #include "layers/inputs/input_table.h"
 #include "layers/model_config_json.h"
 #include "layers/models/transnormer.h"
+#include "tests/layers/small_model.h"
 
 using namespace tn;
 
 namespace {
 /// A small pixel classifier: 256 levels, Linear(1 → 8), T1 layers, last-position pooling.
 ModelConfig pixel_config() {
-  ModelConfig c;
-  c.arch = Arch::Encoder;
-  c.vocab_size = 256;
-  c.d_model = 8;
-  c.n_heads = 2;
-  c.n_layers = 2;
-  c.layers = {MixerKind::Diag, MixerKind::NormAttention};
-  c.attention.diag.block_size = 4;
-  c.channel_mixer.d_ff = 16;
-  c.dropout = 0.0;
+  ModelConfig c = test::small_model_config({.arch = Arch::Encoder, .vocab_size = 256, .d_model = 8,
+                                             .layers = {MixerKind::Diag, MixerKind::NormAttention}, .block_size = 4});
   c.embed_scale = false;
   c.head = HeadKind::Classification;
   c.pooling = Pooling::Last;

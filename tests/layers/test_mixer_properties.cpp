@@ -15,6 +15,7 @@
 #include "layers/attention/linear_attention.h"
 #include "layers/models/transnormer.h"
 #include "tests/layers/mixer_test_cases.h"
+#include "tests/layers/small_model.h"
 
 using namespace tn;
 
@@ -24,15 +25,7 @@ using mixer_test::MixerCase;
 using mixer_test::mixer_cases;
 
 ModelConfig config_for(const MixerCase& mc, Arch arch) {
-  ModelConfig c;
-  c.arch = arch;
-  c.vocab_size = 40;
-  c.d_model = 16;
-  c.n_heads = 2;
-  c.n_layers = 2;
-  c.max_positions = 512;
-  c.channel_mixer.d_ff = 32;
-  c.dropout = 0.0;
+  ModelConfig c = test::small_model_config({.arch = arch});  // max_positions: the default 512
   if (arch == Arch::Encoder) {
     c.prenorm = false;
     c.final_norm = false;

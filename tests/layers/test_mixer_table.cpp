@@ -13,19 +13,14 @@
 #include "layers/model_config_json.h"
 #include "layers/registry.h"
 #include "tests/layers/mixer_test_cases.h"
+#include "tests/layers/small_model.h"
 
 using namespace tn;
 
 namespace {
 
 ModelConfig small_config() {
-  ModelConfig c;
-  c.vocab_size = 40;
-  c.d_model = 16;
-  c.n_heads = 2;
-  c.n_layers = 2;
-  c.channel_mixer.d_ff = 32;
-  return c;
+  return test::small_model_config({.dropout = ModelConfig{}.dropout});
 }
 
 }  // namespace

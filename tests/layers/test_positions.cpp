@@ -9,6 +9,7 @@
 #include "layers/model_config_json.h"
 #include "layers/models/transnormer.h"
 #include "layers/positional/sinusoidal.h"
+#include "tests/layers/small_model.h"
 
 using namespace tn;
 
@@ -44,16 +45,9 @@ TEST_CASE("positions: a fixed table's rows from a first position are the whole t
 
 namespace {
 ModelConfig small_encoder() {
-  ModelConfig c;
-  c.arch = Arch::Encoder;
-  c.vocab_size = 20;
-  c.d_model = 8;
-  c.n_heads = 2;
-  c.n_layers = 1;
-  c.layers = {MixerKind::NormAttention};
-  c.channel_mixer.d_ff = 16;
+  ModelConfig c = test::small_model_config(
+      {.arch = Arch::Encoder, .vocab_size = 20, .d_model = 8, .n_layers = 1, .layers = {MixerKind::NormAttention}});
   c.positional = Positional::SinusoidalInterleaved;
-  c.dropout = 0.0;
   return c;
 }
 

@@ -23,6 +23,7 @@
 #include "layers/registry.h"
 #include "tests/layers/mixer_test_cases.h"
 #include "tests/test_paths.h"
+#include "tests/layers/small_model.h"
 
 using namespace tn;
 
@@ -49,16 +50,7 @@ struct DecodeCase {
 };
 
 ModelConfig small_decoder() {
-  ModelConfig c;
-  c.arch = Arch::Decoder;
-  c.vocab_size = 40;
-  c.d_model = 16;
-  c.n_heads = 2;
-  c.n_layers = 2;
-  c.max_positions = 512;
-  c.channel_mixer.d_ff = 32;
-  c.dropout = 0.0;
-  return c;
+  return test::small_model_config({.arch = Arch::Decoder});  // max_positions: the default 512
 }
 
 /// The multi-mixer stacks; single-mixer models come from the table (mixer_test::mixer_cases).

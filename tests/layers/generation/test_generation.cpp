@@ -13,23 +13,17 @@
 #include "core/error.h"
 #include "layers/generation/generate.h"
 #include "layers/generation/sampler.h"
+#include "tests/layers/small_model.h"
 
 using namespace tn;
 
 namespace {
 
 TransNormerModel tiny_t1(uint64_t seed) {
-  ModelConfig c;
-  c.arch = Arch::Decoder;
-  c.vocab_size = 40;
-  c.d_model = 16;
-  c.n_heads = 2;
-  c.n_layers = 2;
-  c.layers = {MixerKind::Diag, MixerKind::NormAttention};
-  c.attention.diag.block_size = 8;
-  c.channel_mixer.d_ff = 32;
-  c.dropout = 0.0;
-  return TransNormerModel(c, seed);
+  return TransNormerModel(test::small_model_config({.arch = Arch::Decoder,
+                                                    .layers = {MixerKind::Diag, MixerKind::NormAttention},
+                                                    .block_size = 8}),
+                          seed);
 }
 
 }  // namespace
@@ -114,15 +108,8 @@ TEST_CASE("generate: greedy follows the forward's argmax and is deterministic, s
 TEST_CASE("generate: more new tokens than learned positions is refused before anything is allocated") {
   // Issue 20, defect 4: --max-new-tokens 100000000000 reserved room for every step up front and
   // died in std::bad_alloc. With learned positions the model can take max_positions tokens.
-  ModelConfig c;
-  c.arch = Arch::Decoder;
-  c.vocab_size = 40;
-  c.d_model = 16;
-  c.n_heads = 2;
-  c.n_layers = 1;
-  c.layers = {MixerKind::NormAttention};
-  c.channel_mixer.d_ff = 32;
-  c.dropout = 0.0;
+  ModelConfig c =
+      test::small_model_config({.arch = Arch::Decoder, .n_layers = 1, .layers = {MixerKind::NormAttention}});
   c.positional = Positional::Learned;
   c.max_positions = 16;
   TransNormerModel model(c, 3);
