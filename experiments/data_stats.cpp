@@ -7,95 +7,13 @@
 #include "core/error.h"
 #include "experiments/image_dump.h"
 #include "experiments/image_stats.h"
-#include "experiments/tasks/lm_data.h"
 #include "experiments/tasks/registry.h"
-#include "experiments/tasks/sequence_classification.h"
 
 namespace tn {
 
 using nlohmann::ordered_json;
 
 namespace {
-
-/// Percentiles 0, 50, 90, 99, 100 of `values` (nearest rank).
-ordered_json percentiles(std::vector<int64_t> values) {
-  ordered_json out = ordered_json::object();
-  if (values.empty()) return out;
-  std::sort(values.begin(), values.end());
-  for (int p : {0, 50, 90, 99, 100}) {
-    const auto rank = static_cast<size_t>(std::max(0.0, std::ceil(p / 100.0 * static_cast<double>(values.size())) - 1));
-    out["p" + std::to_string(p)] = values[std::min(rank, values.size() - 1)];
-  }
-  return out;
-}
-
-ordered_json classification_split(const LabelledSequences& s, const std::vector<std::string>& labels,
-                                  int32_t majority) {
-  ordered_json j;
-  j["file"] = s.file;
-  j["examples"] = s.size();
-  ordered_json counts = ordered_json::object();
-  std::vector<int64_t> per_class(labels.size(), 0);
-  for (int32_t l : s.labels)
-    if (l >= 0 && l < static_cast<int32_t>(labels.size())) ++per_class[l];
-  for (size_t k = 0; k < labels.size(); ++k) counts[labels[k]] = per_class[k];
-  if (s.labelled && !labels.empty()) j["labels"] = counts;
-  j["length_before_truncation"] = percentiles(s.source_lengths);
-  std::vector<int64_t> after;
-  for (const auto& v : s.inputs) after.push_back(static_cast<int64_t>(v.size()));
-  for (const auto& v : s.seconds) after.push_back(static_cast<int64_t>(v.size()));
-  j["length"] = percentiles(after);
-  j["truncated"] = s.truncated;
-  j["unknown_rate"] = s.symbols > 0 ? static_cast<double>(s.unknown) / static_cast<double>(s.symbols) : 0.0;
-  if (s.labelled && majority >= 0 && s.size() > 0)
-    j["majority_accuracy"] = static_cast<double>(per_class[majority]) / static_cast<double>(s.size());
-  return j;
-}
-
-ordered_json classification_stats(const SequenceClassificationTask& task, const ExperimentSpec& spec) {
-  const auto* source = dynamic_cast<const SentenceSource*>(spec.data.get());
-  const SentenceTarget target = source->target();
-  const std::vector<LabelledSequences>& splits = task.splits();
-  int32_t majority = -1;
-  if (!target.regression) {
-    std::vector<int64_t> counts(target.label_names.size(), 0);
-    for (int32_t l : splits.front().labels)
-      if (l >= 0) ++counts[l];
-    majority = static_cast<int32_t>(std::max_element(counts.begin(), counts.end()) - counts.begin());
-  }
-  ordered_json out;
-  out["dataset"] = source->dataset_name();
-  out["vocab_size"] = task.vocabulary().size();
-  if (majority >= 0) out["majority_class"] = target.label_names[majority];
-  ordered_json by_split = ordered_json::object();
-  for (const LabelledSequences& s : splits)
-    by_split[s.name] = classification_split(s, target.regression ? std::vector<std::string>{} : target.label_names,
-                                            majority);
-  out["splits"] = by_split;
-  return out;
-}
-
-ordered_json text_stats(const TextSource& source, const std::string& data_root) {
-  const TextSplits text = source.read_text(data_root);
-  const LmData data = encode_lm_data(text);
-  ordered_json out;
-  out["vocab_size"] = data.vocab.size();
-  ordered_json by_split = ordered_json::object();
-  const auto add = [&](const std::string& name, const std::vector<std::string>& lines, const std::string& file,
-                       const std::vector<int32_t>& ids) {
-    if (file.empty()) return;
-    const auto unk = std::count(ids.begin(), ids.end(), data.vocab.id("<unk>"));
-    by_split[name] = {{"file", file},
-                      {"lines", lines.size()},
-                      {"tokens", ids.size()},
-                      {"unknown_rate", ids.empty() ? 0.0 : static_cast<double>(unk) / static_cast<double>(ids.size())}};
-  };
-  add("train", text.train, text.train_file, data.train);
-  add("valid", text.valid, text.valid_file, data.valid);
-  add("test", text.test, text.test_file, data.test);
-  out["splits"] = by_split;
-  return out;
-}
 
 /// An image reader's statistics, read straight from the reader (the pixel levels are what the model
 /// is given), and the PNG dump when asked; the options are checked before the data is read.
@@ -129,13 +47,9 @@ ordered_json data_stats(const ExperimentSpec& spec, const std::string& data_root
   if (options.images > 0)
     throw ConfigError("--images: the " + spec.data->reader() +
                       " reader yields no images; only image readers (cifar10, pathfinder) have images to write");
-  if (const auto* text = dynamic_cast<const TextSource*>(spec.data.get()); text && spec.task == "language_modeling") {
-    out.update(text_stats(*text, data_root));
-    return out;
-  }
   const std::unique_ptr<Task> task = make_task(spec, data_root);
-  if (const auto* c = dynamic_cast<const SequenceClassificationTask*>(task.get())) {
-    out.update(classification_stats(*c, spec));
+  if (ordered_json stats = task->data_statistics(); !stats.empty()) {
+    out.update(stats);
     return out;
   }
   out["note"] = "this task reports no data statistics beyond its summary";

@@ -20,8 +20,31 @@ BatchLoss NextTokenObjective::loss(ForwardContext& ctx, TransNormerModel& model,
   return {loss.loss, loss.sum_nll, loss.n_targets};
 }
 
+namespace {
+
+/// data_statistics() of `data`: the vocabulary size and, per split read, its file, lines, tokens
+/// and share of <unk>.
+nlohmann::ordered_json lm_statistics(const LmData& data) {
+  nlohmann::ordered_json splits = nlohmann::ordered_json::object();
+  const int32_t unk = data.vocab.id("<unk>");
+  const auto add = [&](const char* name, int64_t lines, const std::string& file, const std::vector<int32_t>& ids) {
+    if (file.empty()) return;
+    const auto unknown = std::count(ids.begin(), ids.end(), unk);
+    splits[name] = {{"file", file},
+                    {"lines", lines},
+                    {"tokens", ids.size()},
+                    {"unknown_rate", ids.empty() ? 0.0 : static_cast<double>(unknown) / static_cast<double>(ids.size())}};
+  };
+  add("train", data.train_lines, data.train_file, data.train);
+  add("valid", data.valid_lines, data.valid_file, data.valid);
+  add("test", data.test_lines, data.test_file, data.test);
+  return {{"vocab_size", data.vocab.size()}, {"splits", splits}};
+}
+
+}  // namespace
+
 LanguageModelingTask::LanguageModelingTask(LmData data, int64_t seq_len, int64_t batch_size, uint64_t seed)
-    : data_(std::move(data)), seq_len_(seq_len), batch_size_(batch_size),
+    : data_(std::move(data)), statistics_(lm_statistics(data_)), seq_len_(seq_len), batch_size_(batch_size),
       blocks_{std::move(data_.train), seq_len},  // the blocks own the training stream
       stream_(blocks_.count(),
               [n = blocks_.count(), batch_size, seed](uint64_t epoch) {

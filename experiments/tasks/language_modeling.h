@@ -51,6 +51,9 @@ class LanguageModelingTask final : public Task {
   std::vector<std::string> vocabulary() const override { return data_.vocab.tokens(); }
   TaskReport report() const override;
   BatchLoss loss(ForwardContext& ctx, TransNormerModel& model, const Batch& batch) const override;
+  /// The vocabulary size, and per split its file, lines, tokens and share of <unk> (counted when
+  /// the task is built, before the training stream goes into its blocks).
+  nlohmann::ordered_json data_statistics() const override { return statistics_; }
 
   /// The vocabulary and the valid/test streams (the training stream lives in the blocks).
   const LmData& data() const { return data_; }
@@ -59,6 +62,7 @@ class LanguageModelingTask final : public Task {
   const std::vector<int32_t>& split_stream(const std::string& split) const;
 
   LmData data_;  // train moved into blocks_
+  nlohmann::ordered_json statistics_;  // data_statistics(), of data_ before that move
   int64_t seq_len_, batch_size_;
   LmBlocks blocks_;
   BatchStream stream_;

@@ -15,7 +15,7 @@ struct LmData {
   WordVocab vocab;
   std::vector<int32_t> train, valid, test;  // id streams (valid/test empty when not configured)
   std::string train_file, valid_file, test_file;  // where each came from, for summary.json
-  int64_t train_lines = 0, valid_lines = 0;
+  int64_t train_lines = 0, valid_lines = 0, test_lines = 0;
 };
 
 /// Builds the vocabulary from `splits.train` and encodes the three splits. Held-out validation

@@ -23,6 +23,7 @@
 #include "data/batching/length_batches.h"
 #include "experiments/spec.h"
 #include "experiments/tasks/classification_options.h"
+#include "experiments/tasks/classification_stats.h"
 #include "experiments/tasks/labelled_sequences.h"
 #include "experiments/tasks/task.h"
 
@@ -88,8 +89,10 @@ class SequenceClassificationTask final : public Task {
 
   /// The padded share of the training positions in epoch 0's batches.
   double train_padding_fraction() const;
-  /// The encoded splits (train first), for `data stats`.
-  const std::vector<LabelledSequences>& splits() const { return splits_; }
+  /// classification_statistics of the splits (experiments/tasks/classification_stats.h).
+  nlohmann::ordered_json data_statistics() const override {
+    return classification_statistics(splits_, dataset_, static_cast<int64_t>(vocabulary_.size()));
+  }
 
  private:
   /// The model's outputs for every example of `split`, in file order: [n, C] logits (C = 1

@@ -114,6 +114,9 @@ class Task : public Objective {
   virtual std::vector<std::string> vocabulary() const = 0;
   /// For summary.json.
   virtual TaskReport report() const = 0;
+  /// What `data stats` prints of the task's data (its vocabulary, and per split the file, sizes,
+  /// lengths, labels), as a JSON object; empty when the task reports nothing beyond report().
+  virtual nlohmann::ordered_json data_statistics() const { return nlohmann::ordered_json::object(); }
 };
 
 }  // namespace tn
