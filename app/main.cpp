@@ -26,6 +26,15 @@ namespace {
 
 using Verbs = std::vector<std::pair<CLI::App*, tn::app::Action>>;
 
+/// Each repeatable option of `sub` (and of its own verbs) takes one value per occurrence, as
+/// `--set a=1 --set b=2`: a word after it is the verb's next argument, not a second value
+/// (`train --set k=v SPEC.yaml` reads SPEC.yaml as the spec, where CLI11 would take it as a --set).
+void one_value_per_occurrence(CLI::App* sub) {
+  for (CLI::Option* o : sub->get_options())
+    if (o->nonpositional() && o->get_items_expected_max() > 1) o->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  for (CLI::App* child : sub->get_subcommands({})) one_value_per_occurrence(child);
+}
+
 /// Every verb registered on `app`, with the action that runs it once parsed.
 Verbs register_verbs(CLI::App& app) {
   Verbs verbs;
@@ -40,6 +49,7 @@ Verbs register_verbs(CLI::App& app) {
                               tn::app::add_tokenize_verb, tn::app::add_data_verb, tn::app::add_completion_verb,
                               tn::app::add_manpage_verb})
     add(register_verb);
+  for (const auto& entry : verbs) one_value_per_occurrence(entry.first);
   return verbs;
 }
 

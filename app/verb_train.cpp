@@ -88,6 +88,9 @@ void log_to_run_folder(const std::string& dir, bool resume,
     auto sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(path, false);
     sink->set_pattern(kLogPattern);
     sinks.push_back(sink);
+    // Each line reaches the file as it is logged: `tail -f train.log` follows the run, and a run
+    // killed (SIGKILL, the OOM killer) leaves every line it logged.
+    spdlog::default_logger()->flush_on(spdlog::level::trace);
   } catch (const spdlog::spdlog_ex& e) {
     throw IoError(path + ": cannot write the run's log (" + e.what() + ")");
   }

@@ -326,6 +326,30 @@ std::string mixed_settings(const ReportInputs& in, const ReportRow& row) {
   return out;
 }
 
+/// What a row's done sweep runs were trained to beyond what their sweep asks (a point resumed by
+/// hand to more steps): "train.max_steps 80 (the sweep's 40)"; "" when none was.
+std::string beyond_sweep(const ReportInputs& in, const ReportRow& row) {
+  std::string out;
+  for (size_t r : row.runs) {
+    const RunRecord& run = in.runs[r];
+    const ReportSource& source = in.sources[run.source];
+    if (!run.done() || !source.sweep) continue;
+    const std::string dir = std::filesystem::path(run.dir).lexically_relative(source.dir).generic_string();
+    const PointRecord* point = source.sweep->find(dir);
+    if (!point || !point->spec.is_object() || !point->spec.contains("train")) continue;
+    for (const char* key : {"max_steps"}) {
+      const nlohmann::json& asked = point->spec["train"].value(key, nlohmann::json());
+      const auto it = std::find_if(run.flat_config.begin(), run.flat_config.end(),
+                                   [&](const auto& kv) { return kv.first == std::string("train.") + key; });
+      if (asked.is_null() || it == run.flat_config.end() || it->second == asked) continue;
+      const std::string text = "train." + std::string(key) + " " + leaf_text(it->second) + " (the sweep's " +
+                               leaf_text(asked) + ")";
+      if (out.find(text) == std::string::npos) out += (out.empty() ? "" : "; ") + text;
+    }
+  }
+  return out;
+}
+
 void pool_row(const ReportInputs& in, ReportTable& t, ReportRow& row) {
   warn_repeated_seeds(in, row);
   std::map<std::string, std::vector<double>> metric, analysis;
@@ -383,6 +407,11 @@ void pool_row(const ReportInputs& in, ReportTable& t, ReportRow& row) {
   if (const std::string mixed = mixed_settings(in, row); !mixed.empty()) {
     spdlog::warn("report: row \"{}\" pools runs that differ in {}; its mean and std mix them", row.label, mixed);
     row.state += " (pooled runs differ: " + mixed + ")";
+  }
+  if (const std::string beyond = beyond_sweep(in, row); !beyond.empty()) {
+    spdlog::warn("report: row \"{}\" was trained beyond its sweep ({}): it is not compared on equal terms with "
+                 "the sweep's other points", row.label, beyond);
+    row.state += " (trained beyond the sweep: " + beyond + ")";
   }
 }
 

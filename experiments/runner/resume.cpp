@@ -135,11 +135,46 @@ std::optional<RunSummary> finished_run(const std::string& run, const ExperimentS
   const bool decays = kind == ScheduleKind::Cosine || kind == ScheduleKind::PolynomialDecay;
   const std::string longer = fmt::format(" --set train.max_steps={}", 2 * steps) +
                              (decays ? fmt::format(" --set train.schedule.total_steps={}", 2 * steps) : "");
+  const std::filesystem::path sweep = std::filesystem::path(run).lexically_normal().parent_path();
+  if (!sweep.empty() && std::filesystem::exists(sweep / "sweep.json")) {  // a sweep's point: its rows compare
+    spdlog::warn("{}: nothing to resume: the run is finished ({} steps of train.max_steps {}; its results are in {}), "
+                 "and nothing was run or written. It is a point of the sweep in {}: to train every point longer, "
+                 "rerun the sweep's command (`transnormer report {}` prints it) with{}; training this point alone "
+                 "would take it out of step with the points it is compared with",
+                 run, steps, spec.train.max_steps, path.string(), shell_quote(sweep.string()),
+                 shell_quote(sweep.string()), longer);
+    return summary;
+  }
   spdlog::warn("{}: nothing to resume: the run is finished ({} steps of train.max_steps {}; its results are in {}), "
                "and nothing was run or written. To train it longer: transnormer train --resume {}{}",
                run, steps, spec.train.max_steps, path.string(), shell_quote(run), longer);
   return summary;
 }
+
+namespace {
+
+/// Refuses (ConfigError, exit 2) a resume whose data gives another vocabulary than the one the
+/// checkpoint was trained with: other data under the data root (another --data-root or
+/// TRANSNORMER_DATA) would feed the run ids that mean other tokens, and its next checkpoint would
+/// store a vocabulary its weights do not have.
+void check_same_vocabulary(const SafetensorsFile& weights, const std::string& checkpoint_path, const Task& task,
+                           const std::string& run) {
+  const auto it = weights.metadata.find("transnormer.vocab");
+  if (it == weights.metadata.end()) return;
+  const nlohmann::json stored = nlohmann::json::parse(it->second, nullptr, false);
+  if (!stored.is_array()) return;  // load_checkpoint names a malformed list
+  const std::vector<std::string> now = task.vocabulary();
+  bool same = stored.size() == now.size();
+  for (size_t i = 0; same && i < now.size(); ++i) same = stored[i].is_string() && stored[i].get<std::string>() == now[i];
+  if (same) return;
+  const std::string where = task.report().data.count("train") ? task.report().data.at("train") : "the data";
+  throw ConfigError(run + ": the data read now (" + where + ") gives a vocabulary of " + std::to_string(now.size()) +
+                    " tokens, not the " + std::to_string(stored.size()) + " that " + checkpoint_path +
+                    " was trained with: other data under this data root; resume with the data root the run was "
+                    "trained on (--data-root, else $TRANSNORMER_DATA), or start a new run with another --out");
+}
+
+}  // namespace
 
 TrainState restore_run(const RunDir& run, const ExperimentSpec& spec, TransNormerModel& model, TrainStep& step,
                        Task& task) {
@@ -147,6 +182,7 @@ TrainState restore_run(const RunDir& run, const ExperimentSpec& spec, TransNorme
   const std::string state_path = run.file(kTrainStateFile);
   const std::string previous_state_path = run.file(kPreviousTrainStateFile);
   const SafetensorsFile weights = load_safetensors(checkpoint_path);
+  check_same_vocabulary(weights, checkpoint_path, task, run.path());
   auto step_it = weights.metadata.find("transnormer.step");
   const std::string checkpoint_step = step_it == weights.metadata.end() ? std::string("none") : step_it->second;
   // The state written with this checkpoint: the current file, or the previous one when the run

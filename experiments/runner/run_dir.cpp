@@ -113,9 +113,11 @@ void check_run_dir(const std::string& path, bool resume, bool overwrite, bool sm
   DirLock::check_free(path, "run folder");  // a run at work there comes first: --resume would not help
   std::error_code ec;
   if (std::filesystem::exists(std::filesystem::path(path) / "sweep.json", ec))
-    throw ConfigError(shell_quote(path) + " is a sweep folder (it holds sweep.json): a run of its own goes to a "
-                      "folder of its own; give another --out (a sweep's points train in its subfolders, through "
-                      "`transnormer sweep`)");
+    throw ConfigError(shell_quote(path) + " is a sweep folder (it holds sweep.json), not a run" +
+                      (resume ? ": a rerun of the sweep's own command resumes its stopped points, and `transnormer "
+                                "train --resume " + shell_quote(path) + "/<point>` one of them"
+                              : ": a run of its own goes to a folder of its own; give another --out (a sweep's "
+                                "points train in its subfolders, through `transnormer sweep`)"));
   check_run_files(path);
   if (resume) {
     if (!std::filesystem::is_directory(path))

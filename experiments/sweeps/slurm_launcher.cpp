@@ -67,8 +67,15 @@ std::vector<PointEvent> SlurmLauncher::launch(const std::vector<PointLaunch>& po
   if (!succeeded(r) || job.empty() || job.find_first_not_of("0123456789") != std::string::npos) {
     std::string why = trimmed(r.err.empty() ? r.out : r.err);  // sbatch's lines, as one line
     for (size_t at = why.find('\n'); at != std::string::npos; at = why.find('\n', at)) why.replace(at, 1, "; ");
-    throw ConfigError("sbatch refused the job array (" + describe_child_status(r.status) + "): " + why +
-                      "; the batch script is " + script.string() + "; check the --slurm options");
+    // No controller or configuration to reach is the machine's failure (exit 1); anything else,
+    // such as an invalid partition or option, the --slurm options' (exit 2).
+    const bool unreachable = why.find("contact") != std::string::npos ||
+                             why.find("onfiguration") != std::string::npos ||
+                             why.find("onnection") != std::string::npos || why.find("timed out") != std::string::npos;
+    const std::string message = "sbatch refused the job array (" + describe_child_status(r.status) + "): " + why +
+                                "; the batch script is " + script.string();
+    if (unreachable) throw IoError(message + "; is Slurm running here (sinfo)?");
+    throw ConfigError(message + "; check the --slurm options");
   }
   submitted_ = true;
   spdlog::info("sweep {}: submitted {} point(s) as Slurm job array {} ({})", options_.job_name, points.size(), job,

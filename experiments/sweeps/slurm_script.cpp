@@ -65,6 +65,21 @@ std::string double_quoted(const std::string& text, size_t& i) {
   return out;
 }
 
+/// The user's sbatch options (--slurm, split into words) as #SBATCH lines, after the sweep's own
+/// (the later line wins): "--time=1:00:00" on a line, "-p cpu" (an option and its value) on one.
+std::string sbatch_option_lines(const std::vector<std::string>& words) {
+  std::string lines, line;
+  for (const std::string& word : words) {
+    if (!word.empty() && word[0] == '-' && !line.empty()) {
+      lines += "#SBATCH" + line + "\n";
+      line.clear();
+    }
+    line += " " + directive_value(word, "the --slurm option");
+  }
+  if (!line.empty()) lines += "#SBATCH" + line + "\n";
+  return lines;
+}
+
 }  // namespace
 
 std::vector<std::string> split_sbatch_options(const std::string& text) {
@@ -115,6 +130,7 @@ std::string slurm_batch_script(const SlurmOptions& o, const std::vector<PointLau
   s += "#SBATCH --chdir=" + directive_value(o.workdir.string(), "the working directory") + "\n";
   directive_value(o.folder.string(), "the sweep folder (--out)", true);  // no pattern of its own in it
   s += "#SBATCH --output=" + directive_value((o.folder / "%A_%a.out").string(), "the sweep folder (--out)") + "\n";
+  s += sbatch_option_lines(o.sbatch_args);
   s += "set -u\n";
   s += "case \"${SLURM_ARRAY_TASK_ID:?submit this script with sbatch}\" in\n";
   for (size_t i = 0; i < points.size(); ++i) {

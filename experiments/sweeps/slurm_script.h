@@ -33,7 +33,8 @@ struct SlurmOptions {
 /// `;`, `&`, `<`, `>`, `(`, `)`), which a shell would expand or run.
 std::vector<std::string> split_sbatch_options(const std::string& text);
 
-/// The batch script of a job array whose task i runs points[i]: #SBATCH lines, then a `case` on
+/// The batch script of a job array whose task i runs points[i]: #SBATCH lines (the sweep's, then
+/// the user's --slurm options, so that `sbatch FILE` by hand submits what the sweep would), then a `case` on
 /// SLURM_ARRAY_TASK_ID that appends a header to the point's log and execs its command there.
 /// Submittable by hand (`sbatch script`), which is what `sweep --dry-run --launcher slurm` prints.
 /// Throws ConfigError naming the value (the sweep's name, the working directory, --out) when it

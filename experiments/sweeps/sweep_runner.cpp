@@ -384,6 +384,12 @@ void SweepRun::plan() {
     const fs::path dir = fs::path(options_.out_dir) / sweep_.points[point].dir;
     refuse_non_directory(dir.string(), "the sweep");
     check_run_files(dir.string());
+    // A run the sweep never launched (none of its commands started it): not the point's to resume
+    // nor the sweep's to delete.
+    if (record(point).command.empty() && holds_run(dir.string()))
+      throw ConfigError("point `" + sweep_.points[point].name + "`: its folder " + shell_quote(dir.string()) +
+                        " holds a run this sweep did not start; move that folder away (or delete it) and rerun, "
+                        "or give the sweep another --out");
   }
 }
 
@@ -501,10 +507,26 @@ void check_same_axes(const SweepIndex& index, const SweepSpec& sweep, const std:
 
 }  // namespace
 
+namespace {
+
+/// Whether no point of `index` ever ran: each pending, never queued in Slurm, its folder holding no
+/// run (a sweep whose submission failed). Its command line may then change.
+bool nothing_ran(const SweepIndex& index, const std::string& out_dir) {
+  return std::all_of(index.points.begin(), index.points.end(), [&](const PointRecord& r) {
+    return r.state == PointState::Pending && !r.slurm_job && !holds_run((fs::path(out_dir) / r.dir).string());
+  });
+}
+
+}  // namespace
+
 SweepIndex reconcile_index(const SweepSpec& sweep, const std::string& out_dir) {
+  if (holds_run(out_dir))
+    throw ConfigError(shell_quote(out_dir) + " holds a run (its config.yaml, metrics or checkpoint): a sweep goes to a "
+                      "folder of its own, its points in its subfolders; give another --out");
   const fs::path path = fs::path(out_dir) / kIndexFile;
   SweepIndex index;
   if (fs::exists(path)) index = read_sweep_index(path.string());
+  if (nothing_ran(index, out_dir)) index = SweepIndex{};  // nothing to keep apart: this command's sweep
   check_same_sweep(index, sweep, out_dir);
   check_same_axes(index, sweep, out_dir);
   if (!index.points.empty() && index.smoke != sweep.command_line.smoke)

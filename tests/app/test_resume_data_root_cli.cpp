@@ -49,3 +49,37 @@ TEST_CASE("cli: a run trained with --data-root prints a resume command that name
   CHECK(resumed.code == 0);
   CHECK(std::filesystem::exists(dir + "/run/summary.json"));
 }
+
+TEST_CASE("cli: a resume whose data root gives another vocabulary is refused, and the run's checkpoint kept") {
+  const std::string dir = scratch_dir("resume_other_data");
+  // Two roots with a file of the same name: the first 1,500 lines of wiki.valid.tokens, and the
+  // first 700 (fewer words: another vocabulary).
+  for (const auto& [root, lines] : {std::pair<std::string, int>{dir + "/a", 1500}, {dir + "/b", 700}}) {
+    std::filesystem::create_directories(root + "/tiny");
+    std::ifstream in(data_root() + "/wikitext-103/wiki.valid.tokens");
+    std::ofstream out(root + "/tiny/train.tokens");
+    std::string line;
+    for (int i = 0; i < lines && std::getline(in, line); ++i) out << line << "\n";
+  }
+  std::string spec = tiny_spec(dir);
+  spec.replace(spec.find("wikitext-103/wiki.valid.tokens"), std::string("wikitext-103/wiki.valid.tokens").size(),
+               "tiny/train.tokens");
+  write_text(dir + "/tiny.yaml", spec);
+  REQUIRE(run_cli("train " + dir + "/tiny.yaml --set train.max_steps=15 --threads 1 --data-root " + dir + "/a --out " +
+                      dir + "/run",
+                  dir)
+              .code == 0);
+  const std::string checkpoint = slurp(dir + "/run/checkpoint.safetensors");
+  const CliResult other = run_cli("train --resume " + dir + "/run --set train.max_steps=30 --threads 1 --data-root " +
+                                      dir + "/b",
+                                  dir);
+  INFO(other.err);
+  CHECK(other.code == 2);
+  CHECK(other.err.find(") gives a vocabulary of ") != std::string::npos);
+  CHECK(other.err.find("resume with the data root the run was trained on") != std::string::npos);
+  CHECK(slurp(dir + "/run/checkpoint.safetensors") == checkpoint);
+  CHECK(run_cli("eval " + dir + "/run --threads 1 --data-root " + dir + "/a", dir).code == 0);
+  // With its own root it continues.
+  CHECK(run_cli("train --resume " + dir + "/run --set train.max_steps=30 --threads 1 --data-root " + dir + "/a", dir)
+            .code == 0);
+}

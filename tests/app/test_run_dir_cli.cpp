@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include <csignal>
+#include <sstream>
 #include <filesystem>
 #include <map>
 
@@ -432,4 +433,43 @@ TEST_CASE("cli: a spec read from a pipe (bash's <(...)) trains into the --out it
   const CliResult sweep = bash("sweep <(cat '" + dir + "/tiny.yaml') --grid train.seed=1,2 --dry-run");
   CHECK(sweep.code == 2);
   CHECK(sweep.err.find("is a pipe: a sweep reads its file again") != std::string::npos);
+}
+
+TEST_CASE("cli: train.log has every line as it is logged, and a run killed with SIGKILL leaves them") {
+  const std::string dir = scratch_dir("log_flush");
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  const CliChild child = spawn_cli("train " + dir + "/tiny.yaml --set train.max_steps=100000 --set train.log_every=1 "
+                                   "--set train.eval_every=0 --threads 1 --out " + dir + "/run",
+                                   dir);
+  // The third step's line reaches train.log while the run trains (a buffered file would hold it).
+  bool seen = false;
+  for (int i = 0; i < 12000 && !seen; ++i) {
+    seen = slurp(dir + "/run/train.log").find("step      3/100000") != std::string::npos;
+    if (!seen) ::usleep(5000);
+  }
+  CHECK(seen);
+  ::kill(child.pid, SIGKILL);
+  const CliResult killed = wait_cli(child);
+  CHECK(killed.code == 128 + SIGKILL);
+  // Every step line of stderr is in train.log too (there with the date before the time).
+  const std::string log = slurp(dir + "/run/train.log");
+  std::istringstream err(killed.err);
+  for (std::string line; std::getline(err, line);)
+    if (line.find(" info step ") != std::string::npos) {
+      const std::string message = line.substr(line.find("] ") + 2);
+      CHECK_MESSAGE(log.find(message) != std::string::npos, line);
+    }
+}
+
+TEST_CASE("cli: --set takes one value, so the spec may come after it") {
+  const std::string dir = scratch_dir("set_order");
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  const CliResult cfg = run_cli("train --set train.max_steps=5 --set train.seed=7 " + dir + "/tiny.yaml --cfg job", dir);
+  INFO(cfg.err);
+  CHECK(cfg.code == 0);
+  CHECK(cfg.out.find("  max_steps: 5\n") != std::string::npos);
+  CHECK(cfg.out.find("  seed: 7\n") != std::string::npos);
+  const CliResult dry = run_cli("sweep --set train.max_steps=5 " + dir + "/tiny.yaml --grid train.seed=1,2 --dry-run", dir);
+  CHECK(dry.code == 0);
+  CHECK(dry.out.find("2 to run") != std::string::npos);
 }

@@ -454,3 +454,70 @@ TEST_CASE("cli sweep: its points run the sweep's own binary, also after that fil
   CHECK(point(out, "seed-6")["state"] == "done");  // started after the file was gone
   CHECK(std::filesystem::exists(out + "/seed-6/summary.json"));
 }
+
+TEST_CASE("cli sweep: a folder of a run is no sweep folder, a point folder holding a run the sweep never started is refused, and a point trained beyond its sweep is flagged") {
+  const std::string dir = scratch_dir("sweep_folders");
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  write_text(dir + "/sweep.yaml",
+             "base: tiny.yaml\nset: {train.max_steps: 6, train.eval_every: 6}\ngrid:\n  train.optimizer.lr: [3e-3, 1e-3]\n");
+  // --out of a run: refused, the run left as it was.
+  REQUIRE(run_cli("train " + dir + "/tiny.yaml --set train.max_steps=2 --threads 1 --out " + dir + "/run", dir).code == 0);
+  const CliResult into_run = run_cli("sweep " + dir + "/sweep.yaml --jobs 1 --threads-per-job 1 --out " + dir + "/run", dir);
+  CHECK(into_run.code == 2);
+  CHECK(into_run.err.find(dir + "/run holds a run (its config.yaml, metrics or checkpoint): a sweep goes to a folder "
+                          "of its own") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir + "/run/sweep.json"));
+  // A point's folder holding a run this sweep never started: refused before anything runs.
+  const std::string out = dir + "/sweep";
+  std::filesystem::create_directories(out);
+  std::filesystem::copy(dir + "/run", out + "/lr-0.003");
+  const CliResult foreign = run_cli("sweep " + dir + "/sweep.yaml --jobs 1 --threads-per-job 1 --out " + out, dir);
+  CHECK(foreign.code == 2);
+  CHECK(foreign.err.find("point `lr=0.003`: its folder " + out + "/lr-0.003 holds a run this sweep did not start; "
+                         "move that folder away") != std::string::npos);
+  std::filesystem::remove_all(out + "/lr-0.003");
+  const CliResult ran = run_cli("sweep " + dir + "/sweep.yaml --jobs 1 --threads-per-job 1 --out " + out, dir);
+  INFO(ran.err);
+  REQUIRE(ran.code == 0);
+  // A finished point's resume hint is the sweep's command, not a resume that would set it apart.
+  const CliResult hint = run_cli("train --resume " + out + "/lr-0.003", dir);
+  CHECK(hint.code == 0);
+  CHECK(hint.err.find("It is a point of the sweep in " + out + ": to train every point longer, rerun the sweep's "
+                      "command") != std::string::npos);
+  // Trained on alone anyway: its row says so.
+  REQUIRE(run_cli("train --resume " + out + "/lr-0.003 --set train.max_steps=9 --threads 1", dir).code == 0);
+  const CliResult report = run_cli("report " + out, dir);
+  CHECK(report.code == 0);
+  CHECK(report.err.find("was trained beyond its sweep (train.max_steps 9 (the sweep's 6))") != std::string::npos);
+  CHECK(slurp(out + "/report.md").find("trained beyond the sweep: train.max_steps 9 (the sweep's 6)") !=
+        std::string::npos);
+}
+
+TEST_CASE("cli sweep: an index whose points never ran takes another command line") {
+  const std::string dir = scratch_dir("sweep_never_ran");
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  const std::string out = dir + "/sweep";
+  REQUIRE(run_cli("sweep " + dir + "/tiny.yaml --grid train.seed=1,2 --set train.max_steps=2 --jobs 1 "
+                  "--threads-per-job 1 --out " + out, dir).code == 0);
+  // As a sweep whose launch failed before any point ran leaves its index (a refused Slurm
+  // submission): every point pending, never launched, its folder empty.
+  json index = json::parse(slurp(out + "/sweep.json"));
+  for (json& p : index["points"]) {
+    p["state"] = "pending";
+    p.erase("command");
+    p.erase("exit_code");
+    p.erase("wall_s");
+    std::filesystem::remove_all(out + "/" + p["dir"].get<std::string>());
+  }
+  write_text(out + "/sweep.json", index.dump(2));
+  // Another --set is then no other sweep: nothing ran to keep apart.
+  const CliResult again = run_cli("sweep " + dir + "/tiny.yaml --grid train.seed=1,2 --set train.max_steps=3 --jobs 1 "
+                                  "--threads-per-job 1 --out " + out, dir);
+  INFO(again.err);
+  CHECK(again.code == 0);
+  CHECK(json::parse(slurp(out + "/sweep.json"))["command_line"]["set"] == json::array({"train.max_steps=3"}));
+  // Once a point ran, the same change is refused (the points would mix).
+  const CliResult mixed = run_cli("sweep " + dir + "/tiny.yaml --grid train.seed=1,2 --set train.max_steps=2 --jobs 1 "
+                                  "--threads-per-job 1 --out " + out, dir);
+  CHECK(mixed.code == 2);
+}

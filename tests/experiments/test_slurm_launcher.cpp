@@ -224,6 +224,12 @@ TEST_CASE("slurm launcher: the batch script of hostile names, byte for byte") {
       "echo \"transnormer sweep: no point for array task $SLURM_ARRAY_TASK_ID\" >&2\n"
       "exit 2\n";
   CHECK(slurm_batch_script(o, points) == expected);
+  // The user's --slurm options go into the script too (a script submitted by hand asks for the
+  // same partition and time): an option with its value on one line, after the sweep's own.
+  o.sbatch_args = split_sbatch_options("--partition=cpu -t 0:10:00 --comment 'a b'");
+  const std::string with_options = slurm_batch_script(o, points);
+  CHECK(with_options.find("/out/slurm/%A_%a.out\"\n#SBATCH --partition=cpu\n#SBATCH -t 0:10:00\n#SBATCH --comment "
+                          "\"a b\"\nset -u\n") != std::string::npos);
 
   // What no #SBATCH line can carry is refused, naming it: a newline would end the line and run the
   // rest as a command; % and \ in --output are Slurm's file name patterns.
