@@ -12,7 +12,7 @@ Action add_completion_verb(CLI::App& app) {
   auto shell = std::make_shared<std::string>();
   CLI::App* sub = app.add_subcommand("completion", "Print the shell completion script (bash), made from the command line");
   sub->add_option("shell", *shell, "the shell: bash")->required()->check(CLI::IsMember({"bash"}));
-  return [&app]() {
+  return [&app, shell]() {  // the action owns the shell's string, which the option writes into
     std::cout << bash_completion(app) << std::flush;
     return 0;
   };

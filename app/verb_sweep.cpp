@@ -149,7 +149,7 @@ Action add_sweep_verb(CLI::App& app) {
       ->check(CLI::IsMember({"local", "slurm"}));
   sub->add_option("--slurm", args->slurm, "sbatch options for the job array, e.g. \"--partition=cpu --time=8:00:00\"");
   sub->add_flag("--detach", args->detach, "with --launcher slurm: submit and return; rerun the command to follow the tasks");
-  sub->add_option("--out", args->out, "sweep folder (default runs/<sweep name>)");
+  CLI::Option* out = sub->add_option("--out", args->out, "sweep folder (default runs/<sweep name>)");
   sub->add_option("--data-root", args->data_root, "dataset root (default $TRANSNORMER_DATA, else ./datasets)");
   sub->add_flag("--dry-run", args->dry_run,
                 "list the points, their overrides and folders (with --launcher slurm: print the batch script); run nothing");
@@ -157,7 +157,9 @@ Action add_sweep_verb(CLI::App& app) {
   sub->add_flag("--smoke", args->smoke,
                 "a smoke test of every point (train --smoke: 3 steps, 2 batches of each evaluation), into a new "
                 "scratch folder under $TMPDIR (or --out)");
-  return [args, jobs]() {
+  return [args, jobs, out]() {
+    if (out->count() > 0 && args->out.empty())
+      throw ConfigError("--out is empty: name the sweep folder, or leave --out out (runs/<sweep name>)");
     return run_sweep_verb(*args, jobs->count() > 0);
   };
 }

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 
 #include "app/command_line.h"
 #include "app/config_path.h"
@@ -36,6 +37,7 @@ struct TrainArgs {
   std::string cfg;  // --cfg job: print the resolved spec only
   bool smoke = false;  // --smoke: app/smoke.h
   std::string command;  // the command line as given, for run.json
+  bool out_given = false;  // --out was on the command line (an empty one is refused)
 };
 
 /// CONFIG may be a run directory when resuming: its config.yaml is the spec and it is the --out.
@@ -45,6 +47,8 @@ void resolve_run_folder(TrainArgs& a) {
     throw ConfigError(a.config + ": no such run folder or spec file to resume; give the folder of a run "
                       "(e.g. runs/quickstart), or its spec file with --out");
   if (!fs::is_directory(a.config)) return;
+  if (!a.resume && !fs::exists(fs::path(a.config) / "config.yaml"))
+    throw ConfigError(a.config + " is a folder, not a spec file: give a spec file (YAML), e.g. configs/quickstart.yaml");
   if (!a.resume)
     throw ConfigError(a.config + " is a folder: to continue the run in it, use `transnormer train --resume " + a.config +
                       "`; to start a run, give a spec file (YAML)");
@@ -56,6 +60,16 @@ void resolve_run_folder(TrainArgs& a) {
     throw ConfigError("--out " + a.out + " differs from the run folder " + a.config + " given to --resume; leave out --out");
   a.out = a.config;
   a.config = spec;
+}
+
+/// Warns for each key that two --set options give: the last one is used, as Hydra does.
+void warn_repeated_sets(const std::vector<std::string>& overrides) {
+  std::map<std::string, std::string> seen;  // key -> its first assignment
+  for (const std::string& o : overrides) {
+    const std::string key = o.substr(0, o.find('='));
+    if (auto [it, fresh] = seen.emplace(key, o); !fresh && it->second != o)
+      spdlog::warn("--set {} and --set {} give {} twice: the last, {}, is used", it->second, o, key, o);
+  }
 }
 
 constexpr const char* kLogPattern = "[%Y-%m-%d %H:%M:%S] %l %v";
@@ -97,9 +111,11 @@ void log_to_run_folder(const std::string& dir, bool resume,
 }
 
 int run(TrainArgs& a) {
+  if (a.out_given && a.out.empty()) throw ConfigError("--out is empty: name the run folder, or leave --out out (runs/<spec name>)");
   if (!a.resume) a.config = find_config(a.config);
   resolve_run_folder(a);
   std::vector<std::string> overrides = a.overrides;
+  warn_repeated_sets(a.overrides);
   if (a.smoke) {
     const std::vector<std::string> smoke = smoke_overrides();
     warn_smoke_overrides(a.overrides);  // the smoke test's value wins: said where the user asked for another
@@ -155,7 +171,7 @@ Action add_train_verb(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("train", "Train a model from a YAML experiment spec");
   sub->add_option("config", args->config, "experiment spec (YAML), or with --resume a run folder")->required();
   sub->add_option("--set", args->overrides, "override a spec value: key.path=value (repeatable)");
-  sub->add_option("--out", args->out, "run directory (default runs/<config name>)");
+  CLI::Option* out = sub->add_option("--out", args->out, "run directory (default runs/<config name>)");
   sub->add_option("--data-root", args->data_root,
                   "dataset root (default $TRANSNORMER_DATA, else ./datasets)");
   sub->add_option("--threads", args->threads, "threads (default: train.threads, else all cores)")->check(CLI::Range(0, 1024));
@@ -177,7 +193,8 @@ Action add_train_verb(CLI::App& app) {
                   "job: print the resolved spec (every default filled in; vocab_size as the spec gives it, the data "
                   "not read) and exit, whatever the run folder holds (Hydra's --cfg job)")
       ->check(CLI::IsMember({"job"}));
-  return [args]() {
+  return [args, out]() {
+    args->out_given = out->count() > 0;
     args->command = command_line();
     return run(*args);
   };

@@ -457,11 +457,15 @@ YamlDocument compose(const std::string& path, std::vector<std::string>& chain,
   if (!doc.root["base"].is_string())
     throw ConfigError(at + ": base: is " + describe_json(doc.root["base"]) +
                       ", not a file name; give the spec this one builds on, e.g. base: ../quickstart.yaml");
-  const std::filesystem::path base = std::filesystem::path(path).parent_path() / doc.root["base"].get<std::string>();
   std::error_code ec;  // a name the system refuses (too long, a loop of links) is no file either
+  // A spec that came through a pipe (/dev/fd/63) has no folder: its base is read from the current one.
+  const bool piped = std::filesystem::is_fifo(path, ec);
+  const std::filesystem::path base =
+      (piped ? std::filesystem::path() : std::filesystem::path(path).parent_path()) / doc.root["base"].get<std::string>();
   if (!std::filesystem::is_regular_file(base, ec))
     throw ConfigError(at + ": base: " + base.string().substr(0, 200) + " is not a file" +
-                      (ec ? " (" + ec.message() + ")" : "") + "; give its path relative to " + path);
+                      (ec ? " (" + ec.message() + ")" : "") + "; give its path relative to " +
+                      (piped ? "the current folder (the spec came through a pipe)" : path));
   std::string id = std::filesystem::weakly_canonical(base, ec).string();
   if (ec) id = base.lexically_normal().string();
   if (std::find(chain.begin(), chain.end(), id) != chain.end())

@@ -146,6 +146,9 @@ std::string checkpoint_file(const std::string& path) {
   if (std::filesystem::exists(dir / "sweep.json", ec))
     throw DataError(path + ": a sweep folder; give one of its points' run directories (" + path +
                     "/<point>), or report it with `transnormer report " + path + "`");
+  if (std::filesystem::exists(dir / "config.yaml", ec) && !std::filesystem::exists(dir / "summary.json", ec))
+    throw DataError(path + ": the run there has no checkpoint.safetensors yet (a run writes its first with its first "
+                    "evaluation, train.eval_every); evaluate it once it has one");
   if (std::filesystem::exists(dir / "summary.json", ec))
     throw DataError(path + ": the run kept no checkpoint.safetensors (a smoke test, train --smoke, writes its "
                     "records only); train the spec without --smoke to use its weights");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <string_view>
 
 #include "core/error.h"
 #include "core/io/dir_lock.h"
@@ -36,7 +37,9 @@ void check_set_folder(const std::string& dir, const std::vector<std::string>& na
     const bool partial = !ours && name.size() > 8 && name.ends_with(".partial") &&
                          std::find(names.begin(), names.end(), name.substr(0, name.size() - 8)) != names.end();
     if (!ours && !partial)
-      throw ConfigError("--out " + dir + ": holds " + name + ", which is not a " + what + " file; the set replaces " +
+      throw ConfigError("--out " + dir + ": holds " + name + ", which is not " +
+                        (!what.empty() && std::string_view("AEIOUaeiou").find(what.front()) != std::string_view::npos ? "an " : "a ") +
+                        what + " file; the set replaces " +
                         "the whole folder (" + list + " only): move it away, or pass an empty or new --out");
     const fs::file_status status = entry.symlink_status(ec);
     if (fs::is_directory(status))

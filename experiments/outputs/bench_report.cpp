@@ -259,7 +259,9 @@ std::string BenchReport::to_text() const {
   if (model && f32.ok) {
     const BenchResult& r = model->result;
     out << "MFU: train " << percent(mfu(r.train_gflops, f32)) << " of the f32 peak"
-        << (bf16.ok ? " (" + percent(mfu(r.train_gflops, bf16)) + " of bf16)" : "") << ", infer "
+        // bf16's peak where it is the higher one (a bf16 probe slower than f32 bounds nothing)
+        << (bf16.ok && bf16.gflops > f32.gflops ? " (" + percent(mfu(r.train_gflops, bf16)) + " of bf16)" : "")
+        << ", infer "
         << percent(mfu(r.infer_gflops, f32)) << "\n";
   }
   if (precision_comparison) {

@@ -257,7 +257,8 @@ Metrics Run::evaluate(const std::string& split, int64_t step, bool final_eval) {
   std::string values;
   for (const std::string& name : m.names()) values += fmt::format(" | {} {:.6g}", name, m.at(name));
   const std::string part = spec_.train.limit_eval_batches > 0
-                               ? fmt::format(" | at most {} batches (train.limit_eval_batches)", spec_.train.limit_eval_batches)
+                               ? fmt::format(" | at most {} batch{} (train.limit_eval_batches)", spec_.train.limit_eval_batches,
+                                             spec_.train.limit_eval_batches == 1 ? "" : "es")
                                : "";
   spdlog::info("step {:>6} | {}{}{} | {:.1f} s", step, split, values, part, seconds_since(t));
   return m;

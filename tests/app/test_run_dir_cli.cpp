@@ -430,6 +430,14 @@ TEST_CASE("cli: a spec read from a pipe (bash's <(...)) trains into the --out it
   const CliResult cfg = bash("train <(cat '" + dir + "/tiny.yaml') --cfg job");
   CHECK(cfg.code == 0);
   CHECK(cfg.out.find("  d_model: 32\n") != std::string::npos);
+  // A piped spec's relative base: is read from the current folder (a pipe has none of its own).
+  write_text(dir + "/over.yaml", "base: tiny.yaml\ntrain: {seed: 9}\n");
+  write_text(dir + "/based.sh", "cd '" + dir + "' && " + env + "train <(cat over.yaml) --cfg job\n");
+  const CliResult based = run_command_line("bash '" + dir + "/based.sh'", dir + "/stdout.txt", dir + "/stderr.txt");
+  INFO(based.err);
+  CHECK(based.code == 0);
+  CHECK(based.out.find("  seed: 9\n") != std::string::npos);
+  CHECK(based.out.find("  d_model: 32\n") != std::string::npos);
   const CliResult sweep = bash("sweep <(cat '" + dir + "/tiny.yaml') --grid train.seed=1,2 --dry-run");
   CHECK(sweep.code == 2);
   CHECK(sweep.err.find("is a pipe: a sweep reads its file again") != std::string::npos);
@@ -472,4 +480,32 @@ TEST_CASE("cli: --set takes one value, so the spec may come after it") {
   const CliResult dry = run_cli("sweep --set train.max_steps=5 " + dir + "/tiny.yaml --grid train.seed=1,2 --dry-run", dir);
   CHECK(dry.code == 0);
   CHECK(dry.out.find("2 to run") != std::string::npos);
+}
+
+TEST_CASE("cli: an empty --out, a folder for a spec, a run without a checkpoint yet, and a key --set twice are said so") {
+  const std::string dir = scratch_dir("small_refusals");
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  for (const std::string verb : {"train", "sweep"}) {
+    const CliResult empty_out = run_cli(verb + " " + dir + "/tiny.yaml --out ''", dir);
+    CHECK(empty_out.code == 2);
+    CHECK(empty_out.err.find("--out is empty") != std::string::npos);
+  }
+  fs::create_directories(dir + "/specs");
+  const CliResult folder = run_cli("train " + dir + "/specs", dir);
+  CHECK(folder.code == 2);
+  CHECK(folder.err.find("is a folder, not a spec file: give a spec file (YAML)") != std::string::npos);
+  CHECK(folder.err.find("--resume") == std::string::npos);  // no run there to resume
+  // A run folder with its config but no checkpoint yet (a run before its first evaluation).
+  REQUIRE(run_cli("train " + dir + "/tiny.yaml --set train.max_steps=2 --threads 1 --out " + dir + "/run", dir).code == 0);
+  fs::remove(dir + "/run/checkpoint.safetensors");
+  fs::remove(dir + "/run/summary.json");
+  const CliResult early = run_cli("eval " + dir + "/run", dir);
+  CHECK(early.code == 2);
+  CHECK(early.err.find("the run there has no checkpoint.safetensors yet") != std::string::npos);
+  const CliResult twice =
+      run_cli("train " + dir + "/tiny.yaml --set train.seed=1 --set train.seed=7 --cfg job", dir);
+  CHECK(twice.code == 0);
+  CHECK(twice.err.find("--set train.seed=1 and --set train.seed=7 give train.seed twice: the last, train.seed=7, is used") !=
+        std::string::npos);
+  CHECK(twice.out.find("  seed: 7\n") != std::string::npos);
 }
