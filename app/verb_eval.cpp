@@ -13,12 +13,10 @@
 #include "core/error.h"
 #include "core/io/json_errors.h"
 #include "data/data_root.h"
-#include "data/readers/wikitext.h"
 #include "experiments/runner/load_run.h"
 #include "experiments/spec.h"
-#include "experiments/tasks/language_modeling.h"
+#include "experiments/tasks/registry.h"
 #include "layers/checkpoint.h"
-#include "layers/model_config_json.h"
 
 namespace tn::app {
 namespace {
@@ -29,30 +27,15 @@ struct EvalArgs {
   int threads = 0;
 };
 
-/// The checkpoint's vocabulary; DataError when it has none.
-WordVocab vocab_of(const LoadedCheckpoint& ckpt, const std::string& path) {
-  if (ckpt.vocab.empty())
-    throw DataError(path + ": the checkpoint holds no \"transnormer.vocab\"; it cannot map words to ids");
-  return WordVocab::from_tokens(ckpt.vocab);
-}
-
-/// A checkpoint on one .tokens file: a language-modelling task whose test split is that file,
-/// encoded with the checkpoint's own vocabulary.
+/// A checkpoint on one data file, through the task that scores such a checkpoint alone
+/// (make_checkpoint_task: a language model on a .tokens file).
 int eval_checkpoint(const EvalArgs& args) {
   if (args.data.empty() || args.seq_len < 1)
     throw ConfigError("eval --checkpoint needs --data FILE.tokens and --seq-len L (>= 1)");
   LoadedCheckpoint ckpt = load_checkpoint(args.checkpoint);
-  if (ckpt.model->config().head != HeadKind::LM)
-    throw ConfigError(args.checkpoint + ": a model with the " +
-                      model_config_to_json(ckpt.model->config())["head"].get<std::string>() +
-                      " head; eval --checkpoint scores language models on a .tokens file. Evaluate it through its "
-                      "run: `transnormer eval RUN_DIR [--best] [--split valid|test]`, or `transnormer predict RUN_DIR`");
-  LmData data{vocab_of(ckpt, args.checkpoint)};
   const std::string file = find_data_file(resolve_data_root(args.data_root), args.data);
-  data.test = data.vocab.encode(read_lines(file));
-  data.test_file = file;
-  const LanguageModelingTask task(std::move(data), args.seq_len, args.batch, 0);
-  std::cout << dump_json_text(task.evaluate(*ckpt.model, Task::kTest, args.batch).to_json()) << std::endl;
+  const std::unique_ptr<Task> task = make_checkpoint_task(ckpt, args.checkpoint, file, args.seq_len, args.batch);
+  std::cout << dump_json_text(task->evaluate(*ckpt.model, Task::kTest, args.batch).to_json()) << std::endl;
   return 0;
 }
 

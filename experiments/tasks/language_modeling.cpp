@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "data/metrics/unigram.h"
+#include "data/readers/wikitext.h"
 #include "experiments/tasks/lm_evaluate.h"
 
 namespace tn {
@@ -158,6 +159,18 @@ std::unique_ptr<Task> make_language_modeling(const ExperimentSpec& spec, const s
                       std::to_string(blocks.count()) + " training blocks of data.seq_len " + std::to_string(seq_len) +
                       " (one epoch); use a batch of at most " + std::to_string(blocks.count()));
   return std::make_unique<LanguageModelingTask>(std::move(data), seq_len, spec.train.batch_size, spec.train.seed);
+}
+
+std::unique_ptr<Task> language_modeling_for_checkpoint(const LoadedCheckpoint& checkpoint,
+                                                       const std::string& checkpoint_path, const std::string& data_file,
+                                                       int64_t seq_len, int64_t batch_size) {
+  if (checkpoint.model->config().head != HeadKind::LM) return nullptr;
+  if (checkpoint.vocab.empty())
+    throw DataError(checkpoint_path + ": the checkpoint holds no \"transnormer.vocab\"; it cannot map words to ids");
+  LmData data{WordVocab::from_tokens(checkpoint.vocab)};
+  data.test = data.vocab.encode(read_lines(data_file));
+  data.test_file = data_file;
+  return std::make_unique<LanguageModelingTask>(std::move(data), seq_len, batch_size, 0);
 }
 
 }  // namespace tn

@@ -14,6 +14,7 @@
 #include "experiments/spec.h"
 #include "experiments/tasks/lm_data.h"
 #include "experiments/tasks/task.h"
+#include "layers/checkpoint.h"
 
 namespace tn {
 
@@ -75,5 +76,12 @@ class LanguageModelingTask final : public Task {
 /// and checks the training split (has targets, holds at least one block of data.seq_len).
 /// Throws ConfigError / DataError naming the key or file and the fix.
 std::unique_ptr<Task> make_language_modeling(const ExperimentSpec& spec, const std::string& data_root);
+
+/// The registry's checkpoint_task: for a checkpoint with the lm head, a task whose test split is
+/// `data_file` (a .tokens file) encoded with the checkpoint's own vocabulary, in blocks of
+/// `seq_len`; nullptr for another head. DataError when the checkpoint holds no vocabulary.
+std::unique_ptr<Task> language_modeling_for_checkpoint(const LoadedCheckpoint& checkpoint,
+                                                       const std::string& checkpoint_path, const std::string& data_file,
+                                                       int64_t seq_len, int64_t batch_size);
 
 }  // namespace tn

@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "layers/inputs/input_table.h"
+#include "layers/model_config_json.h"
 #include "experiments/tasks/language_modeling.h"
 #include "experiments/tasks/lra_tasks.h"
 #include "experiments/tasks/masked_lm.h"
@@ -11,7 +12,8 @@ namespace tn {
 
 const std::vector<TaskEntry>& task_table() {
   static const std::vector<TaskEntry> table = {
-      {"language_modeling", "causal LM: next-token cross-entropy (loss, ppl, tokens)", &make_language_modeling},
+      {"language_modeling", "causal LM: next-token cross-entropy (loss, ppl, tokens)", &make_language_modeling,
+       nullptr, &language_modeling_for_checkpoint},
       {"masked_lm", "RoBERTa masked LM: 15 % of the tokens masked, cross-entropy on them (loss, ppl, tokens)",
        &make_masked_lm},
       {"sentence_prediction",
@@ -38,6 +40,18 @@ std::unique_ptr<Task> make_task(const ExperimentSpec& spec, const std::string& d
   std::string names;
   for (const TaskEntry& entry : task_table()) names += (names.empty() ? "" : ", ") + std::string(entry.name);
   throw ConfigError(spec.path + ": task: unknown task \"" + spec.task + "\"; use one of " + names);
+}
+
+std::unique_ptr<Task> make_checkpoint_task(const LoadedCheckpoint& checkpoint, const std::string& checkpoint_path,
+                                           const std::string& data_file, int64_t seq_len, int64_t batch_size) {
+  for (const TaskEntry& entry : task_table())
+    if (entry.checkpoint_task)
+      if (std::unique_ptr<Task> task = entry.checkpoint_task(checkpoint, checkpoint_path, data_file, seq_len, batch_size))
+        return task;
+  throw ConfigError(checkpoint_path + ": a model with the " +
+                    model_config_to_json(checkpoint.model->config())["head"].get<std::string>() +
+                    " head; eval --checkpoint scores language models on a .tokens file. Evaluate it through its "
+                    "run: `transnormer eval RUN_DIR [--best] [--split valid|test]`, or `transnormer predict RUN_DIR`");
 }
 
 }  // namespace tn

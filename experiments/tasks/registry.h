@@ -12,6 +12,7 @@
 #include "core/config/json_section.h"
 #include "experiments/tasks/task.h"
 #include "experiments/tasks/task_options.h"
+#include "layers/checkpoint.h"
 
 namespace tn {
 
@@ -24,6 +25,12 @@ struct TaskEntry {
   /// Resolves the task's options from its section (`name` included; an empty section when `task:`
   /// is only the name), checking every key; throws ConfigIssue. Null: the task takes no options.
   std::shared_ptr<const TaskOptions> (*options)(const JsonSection& section) = nullptr;
+  /// The task that scores a checkpoint alone on one data file (`eval --checkpoint FILE --data F
+  /// --seq-len L`), for a checkpoint of this task's head; null when the checkpoint is another's.
+  /// Throws DataError for a checkpoint it cannot read the data with (no vocabulary). Null: the
+  /// task scores checkpoints only through their run.
+  std::unique_ptr<Task> (*checkpoint_task)(const LoadedCheckpoint& checkpoint, const std::string& checkpoint_path,
+                                           const std::string& data_file, int64_t seq_len, int64_t batch_size) = nullptr;
 };
 
 /// Every task, in a stable order (the first is the default).
@@ -32,5 +39,10 @@ const std::vector<TaskEntry>& task_table();
 /// The task `spec.task` names. Throws ConfigError for an unknown name (a resolved spec has a
 /// known one) and whatever the task's factory throws.
 std::unique_ptr<Task> make_task(const ExperimentSpec& spec, const std::string& data_root);
+
+/// The task of the first entry whose checkpoint_task takes `checkpoint` (TaskEntry::checkpoint_task).
+/// ConfigError naming the checkpoint's head and the run-based commands when none does.
+std::unique_ptr<Task> make_checkpoint_task(const LoadedCheckpoint& checkpoint, const std::string& checkpoint_path,
+                                           const std::string& data_file, int64_t seq_len, int64_t batch_size);
 
 }  // namespace tn
