@@ -1,11 +1,11 @@
 #pragma once
 // The unit of work `bench` times: the runner's training step (experiments/runner/train_step.h:
 // forward in train mode with dropout, the loss, backward, clipping, AdamW at the spec's schedule)
-// of a model on one fixed batch of random tokens, like the reference's train-bench. The loss is
-// the task's: next-token cross-entropy over every position, for the mlm head the masked-LM loss
-// (experiments/tasks/masked_lm.h) on 15 % of the positions, masked as the task masks them, and for
-// the classification and retrieval heads cross-entropy of random classes
-// (experiments/tasks/sequence_classification.h; retrieval reads two documents per row).
+// of a model on one fixed batch of random tokens, like the reference's train-bench. The batch and
+// the loss are those of the task whose head the model has (TaskEntry::bench_work): next-token
+// cross-entropy for the lm head, the masked-LM loss on 15 % of the positions for the mlm head,
+// cross-entropy of random classes for the classification and retrieval heads (retrieval reads two
+// documents per row).
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -14,9 +14,7 @@
 #include "core/autograd/tape.h"
 #include "experiments/runner/train_step.h"
 #include "experiments/spec.h"
-#include "experiments/tasks/language_modeling.h"
-#include "experiments/tasks/masked_lm.h"
-#include "experiments/tasks/sequence_classification.h"
+#include "experiments/tasks/task.h"
 
 namespace tn {
 
@@ -40,7 +38,7 @@ class BenchTrainer {
  private:
   TransNormerModel model_;
   TrainStep step_;
-  std::unique_ptr<Objective> objective_;          // next-token, or masked LM for the mlm head
+  std::unique_ptr<Objective> objective_;          // the objective of the task of the model's head
   std::vector<std::unique_ptr<Batch>> batches_;  // the one fixed batch
   int64_t tokens_per_step_ = 0;
   int64_t steps_ = 0;

@@ -173,4 +173,22 @@ std::unique_ptr<Task> language_modeling_for_checkpoint(const LoadedCheckpoint& c
   return std::make_unique<LanguageModelingTask>(std::move(data), seq_len, batch_size, 0);
 }
 
+BenchWork language_modeling_bench_work(const ModelConfig& config, int64_t rows, int64_t seq_len, uint64_t seed) {
+  if (config.head != HeadKind::LM) return {};
+  auto b = std::make_unique<LmTaskBatch>();
+  LmBatch& d = b->data;
+  d.rows = rows;
+  d.seq_len = seq_len;
+  d.inputs.resize(rows * seq_len);
+  d.targets.resize(rows * seq_len);
+  d.n_targets = rows * seq_len;
+  Rng data_rng(seed + 1);
+  // Drawn interleaved (token, target), so a seed gives the same batch as earlier versions.
+  for (size_t i = 0; i < d.inputs.size(); ++i) {
+    d.inputs[i] = static_cast<int32_t>(data_rng.next_u64() % config.vocab_size);
+    d.targets[i] = static_cast<int32_t>(data_rng.next_u64() % config.vocab_size);
+  }
+  return {std::make_unique<NextTokenObjective>(), std::move(b)};
+}
+
 }  // namespace tn

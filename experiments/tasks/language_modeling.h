@@ -84,4 +84,9 @@ std::unique_ptr<Task> language_modeling_for_checkpoint(const LoadedCheckpoint& c
                                                        const std::string& checkpoint_path, const std::string& data_file,
                                                        int64_t seq_len, int64_t batch_size);
 
+/// The registry's bench_work for the lm head: rows × seq_len random tokens and targets in
+/// [0, vocab_size), drawn interleaved (token, target) from Rng(seed + 1), under next-token
+/// cross-entropy.
+BenchWork language_modeling_bench_work(const ModelConfig& config, int64_t rows, int64_t seq_len, uint64_t seed);
+
 }  // namespace tn

@@ -65,4 +65,15 @@ std::shared_ptr<const TaskOptions> lra_task_options(const JsonSection& section) 
   return resolve_classification_options(section, defaults);
 }
 
+BenchWork sequence_classification_bench_work(const ModelConfig& config, int64_t rows, int64_t seq_len,
+                                             uint64_t seed) {
+  if (config.head != HeadKind::Classification) return {};
+  return {std::make_unique<SequenceClassificationObjective>(), random_sequence_batch(config, rows, seq_len, seed)};
+}
+
+BenchWork retrieval_bench_work(const ModelConfig& config, int64_t rows, int64_t seq_len, uint64_t seed) {
+  if (config.head != HeadKind::Retrieval) return {};
+  return {std::make_unique<SequenceClassificationObjective>(), random_sequence_batch(config, rows, seq_len, seed)};
+}
+
 }  // namespace tn

@@ -25,6 +25,11 @@ namespace tn {
 std::unique_ptr<Task> make_sequence_classification(const ExperimentSpec& spec, const std::string& data_root);
 std::unique_ptr<Task> make_retrieval(const ExperimentSpec& spec, const std::string& data_root);
 
+/// The registry's bench_work for the classification head (sequence_classification) and the
+/// retrieval head (retrieval: two documents per row): random_sequence_batch under cross-entropy.
+BenchWork sequence_classification_bench_work(const ModelConfig& config, int64_t rows, int64_t seq_len, uint64_t seed);
+BenchWork retrieval_bench_work(const ModelConfig& config, int64_t rows, int64_t seq_len, uint64_t seed);
+
 /// The tasks' options: classification_options.h with batching shuffled.
 std::shared_ptr<const TaskOptions> lra_task_options(const JsonSection& section);
 

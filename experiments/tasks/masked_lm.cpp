@@ -173,4 +173,25 @@ std::unique_ptr<Task> make_masked_lm(const ExperimentSpec& spec, const std::stri
                                         spec.train.batch_size, spec.train.seed);
 }
 
+BenchWork masked_lm_bench_work(const ModelConfig& config, int64_t rows, int64_t seq_len, uint64_t seed) {
+  if (config.head != HeadKind::MLM) return {};
+  const int64_t vocab = config.vocab_size;
+  if (vocab < 6) throw ConfigError("model.vocab_size: the mlm head's bench needs at least 6 ids (4 specials, <mask>)");
+  PackedSamples samples;
+  Rng data_rng(seed + 1);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t t = 0; t < seq_len; ++t)
+      samples.tokens.push_back(4 + static_cast<int32_t>(data_rng.next_u64() % static_cast<uint64_t>(vocab - 5)));
+    samples.offsets.push_back(static_cast<int64_t>(samples.tokens.size()));
+  }
+  MlmMasking masking;
+  masking.mask_id = static_cast<int32_t>(vocab - 1);
+  std::vector<int64_t> ids(rows);
+  for (int64_t r = 0; r < rows; ++r) ids[r] = r;
+  auto b = std::make_unique<MlmTaskBatch>();
+  make_mlm_batch(samples, ids, masking, seed, 0, 1, b->data);
+  b->positions_ = rows * seq_len;
+  return {std::make_unique<MaskedLmObjective>(), std::move(b)};
+}
+
 }  // namespace tn

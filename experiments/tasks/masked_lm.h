@@ -37,6 +37,11 @@ class MaskedLmObjective : public Objective {
   BatchLoss loss(ForwardContext& ctx, TransNormerModel& model, const Batch& batch) const override;
 };
 
+/// The registry's bench_work for the mlm head: rows × seq_len random tokens in [4, vocab_size − 1)
+/// (no special, no <mask>) from Rng(seed + 1), masked as the task masks them (mask id
+/// vocab_size − 1), under the masked-LM loss. ConfigError when vocab_size < 6.
+BenchWork masked_lm_bench_work(const ModelConfig& config, int64_t rows, int64_t seq_len, uint64_t seed);
+
 class MaskedLmTask final : public Task {
  public:
   /// `vocabulary`: the dictionary's symbols (model ids 0..V-1); `masking.mask_id` = <mask>.

@@ -13,18 +13,18 @@ namespace tn {
 const std::vector<TaskEntry>& task_table() {
   static const std::vector<TaskEntry> table = {
       {"language_modeling", "causal LM: next-token cross-entropy (loss, ppl, tokens)", &make_language_modeling,
-       nullptr, &language_modeling_for_checkpoint},
+       nullptr, &language_modeling_for_checkpoint, &language_modeling_bench_work},
       {"masked_lm", "RoBERTa masked LM: 15 % of the tokens masked, cross-entropy on them (loss, ppl, tokens)",
-       &make_masked_lm},
+       &make_masked_lm, nullptr, nullptr, &masked_lm_bench_work},
       {"sentence_prediction",
        "sentence-level classification or regression (GLUE): cross-entropy or MSE (loss, accuracy, f1, mcc, pearson, "
        "spearman)",
        &make_sentence_prediction, &sentence_prediction_options},
       {"sequence_classification",
        "one sequence per example, classified (LRA ListOps, Text): cross-entropy (loss, accuracy)",
-       &make_sequence_classification, &lra_task_options},
+       &make_sequence_classification, &lra_task_options, nullptr, &sequence_classification_bench_work},
       {"retrieval", "pairs of documents through one encoder, dual-encoder head (LRA Retrieval): cross-entropy "
-       "(loss, accuracy)", &make_retrieval, &lra_task_options},
+       "(loss, accuracy)", &make_retrieval, &lra_task_options, nullptr, &retrieval_bench_work},
   };
   return table;
 }
@@ -40,6 +40,14 @@ std::unique_ptr<Task> make_task(const ExperimentSpec& spec, const std::string& d
   std::string names;
   for (const TaskEntry& entry : task_table()) names += (names.empty() ? "" : ", ") + std::string(entry.name);
   throw ConfigError(spec.path + ": task: unknown task \"" + spec.task + "\"; use one of " + names);
+}
+
+BenchWork make_bench_work(const ModelConfig& config, int64_t rows, int64_t seq_len, uint64_t seed) {
+  for (const TaskEntry& entry : task_table())
+    if (entry.bench_work)
+      if (BenchWork work = entry.bench_work(config, rows, seq_len, seed); work.objective) return work;
+  throw ConfigError("model.head: " + model_config_to_json(config)["head"].get<std::string>() +
+                    ": no task benches a model with this head");
 }
 
 std::unique_ptr<Task> make_checkpoint_task(const LoadedCheckpoint& checkpoint, const std::string& checkpoint_path,

@@ -31,10 +31,18 @@ struct TaskEntry {
   /// task scores checkpoints only through their run.
   std::unique_ptr<Task> (*checkpoint_task)(const LoadedCheckpoint& checkpoint, const std::string& checkpoint_path,
                                            const std::string& data_file, int64_t seq_len, int64_t batch_size) = nullptr;
+  /// `bench`'s work for a model of this task's head: rows × seq_len random inputs (from `seed`)
+  /// and the task's objective; an empty BenchWork for a model of another head. Throws ConfigError
+  /// for a model the random batch cannot serve (naming the key). Null: bench never times it.
+  BenchWork (*bench_work)(const ModelConfig& config, int64_t rows, int64_t seq_len, uint64_t seed) = nullptr;
 };
 
 /// Every task, in a stable order (the first is the default).
 const std::vector<TaskEntry>& task_table();
+
+/// `bench`'s work for `config`: the first entry's whose head it is. Throws ConfigError when no
+/// task benches the model's head.
+BenchWork make_bench_work(const ModelConfig& config, int64_t rows, int64_t seq_len, uint64_t seed);
 
 /// The task `spec.task` names. Throws ConfigError for an unknown name (a resolved spec has a
 /// known one) and whatever the task's factory throws.

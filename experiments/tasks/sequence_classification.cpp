@@ -352,4 +352,23 @@ std::unique_ptr<SequenceClassificationTask> make_classification_task(const Exper
   return task;
 }
 
+std::unique_ptr<SequenceBatch> random_sequence_batch(const ModelConfig& config, int64_t rows, int64_t seq_len,
+                                                     uint64_t seed) {
+  auto b = std::make_unique<SequenceBatch>();
+  b->rows = rows;
+  b->seq_len = seq_len;
+  b->dual = config.head == HeadKind::Retrieval;
+  const int64_t positions = rows * seq_len * (b->dual ? 2 : 1);
+  Rng data_rng(seed + 1);
+  b->inputs.resize(positions);
+  for (int32_t& id : b->inputs)
+    id = static_cast<int32_t>(data_rng.next_u64() % static_cast<uint64_t>(config.vocab_size));
+  b->key_valid.assign(positions, 1);
+  b->labels.resize(rows);
+  for (int32_t& l : b->labels) l = static_cast<int32_t>(data_rng.next_u64() % static_cast<uint64_t>(config.num_classes));
+  b->scores.assign(rows, 0.0f);
+  b->tokens = positions;
+  return b;
+}
+
 }  // namespace tn

@@ -60,6 +60,12 @@ class SequenceClassificationObjective : public Objective {
   BatchLoss loss(ForwardContext& ctx, TransNormerModel& model, const Batch& batch) const override;
 };
 
+/// Random ids in [0, vocab_size) at every position (no padding) and random classes in
+/// [0, num_classes), drawn from Rng(seed + 1): `bench`'s batch for the classification head (the
+/// reference's train-bench) and, two documents per row, the retrieval head.
+std::unique_ptr<SequenceBatch> random_sequence_batch(const ModelConfig& config, int64_t rows, int64_t seq_len,
+                                                     uint64_t seed);
+
 class SequenceClassificationTask final : public Task {
  public:
   /// `data.splits` train first, `data.dataset` filled (sentence_dataset_info, image_dataset_info);

@@ -49,6 +49,13 @@ class Objective {
   virtual BatchLoss loss(ForwardContext& ctx, TransNormerModel& model, const Batch& batch) const = 0;
 };
 
+/// What `bench` times for a model of a task's head: the task's objective on one fixed batch of
+/// random inputs (experiments/bench_trainer.h). Empty (no objective) for a model of another head.
+struct BenchWork {
+  std::unique_ptr<Objective> objective;
+  std::unique_ptr<Batch> batch;
+};
+
 /// Task-specific facts for summary.json (RunSummary): where each split came from, and reference
 /// numbers such as the unigram perplexity.
 struct TaskReport {
