@@ -177,7 +177,7 @@ void check_same_vocabulary(const SafetensorsFile& weights, const std::string& ch
 }  // namespace
 
 TrainState restore_run(const RunDir& run, const ExperimentSpec& spec, TransNormerModel& model, TrainStep& step,
-                       Task& task) {
+                       const Task& task, BatchStream& stream) {
   const std::string checkpoint_path = run.file("checkpoint.safetensors");
   const std::string state_path = run.file(kTrainStateFile);
   const std::string previous_state_path = run.file(kPreviousTrainStateFile);
@@ -203,7 +203,7 @@ TrainState restore_run(const RunDir& run, const ExperimentSpec& spec, TransNorme
                     "); they are missing or from another run. Train again without --resume");
   // The matching state becomes the current one, so the next save keeps it as the previous.
   if (matched == previous_state_path) std::filesystem::rename(previous_state_path, state_path);
-  task.restore_stream(state.stream, state_path);
+  stream.restore(state.stream, state_path);
   if (state.step > spec.train.max_steps)
     throw ConfigError(spec.path + ": train.max_steps=" + std::to_string(spec.train.max_steps) + " is below the " +
                       std::to_string(state.step) + " steps the run in " + run.path() +

@@ -27,10 +27,11 @@ std::optional<RunSummary> finished_run(const std::string& run, const ExperimentS
 
 /// Loads the checkpoint's weights into `model`, and the train state written with it (the current
 /// file, or the previous one when the run stopped between the two writes; that one becomes the
-/// current) into `step` (moments, AdamW steps, dropout generator) and `task` (stream place).
+/// current) into `step` (moments, AdamW steps, dropout generator) and `stream` (the training
+/// stream's place); `task` gives the vocabulary the checkpoint must share.
 /// Returns the rest. Throws DataError when no state matches the checkpoint's step or a file is
 /// corrupt, ConfigError when train.max_steps is below the steps already done.
 TrainState restore_run(const RunDir& run, const ExperimentSpec& spec, TransNormerModel& model, TrainStep& step,
-                       Task& task);
+                       const Task& task, BatchStream& stream);
 
 }  // namespace tn

@@ -30,6 +30,7 @@
 #include "experiments/runner/train_log.h"
 #include "experiments/runner/train_state.h"
 #include "experiments/runner/train_step.h"
+#include "experiments/runner/training_batches.h"
 #include "experiments/runner/warm_start.h"
 #include "experiments/tasks/registry.h"
 #include "layers/checkpoint.h"
@@ -113,6 +114,7 @@ class Run {
   ExperimentSpec spec_;
   RunOptions options_;
   std::unique_ptr<Task> task_;
+  TrainingBatches batches_{*task_};  // the training stream over task_'s plan
   std::unique_ptr<TransNormerModel> model_;
   DirLock lock_;  // rank 0's claim on the run directory, held until the run ends
   std::unique_ptr<RunDir> run_;
@@ -193,7 +195,7 @@ void Run::prepare(const RunOptions& options) {
     }
     if (!train.init_from.empty()) warm_start(*model_, train.init_from, task_->vocabulary());
   } else {
-    done_ = restore_run(*run_, spec_, *model_, *step_, *task_);
+    done_ = restore_run(*run_, spec_, *model_, *step_, *task_, batches_.stream());
     if (grad_stats_) grad_stats_->restore(done_.analysis);
     best_.restore(done_.best);
     saved_step_ = done_.step;
@@ -206,7 +208,7 @@ void Run::prepare(const RunOptions& options) {
         if (std::none_of(done_.evals.begin(), done_.evals.end(),
                          [&](const EvalRecord& e) { return e.step == r.step && e.split == r.split; }))
           done_.evals.push_back(std::move(r));
-    spdlog::info("resuming {} after step {} (epoch {:.2f}){}", run_->path(), done_.step, task_->epochs_done(),
+    spdlog::info("resuming {} after step {} (epoch {:.2f}){}", run_->path(), done_.step, batches_.stream().epochs_done(),
                  finishing_ ? ": final evaluations only" : "");
   }
   join_ranks();
@@ -216,7 +218,7 @@ void Run::prepare(const RunOptions& options) {
 
 void Run::join_ranks() {
   if (comm_.size() == 1) return;
-  task_->shard(comm_.rank(), comm_.size());
+  batches_.stream().shard(comm_.rank(), comm_.size());
   for (const auto& [name, var] : model_->params().entries()) {
     comm_.broadcast(var->value.data(), var->value.numel(), 0);
     var->values_changed();
@@ -307,7 +309,7 @@ void Run::save(int64_t step) {
   done_.step = step;
   done_.log_window = log_.window_json();
   if (grad_stats_) done_.analysis = grad_stats_->state();
-  done_.stream = task_->stream_state();
+  done_.stream = batches_.stream().state();
   done_.dropout_rng = step_->dropout_rng().state();
   if (writer_ && !options_.records_only) {  // the other ranks hold the same state; rank 0 alone writes it
     const std::string state_path = run_->file(kTrainStateFile);
@@ -330,7 +332,7 @@ void Run::train_steps() {
   log_.restore_window(done_.log_window);
   for (int64_t step = done_.step + 1; step <= train.max_steps; ++step) {
     const auto step_start = Clock::now();
-    for (auto& b : batches) task_->next_batch(*b);
+    for (auto& b : batches) batches_.next(*b);
     GradStats* probe = grad_stats_ && log_.due(step) ? grad_stats_.get() : nullptr;
     const StepResult r = step_->run(*task_, batches, step, tape, probe);
     if (r.non_finite) throw diverged(r.non_finite, step);
@@ -343,7 +345,7 @@ void Run::train_steps() {
     session_train_s_ += dt;
     log_.add(r, dt);
     if (log_.due(step)) {
-      TrainRecord record = log_.flush(step, task_->epochs_done(), r, done_.train_s);
+      TrainRecord record = log_.flush(step, batches_.stream().epochs_done(), r, done_.train_s);
       record.grad_scores = grad_scores;
       if (writer_) run_->append_metrics(record);
     }
@@ -423,7 +425,7 @@ RunSummary Run::summarize() const {
   RunSummary s;
   s.final = final_;
   s.train = {final_step(),
-             task_->epochs_done(),
+             batches_.stream().epochs_done(),
              done_.tokens,
              done_.tokens / done_.train_s,
              done_.train_s,

@@ -1,6 +1,6 @@
 #pragma once
 // What `train --resume` needs besides the weights to continue a run exactly where its last
-// checkpoint left it: the AdamW moments and step count, the task's batch-stream place, the
+// checkpoint left it: the AdamW moments and step count, the training stream's place, the
 // dropout generator, and the running totals. Stored in the run directory as train_state.safetensors: the moments as tensors
 // "exp_avg.<param>" and "exp_avg_sq.<param>", the rest as JSON in __metadata__.
 #include <nlohmann/json.hpp>
@@ -21,7 +21,7 @@ inline constexpr const char* kPreviousTrainStateFile = "train_state.previous.saf
 
 struct TrainState {
   int64_t step = 0;                   // completed training steps
-  nlohmann::json stream;              // the task's batch-stream place (Task::stream_state)
+  nlohmann::json stream;              // the training stream's place (BatchStream::state)
   uint64_t dropout_rng = 0;           // Rng::state() of the dropout generator
   double train_s = 0, eval_s = 0;     // seconds spent so far
   int64_t tokens = 0;                 // training targets so far

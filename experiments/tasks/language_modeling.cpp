@@ -47,11 +47,7 @@ nlohmann::ordered_json lm_statistics(const LmData& data) {
 LanguageModelingTask::LanguageModelingTask(LmData data, int64_t seq_len, int64_t batch_size, uint64_t seed)
     : data_(std::move(data)), statistics_(lm_statistics(data_)), seq_len_(seq_len), batch_size_(batch_size),
       blocks_{std::move(data_.train), seq_len},  // the blocks own the training stream
-      stream_(blocks_.count(),
-              [n = blocks_.count(), batch_size, seed](uint64_t epoch) {
-                return shuffled_batches(n, batch_size, seed, epoch);
-              },
-              "block") {}
+      seed_(seed) {}
 
 void LanguageModelingTask::configure_model(ModelConfig& model, bool vocab_size_given,
                                            const std::string& spec_path) const {
@@ -69,27 +65,26 @@ int64_t LanguageModelingTask::positions_per_batch() const { return batch_size_ *
 
 std::unique_ptr<Batch> LanguageModelingTask::new_batch() const { return std::make_unique<LmTaskBatch>(); }
 
-void LanguageModelingTask::next_batch(Batch& batch) {
+BatchStream LanguageModelingTask::training_stream() const {
+  return BatchStream(
+      blocks_.count(),
+      [n = blocks_.count(), batch_size = batch_size_, seed = seed_](uint64_t epoch) {
+        return shuffled_batches(n, batch_size, seed, epoch);
+      },
+      "block");
+}
+
+void LanguageModelingTask::fill_batch(const std::vector<int64_t>& ids, uint64_t /*epoch*/, Batch& batch) const {
   auto* lm = dynamic_cast<LmTaskBatch*>(&batch);
   if (!lm) throw ShapeError("[LanguageModelingTask] the batch was not made by new_batch()");
-  if (stream_.empty()) throw ShapeError("[LanguageModelingTask] no training blocks: an evaluation-only task");
-  stream_.next(ids_);
-  if (ids_.empty()) {  // more ranks than blocks in a batch: this rank's part is empty, the step skips it
+  if (ids.empty()) {  // more ranks than blocks in a batch: this rank's part is empty, the step skips it
     lm->data.rows = lm->data.seq_len = lm->data.n_targets = 0;
     lm->data.inputs.clear();
     lm->data.targets.clear();
     return;
   }
-  make_batch(blocks_, ids_, lm->data);
+  make_batch(blocks_, ids, lm->data);
 }
-
-nlohmann::json LanguageModelingTask::stream_state() const { return stream_.state(); }
-
-void LanguageModelingTask::restore_stream(const nlohmann::json& state, const std::string& where) {
-  stream_.restore(state, where);
-}
-
-double LanguageModelingTask::epochs_done() const { return stream_.epochs_done(); }
 
 const std::vector<int32_t>& LanguageModelingTask::split_stream(const std::string& split) const {
   if (split == kValid) return data_.valid;

@@ -41,11 +41,8 @@ class LanguageModelingTask final : public Task {
   int64_t positions_per_batch() const override;
   int64_t longest_sequence() const override { return seq_len_; }
   std::unique_ptr<Batch> new_batch() const override;
-  void next_batch(Batch& batch) override;
-  nlohmann::json stream_state() const override;
-  void restore_stream(const nlohmann::json& state, const std::string& where) override;
-  double epochs_done() const override;
-  void shard(int rank, int world) override { stream_.shard(rank, world); }
+  BatchStream training_stream() const override;
+  void fill_batch(const std::vector<int64_t>& ids, uint64_t epoch, Batch& batch) const override;
   bool has_split(const std::string& split) const override;
   Metrics evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size,
                    int64_t max_examples = 0) const override;
@@ -66,8 +63,7 @@ class LanguageModelingTask final : public Task {
   nlohmann::ordered_json statistics_;  // data_statistics(), of data_ before that move
   int64_t seq_len_, batch_size_;
   LmBlocks blocks_;
-  BatchStream stream_;
-  std::vector<int64_t> ids_;
+  uint64_t seed_;
   NextTokenObjective objective_;
 };
 

@@ -31,11 +31,7 @@ BatchLoss MaskedLmObjective::loss(ForwardContext& ctx, TransNormerModel& model, 
 MaskedLmTask::MaskedLmTask(MlmData data, std::vector<std::string> vocabulary, MlmMasking masking, int32_t pad,
                            int64_t seq_len, int64_t batch_size, uint64_t seed)
     : data_(std::move(data)), vocabulary_(std::move(vocabulary)), masking_(masking), pad_(pad), seq_len_(seq_len),
-      batch_size_(batch_size), seed_(seed), stream_(data_.train.count(),
-              [n = data_.train.count(), batch_size, seed](uint64_t epoch) {
-                return shuffled_batches(n, batch_size, seed, epoch);
-              },
-              "sample") {}
+      batch_size_(batch_size), seed_(seed) {}
 
 void MaskedLmTask::configure_model(ModelConfig& model, bool vocab_size_given, const std::string& spec_path) const {
   const auto vocab = static_cast<int64_t>(vocabulary_.size());
@@ -48,26 +44,26 @@ void MaskedLmTask::configure_model(ModelConfig& model, bool vocab_size_given, co
   }
 }
 
-void MaskedLmTask::next_batch(Batch& batch) {
+BatchStream MaskedLmTask::training_stream() const {
+  return BatchStream(
+      data_.train.count(),
+      [n = data_.train.count(), batch_size = batch_size_, seed = seed_](uint64_t epoch) {
+        return shuffled_batches(n, batch_size, seed, epoch);
+      },
+      "sample");
+}
+
+void MaskedLmTask::fill_batch(const std::vector<int64_t>& ids, uint64_t epoch, Batch& batch) const {
   auto* mlm = dynamic_cast<MlmTaskBatch*>(&batch);
   if (!mlm) throw ShapeError("[MaskedLmTask] the batch was not made by new_batch()");
-  stream_.next(ids_);
   mlm->positions_ = 0;
-  if (ids_.empty()) {  // more ranks than samples in a batch: this rank's part is empty, the step skips it
+  if (ids.empty()) {  // more ranks than samples in a batch: this rank's part is empty, the step skips it
     mlm->data = {};
     return;
   }
-  make_mlm_batch(data_.train, ids_, masking_, seed_, static_cast<uint64_t>(stream_.epoch()), pad_, mlm->data);
-  for (int64_t id : ids_) mlm->positions_ += data_.train.length(id);
+  make_mlm_batch(data_.train, ids, masking_, seed_, epoch, pad_, mlm->data);
+  for (int64_t id : ids) mlm->positions_ += data_.train.length(id);
 }
-
-nlohmann::json MaskedLmTask::stream_state() const { return stream_.state(); }
-
-void MaskedLmTask::restore_stream(const nlohmann::json& state, const std::string& where) {
-  stream_.restore(state, where);
-}
-
-double MaskedLmTask::epochs_done() const { return stream_.epochs_done(); }
 
 const PackedSamples& MaskedLmTask::split_samples(const std::string& split) const {
   if (split == kValid) return data_.valid;

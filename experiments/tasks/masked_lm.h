@@ -52,11 +52,8 @@ class MaskedLmTask final : public Task {
   int64_t positions_per_batch() const override { return batch_size_ * seq_len_; }
   int64_t longest_sequence() const override { return seq_len_; }
   std::unique_ptr<Batch> new_batch() const override { return std::make_unique<MlmTaskBatch>(); }
-  void next_batch(Batch& batch) override;
-  nlohmann::json stream_state() const override;
-  void restore_stream(const nlohmann::json& state, const std::string& where) override;
-  double epochs_done() const override;
-  void shard(int rank, int world) override { stream_.shard(rank, world); }
+  BatchStream training_stream() const override;
+  void fill_batch(const std::vector<int64_t>& ids, uint64_t epoch, Batch& batch) const override;
   bool has_split(const std::string& split) const override;
   Metrics evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size,
                    int64_t max_examples = 0) const override;
@@ -79,8 +76,6 @@ class MaskedLmTask final : public Task {
   int32_t pad_;
   int64_t seq_len_, batch_size_;
   uint64_t seed_;
-  BatchStream stream_;
-  std::vector<int64_t> ids_;
   MaskedLmObjective objective_;
 };
 

@@ -75,9 +75,7 @@ SequenceClassificationTask::SequenceClassificationTask(EncodedData data, std::sh
     : splits_(std::move(data.splits)), data_(std::move(data_spec)),
       dataset_(std::move(data.dataset)), vocabulary_(std::move(data.vocabulary)),
       pad_(data.pad), options_(options), limits_{.max_sentences = batch_size, .max_tokens = options.max_tokens},
-      seed_(seed),
-      stream_(splits_.empty() ? 0 : static_cast<int64_t>(splits_.front().size()),
-              [this](uint64_t epoch) { return plan_epoch(epoch); }, "example") {
+      seed_(seed) {
   if (!dataset_.prediction_text || splits_.empty() || splits_.front().role != SentenceSplit::Role::Train)
     throw ShapeError("[SequenceClassificationTask] needs its dataset's description and its training split first");
   target_ = dataset_.target;
@@ -113,20 +111,16 @@ int64_t SequenceClassificationTask::positions_per_batch() const {
   return limits_.max_sentences * longest_sequence() * (train().dual() ? 2 : 1);
 }
 
-void SequenceClassificationTask::next_batch(Batch& batch) {
+BatchStream SequenceClassificationTask::training_stream() const {
+  return BatchStream(static_cast<int64_t>(train().size()), [this](uint64_t epoch) { return plan_epoch(epoch); },
+                     "example");
+}
+
+void SequenceClassificationTask::fill_batch(const std::vector<int64_t>& ids, uint64_t /*epoch*/, Batch& batch) const {
   auto* b = dynamic_cast<SequenceBatch*>(&batch);
   if (!b) throw ShapeError("[SequenceClassificationTask] the batch was not made by new_batch()");
-  stream_.next(ids_);
-  make_sequence_batch(train(), ids_, target_.regression, pad_, *b);
+  make_sequence_batch(train(), ids, target_.regression, pad_, *b);
 }
-
-nlohmann::json SequenceClassificationTask::stream_state() const { return stream_.state(); }
-
-void SequenceClassificationTask::restore_stream(const nlohmann::json& state, const std::string& where) {
-  stream_.restore(state, where);
-}
-
-double SequenceClassificationTask::epochs_done() const { return stream_.epochs_done(); }
 
 const LabelledSequences* SequenceClassificationTask::find(const std::string& split) const {
   for (const LabelledSequences& s : splits_)

@@ -77,11 +77,8 @@ class SequenceClassificationTask final : public Task {
   int64_t positions_per_batch() const override;
   int64_t longest_sequence() const override;
   std::unique_ptr<Batch> new_batch() const override { return std::make_unique<SequenceBatch>(); }
-  void next_batch(Batch& batch) override;
-  nlohmann::json stream_state() const override;
-  void restore_stream(const nlohmann::json& state, const std::string& where) override;
-  double epochs_done() const override;
-  void shard(int rank, int world) override { stream_.shard(rank, world); }
+  BatchStream training_stream() const override;
+  void fill_batch(const std::vector<int64_t>& ids, uint64_t epoch, Batch& batch) const override;
   bool has_split(const std::string& split) const override;
   Metrics evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size,
                    int64_t max_examples = 0) const override;
@@ -122,8 +119,6 @@ class SequenceClassificationTask final : public Task {
   ClassificationOptions options_;
   BatchLimits limits_;
   uint64_t seed_;
-  BatchStream stream_;
-  std::vector<int64_t> ids_;  // the stream's batch, reused
   mutable std::map<std::string, std::vector<nlohmann::json>> predictions_;
   SequenceClassificationObjective objective_;
 };

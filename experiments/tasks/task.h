@@ -1,7 +1,7 @@
 #pragma once
 // The Task interface: what the runner (experiments/runner) needs from a kind of experiment, and
 // nothing the runner should know. A task builds its data from the spec, yields training batches
-// from a stream whose place can be saved and restored, computes the loss of a batch, and
+// from a plan the runner streams (saving and restoring its place), computes the loss of a batch, and
 // evaluates a split into named metrics. Language modelling (language_modeling.h) is the first;
 // a new task adds its own files and one entry to experiments/tasks/registry.cpp.
 #include <cstdint>
@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "data/batching/batch_stream.h"
 #include "experiments/outputs/metrics.h"
 #include "layers/models/transnormer.h"
 
@@ -79,21 +80,18 @@ class Task : public Objective {
   /// attention's n²); 0 when unknown.
   virtual int64_t longest_sequence() const { return 0; }
 
-  /// A batch buffer for next_batch.
+  /// A batch buffer for fill_batch.
   virtual std::unique_ptr<Batch> new_batch() const = 0;
-  /// Fills `batch` (from new_batch) with the next training batch of the stream.
-  virtual void next_batch(Batch& batch) = 0;
-  /// The stream's place, for the train state (JSON, task-defined).
-  virtual nlohmann::json stream_state() const = 0;
-  /// Continues the stream from a saved place. Throws DataError naming `where` when the state is
-  /// malformed or outside this data (an edited file, another run).
-  virtual void restore_stream(const nlohmann::json& state, const std::string& where) = 0;
-  /// Epochs done so far, fractional.
-  virtual double epochs_done() const = 0;
-  /// Data parallelism: from now on next_batch serves part `rank` of `world` of every training
-  /// batch (BatchStream::shard); the stream's state stays global. A part may be empty (a batch
-  /// with fewer examples than ranks); its Batch then has no targets and no positions.
-  virtual void shard(int rank, int world) = 0;
+  /// The training data as a stream of batches: its items and their plan per epoch, a pure function
+  /// of the epoch (data/batching/batch_stream.h). The runner owns the stream
+  /// (experiments/runner/training_batches.h): its place in the train state, its shard under data
+  /// parallelism. The plan may read the task, which outlives the stream. An evaluation-only task
+  /// gives an empty stream.
+  virtual BatchStream training_stream() const = 0;
+  /// Fills `batch` (from new_batch) with the training items `ids` of epoch `epoch`: one rank's part
+  /// of a planned batch, which may be empty (a batch with fewer items than ranks); the batch then
+  /// has no targets and no positions. Throws ShapeError for a batch of another task.
+  virtual void fill_batch(const std::vector<int64_t>& ids, uint64_t epoch, Batch& batch) const = 0;
 
   /// Whether `split` is configured (kValid, kTest).
   virtual bool has_split(const std::string& split) const = 0;

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "core/error.h"
+#include "experiments/runner/training_batches.h"
 #include "experiments/spec.h"
 #include "experiments/tasks/language_modeling.h"
 #include "experiments/tasks/registry.h"
@@ -30,21 +31,22 @@ TEST_CASE("language_modeling: the saved stream place gives the same batches, acr
   auto task = make_task(spec, test::data_root());
   auto other = make_task(spec, test::data_root());
   auto a = task->new_batch(), b = other->new_batch();
-  for (int i = 0; i < 7; ++i) task->next_batch(*a);
-  other->restore_stream(task->stream_state(), "state");
+  TrainingBatches ta(*task), tb(*other);
+  for (int i = 0; i < 7; ++i) ta.next(*a);
+  tb.stream().restore(ta.stream().state(), "state");
   for (int i = 0; i < 2000; ++i) {  // well past the first epoch
-    task->next_batch(*a);
-    other->next_batch(*b);
+    ta.next(*a);
+    tb.next(*b);
     const LmBatch& x = static_cast<LmTaskBatch&>(*a).data;
     const LmBatch& y = static_cast<LmTaskBatch&>(*b).data;
     REQUIRE(x.inputs == y.inputs);
     REQUIRE(x.targets == y.targets);
   }
-  CHECK(task->epochs_done() > 1.0);
-  CHECK(task->epochs_done() == other->epochs_done());
-  CHECK_THROWS_WITH_AS(other->restore_stream({{"epoch", 0}, {"position", 1 << 30}}, "state.safetensors"),
+  CHECK(ta.stream().epochs_done() > 1.0);
+  CHECK(ta.stream().epochs_done() == tb.stream().epochs_done());
+  CHECK_THROWS_WITH_AS(tb.stream().restore({{"epoch", 0}, {"position", 1 << 30}}, "state.safetensors"),
                        doctest::Contains("state.safetensors: batch stream position"), DataError);
-  CHECK_THROWS_AS(other->restore_stream({{"epoch", "x"}}, "s"), DataError);
+  CHECK_THROWS_AS(tb.stream().restore({{"epoch", "x"}}, "s"), DataError);
 }
 
 TEST_CASE("language_modeling: evaluation metrics, splits, vocabulary and what it refuses") {

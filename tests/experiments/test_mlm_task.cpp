@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/ignore_index.h"
+#include "experiments/runner/training_batches.h"
 #include "experiments/spec.h"
 #include "experiments/tasks/masked_lm.h"
 #include "experiments/tasks/registry.h"
@@ -55,12 +56,13 @@ TEST_CASE("masked_lm: batches score the selected positions only, and the stream 
   auto task = make_task(spec, test::data_root());
   auto other = make_task(spec, test::data_root());
   auto a = task->new_batch(), b = other->new_batch();
-  for (int i = 0; i < 5; ++i) task->next_batch(*a);
-  other->restore_stream(task->stream_state(), "state");
+  TrainingBatches ta(*task), tb(*other);
+  for (int i = 0; i < 5; ++i) ta.next(*a);
+  tb.stream().restore(ta.stream().state(), "state");
   int64_t selected = 0, positions = 0;
   for (int i = 0; i < 320; ++i) {  // past the first epoch (4,539 samples: 284 batches)
-    task->next_batch(*a);
-    other->next_batch(*b);
+    ta.next(*a);
+    tb.next(*b);
     const MlmBatch& x = static_cast<MlmTaskBatch&>(*a).data;
     const MlmBatch& y = static_cast<MlmTaskBatch&>(*b).data;
     REQUIRE(x.inputs == y.inputs);
@@ -73,10 +75,10 @@ TEST_CASE("masked_lm: batches score the selected positions only, and the stream 
     selected += x.n_targets();
     for (uint8_t v : x.key_valid) positions += v;
   }
-  CHECK(task->epochs_done() > 1.0);
+  CHECK(ta.stream().epochs_done() > 1.0);
   // 15 % of the non-special tokens (the <s> and the </s> of each line are never chosen).
   CHECK(static_cast<double>(selected) / positions == doctest::Approx(0.14).epsilon(0.1));
-  CHECK_THROWS_AS(other->restore_stream({{"epoch", 0}, {"position", 1 << 30}}, "s"), DataError);
+  CHECK_THROWS_AS(tb.stream().restore({{"epoch", 0}, {"position", 1 << 30}}, "s"), DataError);
 }
 
 TEST_CASE("masked_lm: evaluation uses one fixed mask, whatever the batch size and the seed") {

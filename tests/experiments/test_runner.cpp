@@ -41,7 +41,7 @@ std::string temp_dir(const std::string& name) {
 /// accuracy (argmax == target).
 class CopyTask final : public Task {
  public:
-  static constexpr int64_t kVocab = 12, kSeq = 8, kBatch = 4;
+  static constexpr int64_t kVocab = 12, kSeq = 8, kBatch = 4, kEpochBatches = 10;
   CopyTask() = default;
   /// With a test split as well (the same batch as valid), and every evaluation's split appended
   /// to *evaluated.
@@ -53,14 +53,21 @@ class CopyTask final : public Task {
   void configure_model(ModelConfig& model, bool, const std::string&) const override { model.vocab_size = kVocab; }
   int64_t positions_per_batch() const override { return kBatch * kSeq; }
   std::unique_ptr<Batch> new_batch() const override { return std::make_unique<LmTaskBatch>(); }
-  void next_batch(Batch& batch) override { fill(static_cast<LmTaskBatch&>(batch).data, 1000 + position_++); }
-  nlohmann::json stream_state() const override { return {{"position", position_}}; }
-  void restore_stream(const nlohmann::json& state, const std::string& where) override {
-    if (!state.contains("position")) throw DataError(where + ": no position");
-    position_ = state["position"].get<int64_t>();
+  /// Epochs of 10 batches of one item each, in order: batch k of the stream is item k mod 10 of
+  /// epoch k / 10.
+  BatchStream training_stream() const override {
+    return BatchStream(
+        kEpochBatches,
+        [](uint64_t) {
+          EpochPlan plan;
+          for (int64_t i = 0; i < kEpochBatches; ++i) plan.push_back({i});
+          return plan;
+        },
+        "batch");
   }
-  double epochs_done() const override { return static_cast<double>(position_) / 10.0; }
-  void shard(int, int) override {}  // one process only
+  void fill_batch(const std::vector<int64_t>& ids, uint64_t epoch, Batch& batch) const override {
+    fill(static_cast<LmTaskBatch&>(batch).data, 1000 + static_cast<int64_t>(epoch) * kEpochBatches + ids.at(0));
+  }
   bool has_split(const std::string& split) const override {
     return split == kValid || (evaluated_ && split == kTest);
   }
@@ -108,7 +115,6 @@ class CopyTask final : public Task {
     b.targets = b.inputs;
     b.n_targets = kBatch * kSeq;
   }
-  int64_t position_ = 0;
   NextTokenObjective objective_;
   std::vector<std::string>* evaluated_ = nullptr;
   std::vector<int64_t> nan_evals_;

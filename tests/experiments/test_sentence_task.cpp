@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/io/atomic_file.h"
+#include "experiments/runner/training_batches.h"
 #include "experiments/spec.h"
 #include "experiments/tasks/registry.h"
 #include "experiments/tasks/sentence_prediction.h"
@@ -44,12 +45,13 @@ TEST_CASE("sentence_prediction: SST-2 batches by length with little padding, and
   CHECK(as_sentence(*task).train_padding_fraction() < 0.10);
   auto other = make_task(spec, test::data_root());
   auto a = task->new_batch(), b = other->new_batch();
-  for (int i = 0; i < 3; ++i) task->next_batch(*a);
-  other->restore_stream(task->stream_state(), "state");
+  TrainingBatches ta(*task), tb(*other);
+  for (int i = 0; i < 3; ++i) ta.next(*a);
+  tb.stream().restore(ta.stream().state(), "state");
   std::multiset<size_t> sizes;
   for (int i = 0; i < 2200; ++i) {  // past the first epoch (67,349 / 32 = 2,105 batches)
-    task->next_batch(*a);
-    other->next_batch(*b);
+    ta.next(*a);
+    tb.next(*b);
     const auto& x = static_cast<const SequenceBatch&>(*a);
     const auto& y = static_cast<const SequenceBatch&>(*b);
     REQUIRE(x.inputs == y.inputs);
@@ -57,8 +59,8 @@ TEST_CASE("sentence_prediction: SST-2 batches by length with little padding, and
     REQUIRE(x.rows <= 32);
     for (int64_t r = 0; r < x.rows; ++r) REQUIRE(x.inputs[r * x.seq_len] == 0);  // <s> first
   }
-  CHECK(task->epochs_done() > 1.0);
-  CHECK_THROWS_AS(other->restore_stream({{"epoch", 0}, {"batch", 1 << 30}}, "s"), DataError);
+  CHECK(ta.stream().epochs_done() > 1.0);
+  CHECK_THROWS_AS(tb.stream().restore({{"epoch", 0}, {"batch", 1 << 30}}, "s"), DataError);
 }
 
 TEST_CASE("sentence_prediction: MRPC pairs, accuracy and F1, predictions and the majority baseline") {
@@ -68,7 +70,7 @@ TEST_CASE("sentence_prediction: MRPC pairs, accuracy and F1, predictions and the
   CHECK(spec.model.num_classes == 2);
   CHECK(spec.model.vocab_size == 50265);
   auto batch = task->new_batch();
-  task->next_batch(*batch);
+  TrainingBatches(*task).next(*batch);
   const auto& x = static_cast<const SequenceBatch&>(*batch);
   // <s> a </s></s> b </s>: every row holds the separator pair.
   for (int64_t r = 0; r < x.rows; ++r) {
