@@ -1,4 +1,4 @@
-// transnormer: the experiment runner's command line. Exit codes (README "Commands"): 0 success,
+// transnormer: the experiment runner's command line. Exit codes (docs/cli/README.md "Exit codes"): 0 success,
 // 1 runtime failure, 2 bad input (config, data, arguments), 128 + signal for a run stopped by
 // SIGTERM/SIGINT after saving (143, 130). The only place errors become codes.
 #include <spdlog/sinks/stdout_color_sinks.h>

@@ -1,5 +1,5 @@
 #pragma once
-// Where datasets live: --data-root if given, else $TRANSNORMER_DATA, else ./datasets (README.md).
+// Where datasets live: --data-root if given, else $TRANSNORMER_DATA, else ./datasets (docs/cli/README.md, "The data root").
 #include <string>
 
 namespace tn {

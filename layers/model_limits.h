@@ -1,5 +1,5 @@
 #pragma once
-// The largest value each size of the model section may take (listed in README.md, "Exit codes"),
+// The largest value each size of the model section may take (listed in docs/cli/spec.md, "Limits"),
 // checked where the section is read (layers/model_config_json.cpp, the mixers' option readers)
 // with the usual `key: problem; fix` message. They keep every size computed from a config inside
 // 64 bits (a product of two widths below 2^60 elements) and each value below what any run here can

@@ -1,5 +1,5 @@
 #pragma once
-// Typed run outputs, part 2: summary.json, the final word on a run (README "Outputs of a run").
+// Typed run outputs, part 2: summary.json, the final word on a run (docs/cli/run-folder.md).
 // Written by the runner, read back by `report` and the tests. Keys:
 //   "valid", "test": the final metrics of each evaluated split ({loss, ppl, tokens} for LM);
 //   "train": {steps, epochs, tokens, tokens_per_s, wall_s, eval_s, total_s, threads, seed};

@@ -1,5 +1,5 @@
 #pragma once
-// One run directory as `report` sees it (README "Outputs of a run"): its resolved config, its
+// One run directory as `report` sees it (docs/cli/run-folder.md): its resolved config, its
 // summary when it finished, its curves from metrics.jsonl and its locality curve when it has a
 // locality.json. Nothing here knows what the task is: metrics are the names the files hold.
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// The run directory (README "Outputs of a run"): config.yaml, metrics.jsonl, summary.json,
+// The run directory (docs/cli/run-folder.md): config.yaml, metrics.jsonl, summary.json,
 // checkpoint.safetensors, train_state.safetensors. Every file is written atomically (write, then
 // rename).
 #include <nlohmann/json.hpp>

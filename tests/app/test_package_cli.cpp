@@ -33,6 +33,10 @@ TEST_CASE("package: cpack builds a .deb with its runtime dependencies, and its b
   REQUIRE(fs::exists(installed));
   CHECK(fs::exists(dir + "/root/usr/share/transnormer/configs/quickstart.yaml"));
   CHECK(fs::exists(dir + "/root/usr/share/doc/transnormer/README.md"));
+  // The README's links into docs/ resolve beside it; the results' run records stay out.
+  CHECK(fs::exists(dir + "/root/usr/share/doc/transnormer/docs/cli/train.md"));
+  CHECK(fs::exists(dir + "/root/usr/share/doc/transnormer/docs/architecture.md"));
+  CHECK(!fs::exists(dir + "/root/usr/share/doc/transnormer/docs/results/lra/runs"));
   CHECK(fs::exists(dir + "/root/usr/share/transnormer/scripts/format_mrpc.sh"));
   CHECK(fs::exists(dir + "/root/usr/share/transnormer/datasets/README.md"));
   CHECK(slurp(dir + "/root/usr/share/bash-completion/completions/transnormer").find("complete -o filenames -F _transnormer transnormer") !=

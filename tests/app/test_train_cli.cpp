@@ -1,5 +1,5 @@
 // End to end through the CLI on real WikiText-103 text: a tiny T1 model trains for a few steps,
-// writes its run directory (README.md "Outputs of a run"), and `eval` in a new process reproduces
+// writes its run directory (docs/cli/run-folder.md), and `eval` in a new process reproduces
 // the summary's test loss exactly. Small shapes keep it to a few seconds.
 #include <doctest/doctest.h>
 

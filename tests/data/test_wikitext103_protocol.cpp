@@ -51,7 +51,7 @@ TEST_CASE("wikitext-103 quickstart protocol: counts, vocabulary, blocks and unig
   for (int32_t id : test_ids) unk += id == WordVocab::kUnk;
   CHECK(unk == 27248);
 
-  // README: unigram test ppl 714.95, valid 696.80 (reference: 714.952324687903, 696.8016864616178).
+  // datasets/README.md: unigram test ppl 714.95, valid 696.80 (reference: 714.952324687903, 696.8016864616178).
   CHECK(unigram_ppl(blocks.stream, test_ids, vocab.size()) ==
         doctest::Approx(714.952324687903).epsilon(1e-12));
   CHECK(unigram_ppl(blocks.stream, valid, vocab.size()) ==
