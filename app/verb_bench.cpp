@@ -3,9 +3,9 @@
 //                    [--seq-lens 512,1024,... [--mixers softmax,diag,...] [--scaling-batch B]]`
 // `transnormer bench CONFIG... --table --seq-lens 1024,2048,... [--reference "python3 transnormer_ref.py"]
 //                    [--batch B --threads T --steps N --warmup N] [--out DIR]`: whole models at each n
-// (experiments/bench_table.h), the paper's Table 7 comparison.
-// Parses the arguments into a BenchRequest; experiments/bench_run.h measures, and the
-// BenchReport (experiments/outputs/bench_report.h) is printed as JSON (--json) or text.
+// (experiments/bench/bench_table.h), the paper's Table 7 comparison.
+// Parses the arguments into a BenchRequest; experiments/bench/bench_run.h measures, and the
+// BenchReport (experiments/bench/bench_report.h) is printed as JSON (--json) or text.
 // docs/performance.md explains every number.
 #include <unistd.h>
 
@@ -19,8 +19,8 @@
 #include "app/verbs.h"
 #include "core/dnnl/engine.h"
 #include "core/error.h"
-#include "experiments/bench_run.h"
-#include "experiments/bench_table.h"
+#include "experiments/bench/bench_run.h"
+#include "experiments/bench/bench_table.h"
 
 namespace tn::app {
 namespace {

@@ -9,7 +9,7 @@
 // Dataset utilities, one function per subcommand: `data generate listops` writes the LRA ListOps
 // splits (data/generators/listops_generator.h) as basic_train.tsv, basic_val.tsv and
 // basic_test.tsv. Logs (the files, counts, label shares, mean length) go to stderr. `data stats`
-// reads a spec's data as its task would (experiments/data_stats.h) and prints a table on stdout;
+// reads a spec's data as its task would (experiments/inspection/data_stats.h) and prints a table on stdout;
 // --out also writes the JSON; for an image reader, --images writes the first N images of each split
 // as PNG files, enlarged K times (default 8).
 #include <spdlog/fmt/fmt.h>
@@ -35,7 +35,7 @@
 #include "core/io/json_errors.h"
 #include "data/data_root.h"
 #include "data/generators/listops_generator.h"
-#include "experiments/data_stats.h"
+#include "experiments/inspection/data_stats.h"
 
 namespace tn::app {
 namespace {

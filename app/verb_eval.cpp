@@ -14,7 +14,7 @@
 #include "core/io/json_errors.h"
 #include "data/data_root.h"
 #include "experiments/runner/load_run.h"
-#include "experiments/spec.h"
+#include "experiments/spec/spec.h"
 #include "experiments/tasks/registry.h"
 #include "layers/checkpoint.h"
 

@@ -8,7 +8,7 @@
 #include "core/dnnl/engine.h"
 #include "core/error.h"
 #include "core/io/atomic_file.h"
-#include "experiments/forward.h"
+#include "experiments/inspection/forward.h"
 #include "layers/checkpoint.h"
 
 namespace tn::app {

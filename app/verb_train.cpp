@@ -22,7 +22,7 @@
 #include "data/data_root.h"
 #include "experiments/runner/dry_run.h"
 #include "experiments/runner/runner.h"
-#include "experiments/spec.h"
+#include "experiments/spec/spec.h"
 
 namespace tn::app {
 namespace {

@@ -1,6 +1,6 @@
 #pragma once
 // Typed `model:` section of a spec, fully resolved: every default of the PyTorch reference's
-// resolve_config filled in (docs/attention.md lists them per mixer). experiments/spec fills it
+// resolve_config filled in (docs/attention.md lists them per mixer). experiments/spec/spec fills it
 // from YAML; layers/model_config_json converts it to and from the JSON stored in checkpoints
 // (`__metadata__["transnormer.config"]`), key for key the reference's resolved dictionary.
 #include <cstdint>

@@ -17,7 +17,7 @@ namespace tn {
 /// ("model.attention.diag.block_size", "model.layers[2]"), `problem` says what is wrong and
 /// `fix` how to fix it. what() is "key: problem; fix". `related` lists other full paths the
 /// problem involves (model.n_heads for a divisibility error), so a caller that knows where keys
-/// were written (experiments/spec: file:line) can point at one of them when `key` itself was
+/// were written (experiments/spec/spec: file:line) can point at one of them when `key` itself was
 /// left to its default. Thrown by JsonSection and resolve_model_json; callers normally add a
 /// location and rethrow a plain ConfigError.
 struct ConfigIssue : ConfigError {

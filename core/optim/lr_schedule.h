@@ -14,7 +14,7 @@ enum class ScheduleKind {
 };
 
 /// One schedule with its parameters. Learning rates are absolute (not factors of peak_lr); steps
-/// count optimizer updates. Build it with experiments/spec's make_schedule, which validates
+/// count optimizer updates. Build it with experiments/spec/spec's make_schedule, which validates
 /// (InverseSqrt needs warmup_steps >= 1); fields a kind does not use are ignored.
 struct LrSchedule {
   ScheduleKind kind = ScheduleKind::InverseSqrt;

@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "core/io/atomic_file.h"
-#include "experiments/reports/svg_plot.h"
+#include "experiments/plots/svg_plot.h"
 
 namespace tn {
 

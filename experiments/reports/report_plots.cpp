@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "experiments/reports/flat_json.h"
-#include "experiments/reports/svg_plot.h"
+#include "experiments/plots/svg_plot.h"
 
 namespace tn {
 

@@ -1,5 +1,5 @@
 #pragma once
-// The plots of `report`, as SVG documents (experiments/reports/svg_plot.h): training loss vs
+// The plots of `report`, as SVG documents (experiments/plots/svg_plot.h): training loss vs
 // step, the first chosen validation metric vs step (each a mean over a row's seeds with a min-max
 // band), each chosen metric per row (mean ± std; with --by over that axis), the locality curves
 // l(r) of the runs with a locality.json (against the uniform l = r), and the per-layer gradient

@@ -11,7 +11,7 @@
 #include "core/io/json_errors.h"
 #include "experiments/outputs/metrics.h"
 #include "experiments/reports/flat_json.h"
-#include "experiments/spec_yaml.h"
+#include "experiments/spec/spec_yaml.h"
 
 namespace tn {
 

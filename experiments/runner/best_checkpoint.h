@@ -1,5 +1,5 @@
 #pragma once
-// train.checkpoint.best_metric and train.patience (experiments/spec.h): which validation is the
+// train.checkpoint.best_metric and train.patience (experiments/spec/spec.h): which validation is the
 // best so far (its weights go to checkpoint_best.safetensors) and when to stop early, as fine-tuning
 // and LRA model selection use them. Its state travels in the train state, so --resume keeps the
 // best so far and the count of validations without improvement.
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "experiments/outputs/metrics.h"
-#include "experiments/spec.h"
+#include "experiments/spec/spec.h"
 
 namespace tn {
 

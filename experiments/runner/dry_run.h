@@ -4,7 +4,7 @@
 #include <string>
 
 #include "experiments/runner/runner.h"
-#include "experiments/spec.h"
+#include "experiments/spec/spec.h"
 
 namespace tn {
 

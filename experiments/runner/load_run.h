@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "experiments/spec.h"
+#include "experiments/spec/spec.h"
 #include "experiments/tasks/task.h"
 #include "layers/checkpoint.h"
 

@@ -1,6 +1,6 @@
 #pragma once
 // What the data decides about the model, once, for `train` and `train --dry-run` alike.
-#include "experiments/spec.h"
+#include "experiments/spec/spec.h"
 #include "experiments/tasks/task.h"
 
 namespace tn {

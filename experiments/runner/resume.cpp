@@ -10,7 +10,7 @@
 #include "core/process/shell_quote.h"
 #include "core/io/safetensors.h"
 #include "experiments/outputs/last_session.h"
-#include "experiments/spec_yaml.h"
+#include "experiments/spec/spec_yaml.h"
 #include "layers/checkpoint.h"
 
 namespace tn {

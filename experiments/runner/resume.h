@@ -7,7 +7,7 @@
 #include "experiments/runner/run_dir.h"
 #include "experiments/runner/train_state.h"
 #include "experiments/runner/train_step.h"
-#include "experiments/spec.h"
+#include "experiments/spec/spec.h"
 #include "experiments/tasks/task.h"
 
 namespace tn {

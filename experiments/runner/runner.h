@@ -11,7 +11,7 @@
 
 #include "experiments/outputs/run_summary.h"
 #include "experiments/runner/run_history.h"
-#include "experiments/spec.h"
+#include "experiments/spec/spec.h"
 #include "experiments/tasks/task.h"
 
 namespace tn {

@@ -9,7 +9,7 @@
 
 #include "core/config/json_section.h"
 #include "core/error.h"
-#include "experiments/spec_yaml.h"
+#include "experiments/spec/spec_yaml.h"
 
 namespace tn {
 namespace {

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "experiments/spec.h"
+#include "experiments/spec/spec.h"
 
 namespace tn {
 

@@ -10,7 +10,7 @@
 #include <memory>
 
 #include "core/config/json_section.h"
-#include "experiments/tasks/task_options.h"
+#include "experiments/spec/task_options.h"
 
 namespace tn {
 

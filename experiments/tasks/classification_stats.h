@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "experiments/tasks/labelled_sequences.h"
+#include "data/encoding/labelled_sequences.h"
 
 namespace tn {
 

@@ -11,7 +11,7 @@
 
 #include "data/batching/batch_stream.h"
 #include "data/batching/lm_blocks.h"
-#include "experiments/spec.h"
+#include "experiments/spec/spec.h"
 #include "experiments/tasks/lm_data.h"
 #include "experiments/tasks/task.h"
 #include "layers/checkpoint.h"

@@ -2,9 +2,9 @@
 
 #include "core/error.h"
 #include "experiments/tasks/classification_options.h"
-#include "experiments/tasks/image_encoding.h"
+#include "data/encoding/image_encoding.h"
 #include "experiments/tasks/sequence_classification.h"
-#include "experiments/tasks/symbol_encoding.h"
+#include "data/encoding/symbol_encoding.h"
 
 namespace tn {
 

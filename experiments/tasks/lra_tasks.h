@@ -11,9 +11,9 @@
 #include <memory>
 #include <string>
 
-#include "experiments/spec.h"
+#include "experiments/spec/spec.h"
 #include "experiments/tasks/task.h"
-#include "experiments/tasks/task_options.h"
+#include "experiments/spec/task_options.h"
 
 namespace tn {
 

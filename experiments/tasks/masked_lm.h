@@ -17,7 +17,7 @@
 
 #include "data/batching/batch_stream.h"
 #include "data/batching/mlm_batch.h"
-#include "experiments/spec.h"
+#include "experiments/spec/spec.h"
 #include "experiments/tasks/mlm_data.h"
 #include "experiments/tasks/task.h"
 

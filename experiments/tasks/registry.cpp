@@ -29,6 +29,15 @@ const std::vector<TaskEntry>& task_table() {
   return table;
 }
 
+const std::vector<TaskSchema>& task_schemas() {
+  static const std::vector<TaskSchema> schemas = [] {
+    std::vector<TaskSchema> out;
+    for (const TaskEntry& entry : task_table()) out.push_back({entry.name, entry.options});
+    return out;
+  }();
+  return schemas;
+}
+
 std::unique_ptr<Task> make_task(const ExperimentSpec& spec, const std::string& data_root) {
   // Pixel levels are the only ids a non-token input reads (layers/inputs/input_table.h).
   if (spec.model.input.kind != InputKind::Tokens && !dynamic_cast<const ImageSource*>(spec.data.get()))

@@ -1,6 +1,6 @@
 #pragma once
 // The task registry: the spec's `task:` names an entry (or is a mapping with `name` and the task's
-// options, experiments/tasks/task_options.h), whose factory builds the task's data from the spec.
+// options, experiments/spec/task_options.h), whose factory builds the task's data from the spec.
 // A new task adds its own files and one entry to the table in registry.cpp; the runner, the
 // verbs, sweeps and reports need no change.
 #include <memory>
@@ -8,10 +8,10 @@
 #include <string_view>
 #include <vector>
 
-#include "experiments/spec.h"
+#include "experiments/spec/spec.h"
 #include "core/config/json_section.h"
 #include "experiments/tasks/task.h"
-#include "experiments/tasks/task_options.h"
+#include "experiments/spec/task_options.h"
 #include "layers/checkpoint.h"
 
 namespace tn {

@@ -4,7 +4,7 @@
 #include "data/data_root.h"
 #include "data/tokenizers/gpt2_codec.h"
 #include "experiments/tasks/classification_options.h"
-#include "experiments/tasks/roberta_encoding.h"
+#include "data/encoding/roberta_encoding.h"
 #include "experiments/tasks/sequence_classification.h"
 
 namespace tn {

@@ -21,10 +21,10 @@
 
 #include "data/batching/batch_stream.h"
 #include "data/batching/length_batches.h"
-#include "experiments/spec.h"
+#include "experiments/spec/spec.h"
 #include "experiments/tasks/classification_options.h"
 #include "experiments/tasks/classification_stats.h"
-#include "experiments/tasks/labelled_sequences.h"
+#include "data/encoding/labelled_sequences.h"
 #include "experiments/tasks/task.h"
 
 namespace tn {

@@ -51,7 +51,7 @@ class Objective {
 };
 
 /// What `bench` times for a model of a task's head: the task's objective on one fixed batch of
-/// random inputs (experiments/bench_trainer.h). Empty (no objective) for a model of another head.
+/// random inputs (experiments/bench/bench_trainer.h). Empty (no objective) for a model of another head.
 struct BenchWork {
   std::unique_ptr<Objective> objective;
   std::unique_ptr<Batch> batch;

@@ -1,5 +1,5 @@
 #pragma once
-// The FLOP formulas the token mixers' table entries share (experiments/bench_flops.h: the
+// The FLOP formulas the token mixers' table entries share (experiments/bench/bench_flops.h: the
 // convention and every mixer's formula). Matrix products only, one multiply-add = 2 FLOPs;
 // N = batch·seq_len tokens, d = d_model, H = n_heads, D = d/H.
 #include <cstdint>

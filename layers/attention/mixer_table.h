@@ -81,7 +81,7 @@ struct MixerEntry {
   std::unique_ptr<TokenMixer> (*make)(const ModelConfig& config, ParamStore& store, const std::string& prefix,
                                       Rng& rng);
   /// Forward FLOPs of the core (the products between q, k and v) over `batch` sequences of
-  /// `seq_len` tokens (experiments/bench_flops.h gives the convention and the formulas).
+  /// `seq_len` tokens (experiments/bench/bench_flops.h gives the convention and the formulas).
   double (*core_flops)(const ModelConfig& config, int64_t batch, int64_t seq_len, bool causal);
   /// Forward FLOPs of the projections (q/k/v/out, feature maps) over `batch` × `seq_len` tokens.
   double (*projection_flops)(const ModelConfig& config, int64_t batch, int64_t seq_len);

@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "core/error.h"
-#include "experiments/bench.h"
-#include "experiments/bench_flops.h"
-#include "experiments/bench_precision.h"
-#include "experiments/bench_trainer.h"
+#include "experiments/bench/bench.h"
+#include "experiments/bench/bench_flops.h"
+#include "experiments/bench/bench_precision.h"
+#include "experiments/bench/bench_trainer.h"
 #include "core/math/stats.h"
-#include "experiments/bench_scaling.h"
+#include "experiments/bench/bench_scaling.h"
 #include "layers/model_config_json.h"
 
 using namespace tn;

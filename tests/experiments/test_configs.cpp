@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "experiments/spec.h"
+#include "experiments/spec/spec.h"
 #include "experiments/sweeps/sweep_spec.h"
 #include "tests/test_paths.h"
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "core/io/safetensors.h"
-#include "experiments/forward.h"
+#include "experiments/inspection/forward.h"
 #include "layers/checkpoint.h"
 #include "tests/test_paths.h"
 #include "tests/temp_dir.h"

@@ -7,7 +7,7 @@
 
 #include "core/error.h"
 #include "experiments/runner/training_batches.h"
-#include "experiments/spec.h"
+#include "experiments/spec/spec.h"
 #include "experiments/tasks/language_modeling.h"
 #include "experiments/tasks/registry.h"
 #include "tests/test_paths.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "experiments/spec.h"
+#include "experiments/spec/spec.h"
 #include "tests/test_paths.h"
 
 using namespace tn;

@@ -9,7 +9,7 @@
 #include "core/error.h"
 #include "core/ignore_index.h"
 #include "experiments/runner/training_batches.h"
-#include "experiments/spec.h"
+#include "experiments/spec/spec.h"
 #include "experiments/tasks/masked_lm.h"
 #include "experiments/tasks/registry.h"
 #include "tests/test_paths.h"

@@ -14,7 +14,7 @@
 #include "experiments/reports/report.h"
 #include "experiments/reports/report_format.h"
 #include "experiments/reports/report_highlights.h"
-#include "experiments/reports/svg_plot.h"
+#include "experiments/plots/svg_plot.h"
 #include "tests/temp_dir.h"
 #include "tests/experiments/report_fixture.h"
 

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "experiments/outputs/bench_report.h"
+#include "experiments/bench/bench_report.h"
 #include "experiments/outputs/metrics.h"
 #include "experiments/outputs/run_summary.h"
 

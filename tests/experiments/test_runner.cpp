@@ -22,7 +22,7 @@
 #include "experiments/outputs/run_summary.h"
 #include "experiments/runner/runner.h"
 #include "experiments/runner/train_step.h"
-#include "experiments/spec.h"
+#include "experiments/spec/spec.h"
 #include "experiments/tasks/language_modeling.h"
 
 using namespace tn;

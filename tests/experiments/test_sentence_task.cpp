@@ -12,7 +12,7 @@
 #include "core/error.h"
 #include "core/io/atomic_file.h"
 #include "experiments/runner/training_batches.h"
-#include "experiments/spec.h"
+#include "experiments/spec/spec.h"
 #include "experiments/tasks/registry.h"
 #include "experiments/tasks/sentence_prediction.h"
 #include "experiments/tasks/sequence_classification.h"

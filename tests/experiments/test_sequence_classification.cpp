@@ -8,7 +8,7 @@
 
 #include "core/error.h"
 #include "experiments/tasks/sequence_classification.h"
-#include "experiments/tasks/symbol_encoding.h"
+#include "data/encoding/symbol_encoding.h"
 #include "layers/models/transnormer.h"
 #include "tests/layers/small_model.h"
 

@@ -1,4 +1,4 @@
-// base: chains (experiments/spec_yaml.cpp compose): a long chain is refused as too long, not
+// base: chains (experiments/spec/spec_yaml.cpp compose): a long chain is refused as too long, not
 // called a cycle; a base file that is not a mapping is refused at the base: line; an empty one
 // adds nothing.
 #include <doctest/doctest.h>
@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/error.h"
-#include "experiments/spec.h"
+#include "experiments/spec/spec.h"
 #include "tests/temp_dir.h"
 
 using namespace tn;

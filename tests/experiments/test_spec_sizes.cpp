@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "experiments/spec.h"
+#include "experiments/spec/spec.h"
 #include "tests/temp_dir.h"
 
 using namespace tn;
