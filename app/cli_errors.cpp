@@ -6,7 +6,7 @@
 #include <regex>
 #include <sstream>
 
-#include "core/process/shell_quote.h"
+#include "core/platform/process/shell_quote.h"
 
 namespace tn::app {
 namespace {

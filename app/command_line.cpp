@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "core/process/shell_quote.h"
+#include "core/platform/process/shell_quote.h"
 
 namespace tn::app {
 namespace {

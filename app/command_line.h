@@ -8,7 +8,7 @@ namespace tn::app {
 /// Keeps argv (main() calls it first).
 void keep_command_line(int argc, char** argv);
 /// "transnormer train 'my spec.yaml' --set train.max_steps=10": argv[0] as its file name, every
-/// other argument as shell_quote (core/process/shell_quote.h) writes it.
+/// other argument as shell_quote (core/platform/process/shell_quote.h) writes it.
 const std::string& command_line();
 
 }  // namespace tn::app

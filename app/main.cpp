@@ -15,11 +15,11 @@
 #include "app/cli_errors.h"
 #include "app/command_line.h"
 #include "app/verbs.h"
-#include "core/comm/communicator.h"
-#include "core/version.h"
+#include "core/platform/comm/communicator.h"
+#include "core/platform/version.h"
 #include "core/error.h"
-#include "core/process/stop_signal.h"
-#include "core/system.h"
+#include "core/platform/process/stop_signal.h"
+#include "core/platform/system.h"
 #include "experiments/runner/runner.h"
 
 namespace {
@@ -185,7 +185,7 @@ int main(int argc, char** argv) {
   logger->set_pattern("[%H:%M:%S] %^%l%$ %v");
   spdlog::set_default_logger(logger);
   // MPI's threads start with SIGTERM and SIGINT blocked, so a stop always reaches this thread
-  // (core/process/stop_signal.h): `train` polls it there, other verbs end at once.
+  // (core/platform/process/stop_signal.h): `train` polls it there, other verbs end at once.
   tn::block_stop_signals();
   const bool joined = join_world(&argc, &argv);
   tn::unblock_stop_signals();

@@ -5,15 +5,15 @@
 #include <filesystem>
 
 #include "app/verbs.h"
-#include "core/dnnl/engine.h"
+#include "core/runtime/dnnl/engine.h"
 #include "core/error.h"
-#include "core/io/atomic_file.h"
+#include "core/platform/io/atomic_file.h"
 #include "data/data_root.h"
 #include "data/readers/wikitext.h"
 #include "data/tokenizers/word_vocab.h"
 #include "experiments/analysis/locality.h"
 #include "experiments/analysis/locality_plot.h"
-#include "layers/checkpoint.h"
+#include "layers/persistence/checkpoint.h"
 
 namespace tn::app {
 namespace {

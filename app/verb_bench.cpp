@@ -17,7 +17,7 @@
 #include <spdlog/spdlog.h>
 
 #include "app/verbs.h"
-#include "core/dnnl/engine.h"
+#include "core/runtime/dnnl/engine.h"
 #include "core/error.h"
 #include "experiments/bench/bench_run.h"
 #include "experiments/bench/bench_table.h"

@@ -4,7 +4,7 @@
 
 #include "app/cli_docs.h"
 #include "app/verbs.h"
-#include "core/version.h"
+#include "core/platform/version.h"
 
 namespace tn::app {
 

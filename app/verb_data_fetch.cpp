@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/process/child_process.h"
-#include "core/process/stop_signal.h"
+#include "core/platform/process/child_process.h"
+#include "core/platform/process/stop_signal.h"
 #include "data/data_root.h"
 
 namespace tn::app {

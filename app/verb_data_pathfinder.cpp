@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "core/process/stop_signal.h"
+#include "core/platform/process/stop_signal.h"
 #include "data/generators/pathfinder_files.h"
 #include "data/generators/pathfinder_generator.h"
 

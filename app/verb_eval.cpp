@@ -9,14 +9,14 @@
 #include <iostream>
 
 #include "app/verbs.h"
-#include "core/dnnl/engine.h"
+#include "core/runtime/dnnl/engine.h"
 #include "core/error.h"
-#include "core/io/json_errors.h"
+#include "core/platform/io/json_errors.h"
 #include "data/data_root.h"
 #include "experiments/runner/load_run.h"
 #include "experiments/spec/spec.h"
 #include "experiments/tasks/registry.h"
-#include "layers/checkpoint.h"
+#include "layers/persistence/checkpoint.h"
 
 namespace tn::app {
 namespace {
@@ -42,9 +42,14 @@ int eval_checkpoint(const EvalArgs& args) {
 /// A run directory (or the config whose default run directory it is), through its task.
 int eval_run(const EvalArgs& args) {
   LoadedRun run = load_run(args.target, resolve_data_root(args.data_root), args.best);
-  if (!run.task->has_split(args.split))
+  if (!run.task->has_split(args.split)) {
+    const char* other = args.split == Task::kTest ? Task::kValid : Task::kTest;
     throw ConfigError(run.dir + "/config.yaml: the spec has no labelled " + args.split + " split" +
-                      (args.split == "valid" ? "" : "; evaluate another with --split, e.g. --split valid"));
+                      (run.task->has_split(other) ? std::string("; evaluate the ") + other + " split: --split " + other
+                                                  : std::string("; nor a labelled ") + other +
+                                                        " split: give the spec one (data.valid, data.test) and "
+                                                        "evaluate its run again"));
+  }
   if (const std::string note = unfinished_note(run); !note.empty()) spdlog::warn("{}", note);
   nlohmann::json out = {{"split", args.split}};
   if (run.checkpoint.step >= 0) out["step"] = run.checkpoint.step;

@@ -5,11 +5,11 @@
 #include <iostream>
 
 #include "app/verbs.h"
-#include "core/dnnl/engine.h"
+#include "core/runtime/dnnl/engine.h"
 #include "core/error.h"
-#include "core/io/atomic_file.h"
+#include "core/platform/io/atomic_file.h"
 #include "experiments/inspection/forward.h"
-#include "layers/checkpoint.h"
+#include "layers/persistence/checkpoint.h"
 
 namespace tn::app {
 namespace {

@@ -14,11 +14,11 @@
 #include <nlohmann/json.hpp>
 
 #include "app/verbs.h"
-#include "core/dnnl/engine.h"
+#include "core/runtime/dnnl/engine.h"
 #include "core/error.h"
 #include "data/text/utf8.h"
 #include "data/tokenizers/word_vocab.h"
-#include "layers/checkpoint.h"
+#include "layers/persistence/checkpoint.h"
 #include "layers/generation/generate.h"
 
 namespace tn::app {

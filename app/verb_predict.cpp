@@ -9,8 +9,8 @@
 #include <iostream>
 
 #include "app/verbs.h"
-#include "core/dnnl/engine.h"
-#include "core/io/json_errors.h"
+#include "core/runtime/dnnl/engine.h"
+#include "core/platform/io/json_errors.h"
 #include "data/data_root.h"
 #include "experiments/runner/load_run.h"
 

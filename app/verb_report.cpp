@@ -13,9 +13,9 @@
 #include "app/command_line.h"
 #include "app/verbs.h"
 #include "core/error.h"
-#include "core/process/shell_quote.h"
-#include "core/process/stop_signal.h"
-#include "core/system.h"
+#include "core/platform/process/shell_quote.h"
+#include "core/platform/process/stop_signal.h"
+#include "core/platform/system.h"
 #include "experiments/reports/report.h"
 
 namespace tn::app {

@@ -18,7 +18,7 @@
 #include "app/smoke.h"
 #include "app/verbs.h"
 #include "core/error.h"
-#include "core/process/stop_signal.h"
+#include "core/platform/process/stop_signal.h"
 #include "data/data_root.h"
 #include "experiments/runner/dry_run.h"
 #include "experiments/runner/runner.h"

@@ -2,8 +2,8 @@
 # Checks that a transnormer binary from the default (portable) build starts on any x86-64 CPU: no
 # AVX or AVX-512 instruction (VEX/EVEX-encoded, ymm/zmm/mask registers) outside the functions
 # compiled per instruction set (GCC's "[clone .arch_x86_64_v3]" / "[clone .arch_x86_64_v4]", and
-# run_at_width's tn::isa_detail::run_v3 / run_v4; chosen at run time: core/math/isa_clones.h) and
-# the functions named *_avx512bf16 (called only where the CPU has AVX512_BF16: core/dnnl/bf16.cpp),
+# run_at_width's tn::isa_detail::run_v3 / run_v4; chosen at run time: core/runtime/math/isa_clones.h) and
+# the functions named *_avx512bf16 (called only where the CPU has AVX512_BF16: core/runtime/dnnl/bf16.cpp),
 # and such clones present. Run by ctest.
 #   bash scripts/check_portable.sh build/transnormer
 set -euo pipefail

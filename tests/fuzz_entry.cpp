@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "core/dnnl/engine.h"
+#include "core/runtime/dnnl/engine.h"
 #include "tests/fuzz/fuzz_targets.h"
 
 namespace {

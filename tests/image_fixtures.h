@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/io/atomic_file.h"
-#include "core/io/png_image.h"
+#include "core/platform/io/atomic_file.h"
+#include "core/platform/io/png_image.h"
 
 namespace tn::test {
 

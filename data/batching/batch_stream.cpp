@@ -3,9 +3,9 @@
 #include <numeric>
 #include <utility>
 
-#include "core/comm/share.h"
+#include "core/platform/comm/share.h"
 #include "core/error.h"
-#include "core/rng.h"
+#include "core/runtime/rng.h"
 
 namespace tn {
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "core/error.h"
-#include "core/rng.h"
+#include "core/runtime/rng.h"
 
 namespace tn {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/ignore_index.h"
+#include "core/runtime/ignore_index.h"
 
 namespace tn {
 

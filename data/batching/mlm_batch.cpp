@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
-#include "core/ignore_index.h"
+#include "core/runtime/ignore_index.h"
 
 namespace tn {
 

@@ -5,8 +5,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/ignore_index.h"
-#include "core/rng.h"
+#include "core/runtime/ignore_index.h"
+#include "core/runtime/rng.h"
 
 namespace tn {
 

@@ -6,9 +6,9 @@
 #include <utility>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
-#include "core/io/staged_folder.h"
-#include "core/rng.h"
+#include "core/platform/io/atomic_file.h"
+#include "core/platform/io/staged_folder.h"
+#include "core/runtime/rng.h"
 #include "data/generators/set_folder.h"
 
 namespace tn {

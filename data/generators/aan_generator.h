@@ -71,7 +71,7 @@ void check_aan_output(const std::string& dir, bool overwrite);
 /// Writes the three splits of `data` as the folder `dir` in the release's format: no header, one
 /// row per pair, `label<TAB>id1<TAB>id2<TAB>text1<TAB>text2`, label 0 or 1, '\n' line ends. The
 /// files go into a staging folder beside `dir`, which takes dir's place in one rename once all three
-/// are written (core/io/staged_folder.h): at any moment, a kill included, `dir` holds the old
+/// are written (core/platform/io/staged_folder.h): at any moment, a kill included, `dir` holds the old
 /// splits whole or the new ones. Creates dir's parents when missing. Calls check_aan_output first
 /// and throws ConfigError as it does; ShapeError when `data` does not hold options.count pairs;
 /// IoError when the folder or a file cannot be written. Returns the three paths.

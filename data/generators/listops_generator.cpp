@@ -10,10 +10,10 @@
 #include <unordered_set>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
-#include "core/io/staged_folder.h"
+#include "core/platform/io/atomic_file.h"
+#include "core/platform/io/staged_folder.h"
 #include "data/generators/set_folder.h"
-#include "core/rng.h"
+#include "core/runtime/rng.h"
 
 namespace tn {
 namespace {

@@ -92,7 +92,7 @@ void check_listops_output(const std::string& dir, bool overwrite);
 /// examples) as the folder `dir`, as listops.py writes them: a header `Source\tTarget`, then one
 /// `source\ttarget` row per example, '\n' line ends, each text built in memory first (635 MB for
 /// the defaults' train file). The files go into a staging folder beside `dir`, which takes dir's
-/// place in one rename once all three are written (core/io/staged_folder.h): at any moment, a kill
+/// place in one rename once all three are written (core/platform/io/staged_folder.h): at any moment, a kill
 /// included, `dir` holds the old splits whole or the new ones. Creates dir's parents when missing.
 /// Calls check_listops_output first. Throws ConfigError as it does; ShapeError when `data` does
 /// not hold options.total() examples; IoError when the folder or a file cannot be written.

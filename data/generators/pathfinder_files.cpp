@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
-#include "core/io/png_image.h"
-#include "core/io/staged_folder.h"
-#include "core/progress.h"
+#include "core/platform/io/atomic_file.h"
+#include "core/platform/io/png_image.h"
+#include "core/platform/io/staged_folder.h"
+#include "core/platform/progress.h"
 #include "data/generators/set_folder.h"
 
 namespace tn {

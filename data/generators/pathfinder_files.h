@@ -56,7 +56,7 @@ void check_pathfinder_output(const std::string& dir, bool overwrite);
 
 /// Generates options.count images with `generator` and writes them as the folder `dir` (created
 /// when missing). Calls options.validate() and check_pathfinder_output first. The set is written
-/// into a staging folder beside `dir` (core/io/staged_folder.h) and takes dir's place in one rename
+/// into a staging folder beside `dir` (core/platform/io/staged_folder.h) and takes dir's place in one rename
 /// once complete, so at any moment, a kill included, `dir` holds the old set whole or the new one
 /// whole; with `overwrite` the old set is deleted after the swap. Images are generated and written
 /// in parallel (OpenMP; the bytes do not depend on the thread count); every file is written

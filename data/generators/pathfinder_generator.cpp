@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/rng.h"
+#include "core/runtime/rng.h"
 
 namespace tn {
 namespace {

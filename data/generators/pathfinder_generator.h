@@ -38,7 +38,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/io/png_image.h"
+#include "core/platform/io/png_image.h"
 #include "data/generators/paddle_raster.h"
 
 namespace tn {

@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "core/error.h"
-#include "core/io/dir_lock.h"
+#include "core/platform/io/dir_lock.h"
 
 namespace tn {
 

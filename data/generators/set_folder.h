@@ -1,6 +1,6 @@
 #pragma once
 // The folder of a generated data set made of a few named files (ListOps' three splits, AAN's): it
-// is replaced whole (core/io/staged_folder.h), so it may hold only those files. The check runs
+// is replaced whole (core/platform/io/staged_folder.h), so it may hold only those files. The check runs
 // before the generation, creating nothing.
 #include <string>
 #include <vector>
@@ -10,7 +10,7 @@ namespace tn {
 /// Refuses (ConfigError, exit 2) an --out no data set folder can be made at, before any work: a
 /// file or a link to nothing on the way, a loop of links, a name over 255 bytes, a folder that
 /// cannot be written (permissions, read-only, proc or sysfs), for the folder and for its parent,
-/// where the new set is staged (core/io/dir_lock.h check_folder_path).
+/// where the new set is staged (core/platform/io/dir_lock.h check_folder_path).
 void check_set_path(const std::string& dir);
 
 /// Checks that `dir` can take a set made of the files `names` without destroying data: throws

@@ -5,7 +5,7 @@
 #include <map>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
+#include "core/platform/io/atomic_file.h"
 #include "data/readers/tar_members.h"
 #include "data/readers/text_file.h"
 

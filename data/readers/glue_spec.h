@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/config/json_section.h"
+#include "core/platform/config/json_section.h"
 #include "data/readers/glue_tasks.h"
 #include "data/readers/reader.h"
 

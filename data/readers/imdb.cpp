@@ -5,7 +5,7 @@
 #include <tuple>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
+#include "core/platform/io/atomic_file.h"
 #include "data/readers/tar_members.h"
 #include "data/text/utf8.h"
 

@@ -11,7 +11,7 @@
 #include <memory>
 #include <string>
 
-#include "core/config/json_section.h"
+#include "core/platform/config/json_section.h"
 #include "data/readers/reader.h"
 #include "data/tokenizers/tokenizer_spec.h"
 

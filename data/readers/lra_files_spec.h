@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "core/config/json_section.h"
+#include "core/platform/config/json_section.h"
 #include "data/readers/reader.h"
 #include "data/readers/split_files.h"
 #include "data/tokenizers/tokenizer_spec.h"

@@ -4,8 +4,8 @@
 #include <filesystem>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
-#include "core/io/png_image.h"
+#include "core/platform/io/atomic_file.h"
+#include "core/platform/io/png_image.h"
 #include "data/readers/text_file.h"
 
 namespace tn {

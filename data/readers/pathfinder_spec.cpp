@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "core/io/png_image.h"
+#include "core/platform/io/png_image.h"
 #include "data/data_root.h"
 #include "data/readers/image_split.h"
 #include "data/readers/pathfinder.h"

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "core/config/json_section.h"
+#include "core/platform/config/json_section.h"
 #include "data/readers/reader.h"
 
 namespace tn {

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/config/json_section.h"
+#include "core/platform/config/json_section.h"
 #include "data/readers/reader.h"
 
 namespace tn {

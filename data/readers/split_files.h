@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/config/json_section.h"
+#include "core/platform/config/json_section.h"
 
 namespace tn {
 

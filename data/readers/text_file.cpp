@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
+#include "core/platform/io/atomic_file.h"
 #include "data/text/utf8.h"
 
 namespace tn {

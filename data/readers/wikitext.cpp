@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
+#include "core/platform/io/atomic_file.h"
 #include "data/text/utf8.h"
 
 namespace tn {

@@ -6,8 +6,8 @@
 #include <unordered_map>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
-#include "core/io/own_files.h"
+#include "core/platform/io/atomic_file.h"
+#include "core/platform/io/own_files.h"
 
 namespace tn {
 namespace {

@@ -13,7 +13,7 @@
 #include <stdexcept>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
+#include "core/platform/io/atomic_file.h"
 #include "data/text/utf8.h"
 
 namespace tn {

@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "core/io/atomic_file.h"
+#include "core/platform/io/atomic_file.h"
 #include "experiments/plots/svg_plot.h"
 
 namespace tn {

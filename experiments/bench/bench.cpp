@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <vector>
 
-#include "core/dnnl/matmul.h"
+#include "core/runtime/dnnl/matmul.h"
 #include "core/error.h"
-#include "core/memory_pool.h"
-#include "core/system.h"
+#include "core/runtime/memory_pool.h"
+#include "core/platform/system.h"
 #include "experiments/bench/bench_trainer.h"
-#include "core/math/stats.h"
+#include "core/runtime/math/stats.h"
 
 namespace tn {
 

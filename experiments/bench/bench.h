@@ -5,11 +5,11 @@
 #include <optional>
 #include <vector>
 
-#include "core/dnnl/matmul_probe.h"
+#include "core/runtime/dnnl/matmul_probe.h"
 #include "experiments/bench/bench_flops.h"
-#include "core/precision.h"
+#include "core/runtime/precision.h"
 #include "experiments/spec/spec.h"
-#include "layers/model_config.h"
+#include "layers/config/model_config.h"
 
 namespace tn {
 
@@ -46,7 +46,7 @@ struct BenchResult {
   double step_over_matmul_median() const { return train_step_median_s / matmul_only_median_s; }
 };
 
-/// The machine's matmul throughput, measured on the spot (core/dnnl/matmul_probe.h): one
+/// The machine's matmul throughput, measured on the spot (core/runtime/dnnl/matmul_probe.h): one
 /// size × size × size matmul in f32 and in bf16 (bf16 inputs, f32 output).
 struct PeakMatmul {
   MatmulProbeResult f32, bf16;

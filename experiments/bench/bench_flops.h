@@ -22,7 +22,7 @@
 // gradient and the weight gradient, or both operand gradients of an attention product).
 #include <cstdint>
 
-#include "layers/model_config.h"
+#include "layers/config/model_config.h"
 
 namespace tn {
 

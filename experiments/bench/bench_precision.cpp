@@ -6,7 +6,7 @@
 
 #include "core/error.h"
 #include "experiments/bench/bench_trainer.h"
-#include "core/math/stats.h"
+#include "core/runtime/math/stats.h"
 
 namespace tn {
 

@@ -5,10 +5,10 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "core/dnnl/engine.h"
-#include "core/dnnl/matmul.h"
-#include "core/math/isa_clones.h"
-#include "core/system.h"
+#include "core/runtime/dnnl/engine.h"
+#include "core/runtime/dnnl/matmul.h"
+#include "core/runtime/math/isa_clones.h"
+#include "core/platform/system.h"
 
 namespace tn {
 

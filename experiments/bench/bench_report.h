@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "core/precision.h"
+#include "core/runtime/precision.h"
 #include "experiments/bench/bench.h"
 #include "experiments/bench/bench_precision.h"
 #include "experiments/bench/bench_scaling.h"

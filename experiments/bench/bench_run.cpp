@@ -4,9 +4,9 @@
 
 #include <optional>
 
-#include "core/dnnl/engine.h"
+#include "core/runtime/dnnl/engine.h"
 #include "core/error.h"
-#include "core/system.h"
+#include "core/platform/system.h"
 #include "data/data_root.h"
 #include "experiments/runner/memory_check.h"
 #include "experiments/spec/spec.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/precision.h"
+#include "core/runtime/precision.h"
 #include "experiments/bench/bench_report.h"
 
 namespace tn {

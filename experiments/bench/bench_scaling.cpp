@@ -14,18 +14,18 @@
 
 #include <spdlog/spdlog.h>
 
-#include "core/autograd/tape.h"
-#include "core/dnnl/engine.h"
+#include "core/runtime/autograd/tape.h"
+#include "core/runtime/dnnl/engine.h"
 #include "core/error.h"
-#include "core/memory_pool.h"
-#include "core/process/child_process.h"
+#include "core/runtime/memory_pool.h"
+#include "core/platform/process/child_process.h"
 #include "experiments/bench/bench_flops.h"
-#include "core/math/stats.h"
+#include "core/runtime/math/stats.h"
 #include "layers/attention/mixer_table.h"
-#include "layers/init.h"
-#include "layers/model_config_json.h"
-#include "layers/param_store.h"
-#include "layers/registry.h"
+#include "layers/module/init.h"
+#include "layers/config/model_config_json.h"
+#include "layers/module/param_store.h"
+#include "layers/module/registry.h"
 
 namespace tn {
 namespace {

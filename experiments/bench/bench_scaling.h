@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "layers/model_config.h"
+#include "layers/config/model_config.h"
 
 namespace tn {
 

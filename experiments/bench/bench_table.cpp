@@ -11,9 +11,9 @@
 #include <sys/wait.h>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
-#include "core/process/child_process.h"
-#include "core/progress.h"
+#include "core/platform/io/atomic_file.h"
+#include "core/platform/process/child_process.h"
+#include "core/platform/progress.h"
 #include "experiments/bench/bench_report.h"
 #include "experiments/plots/svg_plot.h"
 

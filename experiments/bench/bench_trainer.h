@@ -11,7 +11,7 @@
 #include <optional>
 #include <vector>
 
-#include "core/autograd/tape.h"
+#include "core/runtime/autograd/tape.h"
 #include "experiments/runner/train_step.h"
 #include "experiments/spec/spec.h"
 #include "experiments/tasks/task.h"

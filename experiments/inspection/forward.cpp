@@ -3,9 +3,9 @@
 #include <cmath>
 
 #include "core/error.h"
-#include "core/ignore_index.h"
-#include "core/io/json_errors.h"
-#include "core/ops/cross_entropy.h"
+#include "core/runtime/ignore_index.h"
+#include "core/platform/io/json_errors.h"
+#include "core/runtime/ops/cross_entropy.h"
 
 namespace tn {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/io/png_image.h"
+#include "core/platform/io/png_image.h"
 #include "data/readers/reader.h"
 
 namespace tn {

@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
-#include "core/io/dir_lock.h"
-#include "core/io/own_files.h"
+#include "core/platform/io/atomic_file.h"
+#include "core/platform/io/dir_lock.h"
+#include "core/platform/io/own_files.h"
 #include "experiments/reports/report_inputs.h"
 #include "experiments/reports/report_plots.h"
 #include "experiments/reports/report_table.h"

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <map>
 
-#include "core/process/shell_quote.h"
+#include "core/platform/process/shell_quote.h"
 #include "experiments/reports/report_format.h"
 
 namespace tn {

@@ -2,7 +2,7 @@
 #include <cmath>
 #include <regex>
 
-#include "core/system.h"
+#include "core/platform/system.h"
 #include "experiments/reports/report_format.h"
 #include "experiments/reports/report_writers.h"
 

@@ -7,7 +7,7 @@
 #include <map>
 
 #include "core/error.h"
-#include "core/process/shell_quote.h"
+#include "core/platform/process/shell_quote.h"
 #include "experiments/outputs/last_session.h"
 
 namespace tn {

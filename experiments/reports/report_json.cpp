@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "core/io/json_errors.h"
+#include "core/platform/io/json_errors.h"
 #include "experiments/reports/report_format.h"
 #include "experiments/reports/report_writers.h"
 

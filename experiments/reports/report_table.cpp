@@ -9,7 +9,7 @@
 #include <set>
 
 #include "core/error.h"
-#include "core/progress.h"
+#include "core/platform/progress.h"
 #include "experiments/reports/flat_json.h"
 
 namespace tn {

@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/io/atomic_file.h"
-#include "core/io/dir_lock.h"
-#include "core/io/json_errors.h"
+#include "core/platform/io/atomic_file.h"
+#include "core/platform/io/dir_lock.h"
+#include "core/platform/io/json_errors.h"
 #include "experiments/outputs/metrics.h"
 #include "experiments/reports/flat_json.h"
 #include "experiments/spec/spec_yaml.h"

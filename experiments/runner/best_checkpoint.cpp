@@ -1,5 +1,6 @@
 #include "experiments/runner/best_checkpoint.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <spdlog/fmt/fmt.h>
@@ -7,6 +8,30 @@
 #include "core/error.h"
 
 namespace tn {
+
+std::string check_validation_plan(const Task& task, const TrainSpec& train, const std::string& spec_path) {
+  const bool has_valid = task.has_split(Task::kValid);
+  const std::string& metric = train.checkpoint.best_metric;
+  if (!metric.empty()) {
+    if (!has_valid)
+      throw ConfigError(spec_path + ": train.checkpoint.best_metric: " + metric +
+                        " needs a validation split, and the data gives none; set one (data.valid, or "
+                        "data.split_valid_from_train for a text), or remove train.checkpoint");
+    const std::vector<std::string> names = task.metric_names();
+    const std::string name = metric.substr(metric.find('.') + 1);
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      std::string have;
+      for (const std::string& n : names) have += (have.empty() ? "valid." : ", valid.") + n;
+      throw ConfigError(spec_path + ": train.checkpoint.best_metric: " + metric +
+                        " is not a metric of this task's validation; it has " + have);
+    }
+  }
+  if (!has_valid && train.eval_every > 0)
+    return "train.eval_every=" + std::to_string(train.eval_every) +
+           ": the data has no validation split, so no validation runs (and no checkpoint is written before "
+           "the end); set data.valid (or data.split_valid_from_train for a text) to validate";
+  return "";
+}
 
 BestCheckpoint::BestCheckpoint(const TrainSpec& train)
     : metric_(train.checkpoint.best_metric), maximize_(train.checkpoint.maximize), patience_(train.patience) {}

@@ -9,10 +9,17 @@
 
 #include "experiments/outputs/metrics.h"
 #include "experiments/spec/spec.h"
+#include "experiments/tasks/task.h"
 
 namespace tn {
 
 inline constexpr const char* kBestCheckpointFile = "checkpoint_best.safetensors";
+
+/// Checks before training what the validations can give: train.checkpoint.best_metric must name
+/// one of the task's metric_names() and the data must have a validation split (ConfigError naming
+/// `spec_path`, the key, and the names it has or the data keys that give a split). Returns a
+/// warning when train.eval_every asks for validations of data without a validation split, else "".
+std::string check_validation_plan(const Task& task, const TrainSpec& train, const std::string& spec_path);
 
 class BestCheckpoint {
  public:

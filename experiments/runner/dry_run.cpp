@@ -4,14 +4,15 @@
 
 #include <filesystem>
 
-#include "core/dnnl/engine.h"
+#include "core/runtime/dnnl/engine.h"
+#include "experiments/runner/best_checkpoint.h"
 #include "experiments/runner/memory_check.h"
 #include "experiments/runner/model_from_data.h"
 #include "experiments/runner/resume.h"
 #include "experiments/runner/run_dir.h"
-#include "experiments/tasks/registry.h"
 #include "experiments/runner/warm_start.h"
-#include "layers/init_from.h"
+#include "experiments/tasks/registry.h"
+#include "layers/persistence/init_from.h"
 
 namespace tn {
 
@@ -38,6 +39,7 @@ std::string dry_run(ExperimentSpec spec, const RunOptions& options) {
   }
   const std::unique_ptr<Task> task = make_task(spec, options.data_root);
   configure_model_from_data(*task, spec);
+  const std::string validation_warning = check_validation_plan(*task, spec.train, spec.path);
   // The folder exists (check_run_dir): the run's own resume checks, with the spec as the run
   // would have it, nothing written.
   if (options.resume) check_resumable(RunDir(options.out_dir), spec);
@@ -48,7 +50,8 @@ std::string dry_run(ExperimentSpec spec, const RunOptions& options) {
 
   std::string out = spec_to_yaml(spec);
   out += "# --dry-run: nothing was trained or written.\n" + dir;
-  for (const auto& [split, source] : task->report().data) out += "# data " + split + ": " + source + "\n";
+  for (const auto& [split, source] : task->report().data)
+    if (!source.empty()) out += "# data " + split + ": " + source + "\n";
   if (!init_from.empty()) out += "# init_from: " + init_from + "\n";
   out += fmt::format("# parameters: about {:.4g}M; training memory at least {:.2f} GiB ({:.2f} GiB weights, "
                      "gradients and AdamW state; {:.2f} GiB activations of one batch)\n",
@@ -56,6 +59,7 @@ std::string dry_run(ExperimentSpec spec, const RunOptions& options) {
                      memory.activation_bytes / 1073741824.0);
   if (!options.records_only)  // a smoke test's 3 steps are not the schedule's
     for (const std::string& warning : schedule_warnings(spec.train)) out += "# warning: " + warning + "\n";
+  if (!validation_warning.empty()) out += "# warning: " + validation_warning + "\n";
   if (const int cpus = available_cpus(); spec.train.threads > cpus)  // as set_num_threads will say
     out += fmt::format("# warning: {} threads asked for, but this process may run on {} CPU(s): the run uses {} "
                        "(threads beyond the cores only wait for each other)\n",

@@ -3,11 +3,11 @@
 #include <filesystem>
 
 #include "core/error.h"
-#include "core/process/shell_quote.h"
+#include "core/platform/process/shell_quote.h"
 #include "experiments/outputs/last_session.h"
 #include "experiments/runner/best_checkpoint.h"
 #include "experiments/tasks/registry.h"
-#include "layers/checkpoint.h"
+#include "layers/persistence/checkpoint.h"
 
 namespace tn {
 

@@ -6,7 +6,7 @@
 
 #include "experiments/spec/spec.h"
 #include "experiments/tasks/task.h"
-#include "layers/checkpoint.h"
+#include "layers/persistence/checkpoint.h"
 
 namespace tn {
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "core/error.h"
-#include "core/system.h"
+#include "core/platform/system.h"
 #include "layers/attention/mixer_table.h"
 #include "layers/inputs/input_table.h"
 

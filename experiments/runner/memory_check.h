@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "layers/model_config.h"
+#include "layers/config/model_config.h"
 
 namespace tn {
 

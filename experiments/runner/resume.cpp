@@ -6,12 +6,12 @@
 #include <spdlog/spdlog.h>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
-#include "core/process/shell_quote.h"
-#include "core/io/safetensors.h"
+#include "core/platform/io/atomic_file.h"
+#include "core/platform/process/shell_quote.h"
+#include "core/platform/io/safetensors.h"
 #include "experiments/outputs/last_session.h"
 #include "experiments/spec/spec_yaml.h"
-#include "layers/checkpoint.h"
+#include "layers/persistence/checkpoint.h"
 
 namespace tn {
 
@@ -45,6 +45,11 @@ void check_spec_unchanged(const std::string& config, const ExperimentSpec& spec)
   ExperimentSpec saved = load_spec(config);
   // The settings a resumed run may change: its length, its threads, and the length of its
   // schedule's decay (extending a cosine run; the lr follows the new curve from the next step).
+  if (saved.train.max_steps != spec.train.max_steps)
+    spdlog::warn("train.max_steps {} -> {}: the run's config.yaml says {}, the spec now {}; the run trains on to "
+                 "step {}. To keep the run's own length, resume with its folder: transnormer train --resume RUN_DIR",
+                 saved.train.max_steps, spec.train.max_steps, saved.train.max_steps, spec.train.max_steps,
+                 spec.train.max_steps);
   saved.train.max_steps = spec.train.max_steps;
   saved.train.threads = spec.train.threads;
   const int64_t ran_total_steps = saved.train.schedule.total_steps;

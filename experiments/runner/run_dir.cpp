@@ -7,11 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
-#include "core/io/dir_lock.h"
-#include "core/io/own_files.h"
-#include "core/io/json_errors.h"
-#include "core/process/shell_quote.h"
+#include "core/platform/io/atomic_file.h"
+#include "core/platform/io/dir_lock.h"
+#include "core/platform/io/own_files.h"
+#include "core/platform/io/json_errors.h"
+#include "core/platform/process/shell_quote.h"
 #include "experiments/outputs/last_session.h"
 #include "experiments/runner/best_checkpoint.h"
 #include "experiments/runner/train_state.h"

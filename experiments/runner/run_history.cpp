@@ -8,10 +8,10 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "core/io/atomic_file.h"
-#include "core/math/isa_clones.h"
-#include "core/system.h"
-#include "core/version.h"
+#include "core/platform/io/atomic_file.h"
+#include "core/runtime/math/isa_clones.h"
+#include "core/platform/system.h"
+#include "core/platform/version.h"
 
 namespace tn {
 

@@ -3,7 +3,7 @@
 //   {"sessions": [{"command", "overrides", "version", "host", "threads", "ranks", "launcher",
 //                  "kernel_isa", "started", "ended", "outcome"}]}
 // `command` is the command line as given, `overrides` the --set values, `version` the program's
-// (core/version.h), `threads` per rank, `ranks` the data-parallel processes, `launcher` how they
+// (core/platform/version.h), `threads` per rank, `ranks` the data-parallel processes, `launcher` how they
 // were started ({"name": "direct" | "mpirun" | "slurm"}, with Slurm's job and array task ids),
 // times are UTC ISO 8601, `outcome` is running, done, diverged, stopped or failed.
 // Written atomically at the start and the end of every session.

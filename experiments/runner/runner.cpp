@@ -8,16 +8,16 @@
 #include <filesystem>
 #include <memory>
 
-#include "core/cancel.h"
-#include "core/comm/communicator.h"
-#include "core/dnnl/engine.h"
+#include "core/platform/cancel.h"
+#include "core/platform/comm/communicator.h"
+#include "core/runtime/dnnl/engine.h"
 #include "core/error.h"
-#include "core/io/dir_lock.h"
-#include "core/math/isa_clones.h"
-#include "core/memory_pool.h"
-#include "core/process/shell_quote.h"
-#include "core/process/stop_signal.h"
-#include "core/system.h"
+#include "core/platform/io/dir_lock.h"
+#include "core/runtime/math/isa_clones.h"
+#include "core/runtime/memory_pool.h"
+#include "core/platform/process/shell_quote.h"
+#include "core/platform/process/stop_signal.h"
+#include "core/platform/system.h"
 #include "data/data_root.h"
 #include "experiments/analysis/grad_stats.h"
 #include "experiments/runner/best_checkpoint.h"
@@ -33,8 +33,8 @@
 #include "experiments/runner/training_batches.h"
 #include "experiments/runner/warm_start.h"
 #include "experiments/tasks/registry.h"
-#include "layers/checkpoint.h"
-#include "layers/init_from.h"
+#include "layers/persistence/checkpoint.h"
+#include "layers/persistence/init_from.h"
 
 namespace tn {
 
@@ -148,6 +148,8 @@ Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<
     for (const std::string& warning : schedule_warnings(train)) spdlog::warn("{}", warning);
   set_num_threads(train.threads);  // before any oneDNN primitive is made
   configure_model_from_data(*task_, spec_);
+  if (const std::string warning = check_validation_plan(*task_, spec_.train, spec_.path); !warning.empty())
+    spdlog::warn("{}", warning);
   check_fits_in_memory(
       estimate_training_memory(spec_.model, task_->positions_per_batch(), task_->longest_sequence(),
                                spec_.train.update_freq, spec_.train.eval_batch_size),

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/progress.h"
+#include "core/platform/progress.h"
 
 #include "experiments/outputs/metrics.h"
 #include "experiments/runner/train_step.h"

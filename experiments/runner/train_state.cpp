@@ -3,8 +3,8 @@
 #include <map>
 
 #include "core/error.h"
-#include "core/io/json_errors.h"
-#include "core/io/safetensors.h"
+#include "core/platform/io/json_errors.h"
+#include "core/platform/io/safetensors.h"
 
 namespace tn {
 namespace {

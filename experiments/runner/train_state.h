@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/optim/adamw.h"
+#include "core/runtime/optim/adamw.h"
 #include "experiments/outputs/metrics.h"
 
 namespace tn {

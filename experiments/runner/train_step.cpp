@@ -3,7 +3,7 @@
 #include <chrono>
 #include <cmath>
 
-#include "core/rng.h"
+#include "core/runtime/rng.h"
 
 namespace tn {
 

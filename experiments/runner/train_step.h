@@ -4,7 +4,7 @@
 // the update follows the mean loss over every target of the step; then the global gradient norm
 // is clipped (train.clip_norm) and AdamW applies the schedule's rate for this update.
 //
-// Data parallelism (core/comm): each rank holds its part of every batch (the task's stream is
+// Data parallelism (core/platform/comm): each rank holds its part of every batch (the task's stream is
 // sharded), the targets are counted over all ranks, each rank weighs its batches by that global
 // count, and the gradients are summed across ranks before clipping, so every rank applies the same
 // update as one process with the whole batch (up to the order of float sums). Dropout draws from a
@@ -13,11 +13,11 @@
 #include <memory>
 #include <vector>
 
-#include "core/autograd/tape.h"
-#include "core/comm/grad_allreduce.h"
-#include "core/optim/adamw.h"
-#include "core/optim/lr_schedule.h"
-#include "core/rng.h"
+#include "core/runtime/autograd/tape.h"
+#include "core/platform/comm/grad_allreduce.h"
+#include "core/runtime/optim/adamw.h"
+#include "core/runtime/optim/lr_schedule.h"
+#include "core/runtime/rng.h"
 #include "experiments/spec/spec.h"
 #include "experiments/tasks/task.h"
 

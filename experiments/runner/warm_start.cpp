@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
-#include "core/io/json_errors.h"
+#include "core/platform/io/json_errors.h"
 
 namespace tn {
 namespace {

@@ -1,11 +1,11 @@
 #pragma once
 // `train.init_from` at the start of a new run (not on --resume, where the run's own checkpoint
 // holds the weights): the pretrained parameters are copied into the fresh model and the outcome
-// is logged (layers/init_from.h).
+// is logged (layers/persistence/init_from.h).
 #include <string>
 #include <vector>
 
-#include "layers/init_from.h"
+#include "layers/persistence/init_from.h"
 
 namespace tn {
 

@@ -7,12 +7,12 @@
 
 #include <spdlog/fmt/fmt.h>
 
-#include "core/config/json_section.h"
+#include "core/platform/config/json_section.h"
 #include "core/error.h"
 #include "experiments/outputs/metrics.h"
 #include "data/readers/registry.h"
 #include "experiments/spec/spec_yaml.h"
-#include "layers/model_config_json.h"
+#include "layers/config/model_config_json.h"
 
 namespace tn {
 
@@ -210,7 +210,9 @@ void resolve_task(const JsonSection& top, ExperimentSpec& spec) {
 
 ExperimentSpec resolve_spec(const json& root, const std::string& path) {
   const JsonSection top(root, "");
-  top.check_keys({"task", "model", "data", "train", "paper"}, true);
+  if (top.has("defaults"))  // Hydra's composition list
+    top.fail("defaults", "is not a key of a spec", "start from another spec with base: OTHER.yaml (its keys, then yours)");
+  top.check_keys({"base", "task", "model", "data", "train", "paper"}, true);
   if (!top.has("model"))
     top.fail("model", "is required", "add a model: section (e.g. d_model, n_layers, n_heads; see quickstart.yaml)");
   ExperimentSpec spec;

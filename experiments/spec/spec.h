@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "core/optim/lr_schedule.h"
-#include "core/precision.h"
+#include "core/runtime/optim/lr_schedule.h"
+#include "core/runtime/precision.h"
 #include "data/readers/reader.h"
 #include "experiments/spec/spec_yaml.h"
 #include "experiments/spec/task_options.h"
-#include "layers/model_config.h"
+#include "layers/config/model_config.h"
 
 namespace tn {
 
@@ -74,7 +74,7 @@ struct TrainSpec {
     bool operator==(const Analysis&) const = default;
   } analysis;
   /// train.init_from: a run directory (its checkpoint.safetensors) or a checkpoint file whose
-  /// matching parameters start this run (fine-tuning; layers/init_from.h). "" = none. Relative
+  /// matching parameters start this run (fine-tuning; layers/persistence/init_from.h). "" = none. Relative
   /// paths are taken from the current directory.
   std::string init_from;
   /// train.checkpoint: {best_metric: valid.<metric>, mode: min|max}: each validation whose

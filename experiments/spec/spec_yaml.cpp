@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
+#include "core/platform/io/atomic_file.h"
 #include "data/text/utf8.h"
 
 namespace tn {

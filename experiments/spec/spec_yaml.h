@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/config/json_section.h"
+#include "core/platform/config/json_section.h"
 
 namespace tn {
 

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/config/json_section.h"
+#include "core/platform/config/json_section.h"
 
 namespace tn {
 

@@ -11,7 +11,7 @@
 #include <filesystem>
 
 #include "core/error.h"
-#include "core/process/stop_signal.h"
+#include "core/platform/process/stop_signal.h"
 
 namespace tn {
 namespace {

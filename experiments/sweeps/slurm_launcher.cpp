@@ -9,8 +9,8 @@
 #include <thread>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
-#include "core/process/child_process.h"
+#include "core/platform/io/atomic_file.h"
+#include "core/platform/process/child_process.h"
 #include "experiments/sweeps/slurm_status.h"
 
 namespace tn {

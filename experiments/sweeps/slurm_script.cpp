@@ -1,7 +1,7 @@
 #include "experiments/sweeps/slurm_script.h"
 
 #include "core/error.h"
-#include "core/process/shell_quote.h"
+#include "core/platform/process/shell_quote.h"
 
 namespace tn {
 namespace {

@@ -1,7 +1,7 @@
 #pragma once
 // The text that reaches Slurm from a sweep: the batch script of a job array and the user's sbatch
 // options (--slurm). Every value written into the script is quoted or refused: the words of each
-// point's command and its log path in single quotes (core/process/shell_quote.h), the #SBATCH
+// point's command and its log path in single quotes (core/platform/process/shell_quote.h), the #SBATCH
 // values as sbatch reads them (double quotes around spaces; a control character such as a newline,
 // which would end the directive and make the rest a command, or a double quote is refused, as are
 // % and \ in --output, which Slurm reads as file name patterns), comment lines with control

@@ -4,10 +4,10 @@
 #include <utility>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
-#include "core/io/json_errors.h"
-#include "core/io/own_files.h"
-#include "core/process/shell_quote.h"
+#include "core/platform/io/atomic_file.h"
+#include "core/platform/io/json_errors.h"
+#include "core/platform/io/own_files.h"
+#include "core/platform/process/shell_quote.h"
 
 namespace tn {
 namespace {

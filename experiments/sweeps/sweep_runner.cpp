@@ -12,9 +12,9 @@
 #include <stdexcept>
 
 #include "core/error.h"
-#include "core/io/dir_lock.h"
-#include "core/io/own_files.h"
-#include "core/process/shell_quote.h"
+#include "core/platform/io/dir_lock.h"
+#include "core/platform/io/own_files.h"
+#include "core/platform/process/shell_quote.h"
 #include "experiments/sweeps/local_launcher.h"
 #include "experiments/sweeps/slurm_launcher.h"
 #include "experiments/runner/run_dir.h"

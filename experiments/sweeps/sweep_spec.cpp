@@ -7,7 +7,7 @@
 #include <map>
 #include <optional>
 
-#include "core/config/json_section.h"
+#include "core/platform/config/json_section.h"
 #include "core/error.h"
 #include "experiments/spec/spec_yaml.h"
 
@@ -460,7 +460,7 @@ SweepSpec load_sweep(const std::string& path, const SweepCommandLine& cli) {
   sweep.command_line = cli;
   sweep.name = f.checked([&] { return JsonSection(f.root(), "").string("name", safe_name(std::filesystem::path(path).stem().string())); });
   if (sweep.name.empty() || safe_name(sweep.name) != sweep.name)
-    f.fail("name", "\"" + sweep.name + "\" is not a folder name", "use letters, digits, '.', '+' and '-'");
+    f.fail("name", "\"" + sweep.name + "\" is not a folder name", "use letters, digits, '_', '.', '+' and '-' (not starting with '.')");
   SweepAxes axes{read_axes(f, "grid"), read_axes(f, "zip"), read_seeds(f), read_points(f)};
   const bool every_point_has_base =
       std::all_of(axes.named.begin(), axes.named.end(), [](const NamedPoint& np) { return !np.base.empty(); });

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "core/config/json_section.h"
+#include "core/platform/config/json_section.h"
 #include "experiments/spec/task_options.h"
 
 namespace tn {

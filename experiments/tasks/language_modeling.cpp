@@ -164,6 +164,7 @@ std::unique_ptr<Task> language_modeling_for_checkpoint(const LoadedCheckpoint& c
     throw DataError(checkpoint_path + ": the checkpoint holds no \"transnormer.vocab\"; it cannot map words to ids");
   LmData data{WordVocab::from_tokens(checkpoint.vocab)};
   data.test = data.vocab.encode(read_lines(data_file));
+  if (data.test.empty()) throw DataError(data_file + ": holds no words; give a .tokens file with text");
   data.test_file = data_file;
   return std::make_unique<LanguageModelingTask>(std::move(data), seq_len, batch_size, 0);
 }

@@ -14,7 +14,7 @@
 #include "experiments/spec/spec.h"
 #include "experiments/tasks/lm_data.h"
 #include "experiments/tasks/task.h"
-#include "layers/checkpoint.h"
+#include "layers/persistence/checkpoint.h"
 
 namespace tn {
 
@@ -44,6 +44,7 @@ class LanguageModelingTask final : public Task {
   BatchStream training_stream() const override;
   void fill_batch(const std::vector<int64_t>& ids, uint64_t epoch, Batch& batch) const override;
   bool has_split(const std::string& split) const override;
+  std::vector<std::string> metric_names() const override { return {"loss", "ppl", "tokens"}; }
   Metrics evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size,
                    int64_t max_examples = 0) const override;
   std::vector<std::string> vocabulary() const override { return data_.vocab.tokens(); }

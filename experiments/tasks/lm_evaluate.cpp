@@ -2,11 +2,11 @@
 
 #include <cmath>
 
-#include "core/cancel.h"
-#include "core/comm/communicator.h"
-#include "core/comm/share.h"
+#include "core/platform/cancel.h"
+#include "core/platform/comm/communicator.h"
+#include "core/platform/comm/share.h"
 #include "core/error.h"
-#include "core/progress.h"
+#include "core/platform/progress.h"
 #include "data/batching/lm_blocks.h"
 
 namespace tn {

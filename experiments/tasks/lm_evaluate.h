@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/comm/communicator.h"
+#include "core/platform/comm/communicator.h"
 #include "layers/models/transnormer.h"
 
 namespace tn {

@@ -55,6 +55,7 @@ class MaskedLmTask final : public Task {
   BatchStream training_stream() const override;
   void fill_batch(const std::vector<int64_t>& ids, uint64_t epoch, Batch& batch) const override;
   bool has_split(const std::string& split) const override;
+  std::vector<std::string> metric_names() const override { return {"loss", "ppl", "tokens"}; }
   Metrics evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size,
                    int64_t max_examples = 0) const override;
   std::vector<std::string> vocabulary() const override { return vocabulary_; }

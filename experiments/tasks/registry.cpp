@@ -2,7 +2,7 @@
 
 #include "core/error.h"
 #include "layers/inputs/input_table.h"
-#include "layers/model_config_json.h"
+#include "layers/config/model_config_json.h"
 #include "experiments/tasks/language_modeling.h"
 #include "experiments/tasks/lra_tasks.h"
 #include "experiments/tasks/masked_lm.h"

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "experiments/spec/spec.h"
-#include "core/config/json_section.h"
+#include "core/platform/config/json_section.h"
 #include "experiments/tasks/task.h"
 #include "experiments/spec/task_options.h"
-#include "layers/checkpoint.h"
+#include "layers/persistence/checkpoint.h"
 
 namespace tn {
 

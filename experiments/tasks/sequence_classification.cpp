@@ -7,13 +7,13 @@
 #include <filesystem>
 #include <map>
 
-#include "core/cancel.h"
-#include "core/comm/communicator.h"
-#include "core/progress.h"
+#include "core/platform/cancel.h"
+#include "core/platform/comm/communicator.h"
+#include "core/platform/progress.h"
 #include "core/error.h"
-#include "core/io/atomic_file.h"
-#include "core/ops/cross_entropy.h"
-#include "core/ops/mse_loss.h"
+#include "core/platform/io/atomic_file.h"
+#include "core/runtime/ops/cross_entropy.h"
+#include "core/runtime/ops/mse_loss.h"
 #include "data/metrics/classification_metrics.h"
 #include "data/metrics/regression_metrics.h"
 
@@ -241,6 +241,13 @@ Metrics SequenceClassificationTask::evaluate(TransNormerModel& model, const std:
   }
   m.set_count("examples", static_cast<int64_t>(n));
   return m;
+}
+
+std::vector<std::string> SequenceClassificationTask::metric_names() const {
+  std::vector<std::string> names{"loss"};
+  names.insert(names.end(), target_.metrics.begin(), target_.metrics.end());
+  names.push_back("examples");  // and "non_finite" when some prediction was not finite
+  return names;
 }
 
 std::vector<nlohmann::json> SequenceClassificationTask::predictions(const std::string& split) const {

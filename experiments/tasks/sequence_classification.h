@@ -80,6 +80,7 @@ class SequenceClassificationTask final : public Task {
   BatchStream training_stream() const override;
   void fill_batch(const std::vector<int64_t>& ids, uint64_t epoch, Batch& batch) const override;
   bool has_split(const std::string& split) const override;
+  std::vector<std::string> metric_names() const override;
   Metrics evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size,
                    int64_t max_examples = 0) const override;
   std::vector<std::string> extra_eval_splits() const override;

@@ -103,6 +103,10 @@ class Task : public Objective {
   virtual Metrics evaluate(TransNormerModel& model, const std::string& split, int64_t batch_size,
                            int64_t max_examples = 0) const = 0;
 
+  /// The names evaluate() gives every labelled split, in its order ("loss" first): what
+  /// train.checkpoint.best_metric may name, checked before training.
+  virtual std::vector<std::string> metric_names() const = 0;
+
   /// Further labelled splits evaluated with the final ones (MNLI's dev_mismatched); by name.
   virtual std::vector<std::string> extra_eval_splits() const { return {}; }
   /// The per-example records of the latest evaluate() of `split` (JSON objects: id, label,

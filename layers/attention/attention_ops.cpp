@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include "core/autograd/grad_accum.h"
+#include "core/runtime/autograd/grad_accum.h"
 #include "core/error.h"
-#include "core/parallel.h"
+#include "core/runtime/parallel.h"
 #include "layers/attention/kernels/cosformer_features.h"
 #include "layers/attention/kernels/linear_attention.h"
 #include "layers/attention/kernels/performer_features.h"

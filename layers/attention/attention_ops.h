@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/autograd/tape.h"
+#include "core/runtime/autograd/tape.h"
 #include "layers/attention/kernels/diag_attention.h"
 
 namespace tn {

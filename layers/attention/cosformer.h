@@ -8,7 +8,7 @@
 // layer. start_decode() refuses; TransNormerModel::decode_step instead recomputes the whole model
 // over the prefix at each step (correct, O(t) per token).
 #include "layers/attention/projections.h"
-#include "layers/model_config.h"
+#include "layers/config/model_config.h"
 
 namespace tn {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "core/error.h"
-#include "core/ops/elementwise.h"
+#include "core/runtime/ops/elementwise.h"
 #include "layers/attention/attention_ops.h"
 #include "layers/attention/kv_cache.h"
 

@@ -10,7 +10,7 @@
 
 #include "layers/attention/kernels/diag_attention.h"
 #include "layers/attention/projections.h"
-#include "layers/model_config.h"
+#include "layers/config/model_config.h"
 #include "layers/norms/norm.h"
 #include "layers/positional/relative_encoding.h"
 

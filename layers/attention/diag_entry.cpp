@@ -6,15 +6,11 @@
 #include "layers/attention/diag_attention.h"
 #include "layers/attention/mixer_flops.h"
 #include "layers/attention/mixer_table.h"
-#include "layers/model_limits.h"
+#include "layers/config/model_limits.h"
 
 namespace tn {
 namespace {
 
-const NameList<DiagInner>& inner_names() {
-  static const NameList<DiagInner> names = {{"relu", DiagInner::Relu}, {"softmax", DiagInner::Softmax}};
-  return names;
-}
 
 void resolve(const JsonSection& s, bool strict, AttentionOptions& options) {
   s.check_keys({"block_size", "inner", "norm", "n_heads"}, strict);
@@ -23,7 +19,7 @@ void resolve(const JsonSection& s, bool strict, AttentionOptions& options) {
                             "use a positive block width w such as 64");
   s.at_most("block_size", o.block_size, kMaxModelPositions,
             "use a block width such as 64; a block is at most as long as a sequence may be (2^20 positions)");
-  o.inner = s.choice("inner", o.inner, inner_names());
+  o.inner = s.choice("inner", o.inner, diag_inner_names());
   o.norm = read_norm(s, "norm", o.norm);
   if (s.has("n_heads"))
     o.n_heads = s.at_least("n_heads", s.integer("n_heads", 0), 1, "use a head count dividing d_model, or leave it out for the model's");
@@ -33,7 +29,7 @@ void resolve(const JsonSection& s, bool strict, AttentionOptions& options) {
 nlohmann::json to_json(const AttentionOptions& options) {
   const DiagOptions& o = options.diag;
   std::string inner;
-  for (const auto& [name, value] : inner_names())
+  for (const auto& [name, value] : diag_inner_names())
     if (value == o.inner) inner = name;
   nlohmann::json out = {{"block_size", o.block_size}, {"inner", inner}, {"norm", to_string(o.norm)}};
   if (o.n_heads > 0) out["n_heads"] = o.n_heads;  // the reference's keys otherwise

@@ -1,6 +1,6 @@
 #include "layers/attention/diag_norm_parallel.h"
 
-#include "core/ops/elementwise.h"
+#include "core/runtime/ops/elementwise.h"
 #include "layers/attention/mixer_table.h"
 
 namespace tn {

@@ -6,9 +6,9 @@
 // token-mixing parameters and FLOPs of either branch. Decoding keeps both branches' states.
 #include <memory>
 
-#include "layers/model_config.h"
-#include "layers/module.h"
-#include "layers/param_store.h"
+#include "layers/config/model_config.h"
+#include "layers/module/module.h"
+#include "layers/module/param_store.h"
 
 namespace tn {
 

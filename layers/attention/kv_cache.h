@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "layers/attention/kernels/diag_attention.h"
-#include "layers/module.h"
+#include "layers/module/module.h"
 
 namespace tn {
 

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "core/ops/eltwise.h"
+#include "core/runtime/ops/eltwise.h"
 #include "layers/attention/attention_ops.h"
 #include "layers/attention/linear_decode_state.h"
 

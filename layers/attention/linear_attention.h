@@ -12,7 +12,7 @@
 #include <optional>
 
 #include "layers/attention/projections.h"
-#include "layers/model_config.h"
+#include "layers/config/model_config.h"
 #include "layers/norms/norm.h"
 #include "layers/positional/relative_encoding.h"
 

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "layers/module.h"
+#include "layers/module/module.h"
 
 namespace tn {
 

@@ -4,7 +4,7 @@
 // N = batch·seq_len tokens, d = d_model, H = n_heads, D = d/H.
 #include <cstdint>
 
-#include "layers/model_config.h"
+#include "layers/config/model_config.h"
 
 namespace tn {
 

@@ -8,7 +8,7 @@
 // and of the names in error messages.
 //
 // Adding a mixer: its MixerKind value (and an options struct, a member of AttentionOptions, if it
-// has options) in layers/model_config.h, its module, its <mixer>_entry.cpp, and its line in
+// has options) in layers/config/model_config.h, its module, its <mixer>_entry.cpp, and its line in
 // mixer_table.cpp.
 // The config reader and writer, the registry, the FLOP counts, incremental decoding and the tests
 // of causality, padding, gradients, decoding and option round trips then pick it up from here.
@@ -19,12 +19,12 @@
 #include <string_view>
 #include <vector>
 
-#include "core/config/json_section.h"
-#include "core/rng.h"
-#include "layers/config_names.h"
-#include "layers/model_config.h"
-#include "layers/module.h"
-#include "layers/param_store.h"
+#include "core/platform/config/json_section.h"
+#include "core/runtime/rng.h"
+#include "layers/config/config_names.h"
+#include "layers/config/model_config.h"
+#include "layers/module/module.h"
+#include "layers/module/param_store.h"
 
 namespace tn {
 

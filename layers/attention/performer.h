@@ -8,7 +8,7 @@
 // row depends on that row alone and the recurrent form applies: a LinearDecodeState with d_key = m
 // (kv_state m×d_head and k_sum m per head), O(m·d) per token whatever the position.
 #include "layers/attention/projections.h"
-#include "layers/model_config.h"
+#include "layers/config/model_config.h"
 
 namespace tn {
 

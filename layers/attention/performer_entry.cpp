@@ -4,7 +4,7 @@
 #include "layers/attention/mixer_flops.h"
 #include "layers/attention/mixer_table.h"
 #include "layers/attention/performer.h"
-#include "layers/model_limits.h"
+#include "layers/config/model_limits.h"
 
 namespace tn {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "core/ops/linear.h"
-#include "layers/init.h"
+#include "core/runtime/ops/linear.h"
+#include "layers/module/init.h"
 
 namespace tn {
 

@@ -3,9 +3,9 @@
 // as "<prefix>.{q_proj,k_proj,v_proj,out_proj}.{weight,bias}".
 #include <string>
 
-#include "core/rng.h"
-#include "layers/module.h"
-#include "layers/param_store.h"
+#include "core/runtime/rng.h"
+#include "layers/module/module.h"
+#include "layers/module/param_store.h"
 
 namespace tn {
 

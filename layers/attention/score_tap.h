@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/autograd/tape.h"
+#include "core/runtime/autograd/tape.h"
 
 namespace tn {
 

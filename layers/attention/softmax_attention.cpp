@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "core/ops/elementwise.h"
+#include "core/runtime/ops/elementwise.h"
 #include "layers/attention/attention_ops.h"
 #include "layers/attention/kv_cache.h"
 

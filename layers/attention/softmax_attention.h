@@ -3,7 +3,7 @@
 // PE on q and k, heads concatenated, then W_o. O(T²) time and memory: the baseline.
 // Decoding (causal only): a KvCache of every k, v row so far, O(t·d) time and memory at token t.
 #include "layers/attention/projections.h"
-#include "layers/model_config.h"
+#include "layers/config/model_config.h"
 #include "layers/positional/relative_encoding.h"
 
 namespace tn {

@@ -5,7 +5,7 @@
 // reproduces a generation.
 #include <cstdint>
 
-#include "core/rng.h"
+#include "core/runtime/rng.h"
 
 namespace tn {
 

@@ -8,7 +8,7 @@
 // Either way the positions are then added as the model's `positional` says.
 //
 // Adding an input kind: its InputKind value (and options in InputOptions) in
-// layers/model_config.h, a module and an entry beside it (layers/inputs/<kind>_input.cpp), and its
+// layers/config/model_config.h, a module and an entry beside it (layers/inputs/<kind>_input.cpp), and its
 // line in input_table.cpp; the config reader and writer, the model, the parameter and FLOP counts
 // and the memory estimate pick it up from here.
 #include <cstdint>
@@ -16,10 +16,10 @@
 #include <string_view>
 #include <vector>
 
-#include "core/rng.h"
-#include "layers/model_config.h"
-#include "layers/module.h"
-#include "layers/param_store.h"
+#include "core/runtime/rng.h"
+#include "layers/config/model_config.h"
+#include "layers/module/module.h"
+#include "layers/module/param_store.h"
 
 namespace tn {
 

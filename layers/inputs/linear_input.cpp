@@ -3,9 +3,9 @@
 // through Linear(1 → d_model), "embed_input.{weight [d_model, 1], bias [d_model]}", PyTorch's
 // default Linear init.
 #include "core/error.h"
-#include "core/ops/elementwise.h"
-#include "core/ops/linear.h"
-#include "layers/init.h"
+#include "core/runtime/ops/elementwise.h"
+#include "core/runtime/ops/linear.h"
+#include "layers/module/init.h"
 #include "layers/inputs/input_table.h"
 
 namespace tn {

@@ -2,8 +2,8 @@
 // initialised N(0, 1/d_model) (fairseq's Embedding).
 #include <cmath>
 
-#include "core/ops/embedding.h"
-#include "layers/init.h"
+#include "core/runtime/ops/embedding.h"
+#include "layers/module/init.h"
 #include "layers/inputs/input_table.h"
 
 namespace tn {

@@ -3,11 +3,11 @@
 #include <numeric>
 
 #include "core/error.h"
-#include "core/ops/concat.h"
-#include "core/ops/elementwise.h"
-#include "core/ops/eltwise.h"
-#include "core/ops/gather_rows.h"
-#include "core/ops/layer_norm.h"
+#include "core/runtime/ops/concat.h"
+#include "core/runtime/ops/elementwise.h"
+#include "core/runtime/ops/eltwise.h"
+#include "core/runtime/ops/gather_rows.h"
+#include "core/runtime/ops/layer_norm.h"
 
 namespace tn {
 

@@ -6,9 +6,9 @@
 // The lm head (logits = h Eᵀ) needs no parameters of its own and lives in the model.
 #include <optional>
 
-#include "core/ops/sequence_pool.h"
+#include "core/runtime/ops/sequence_pool.h"
 #include "layers/attention/projections.h"
-#include "layers/model_config.h"
+#include "layers/config/model_config.h"
 
 namespace tn {
 

@@ -4,16 +4,16 @@
 #include <cmath>
 
 #include "core/error.h"
-#include "core/ops/elementwise.h"
-#include "core/ops/embedding.h"
-#include "core/ops/gather_rows.h"
-#include "core/ops/lm_head_loss.h"
+#include "core/runtime/ops/elementwise.h"
+#include "core/runtime/ops/embedding.h"
+#include "core/runtime/ops/gather_rows.h"
+#include "core/runtime/ops/lm_head_loss.h"
 #include "layers/attention/mixer_table.h"
 #include "layers/attention/score_tap.h"
-#include "layers/init.h"
+#include "layers/module/init.h"
 #include "layers/inputs/input_table.h"
 #include "layers/positional/sinusoidal.h"
-#include "layers/registry.h"
+#include "layers/module/registry.h"
 
 namespace tn {
 

@@ -5,18 +5,18 @@
 //                        post-norm x = norm1(x + drop(mixer(x))); x = norm2(x + drop(cm(x))).
 // Parameter names are the checkpoint names of docs/model.md §12.
 // Incremental decoding (start_decode / decode_step): the same computation one token at a time for
-// a decoder LM, each mixer carrying its DecodeState (layers/module.h).
+// a decoder LM, each mixer carrying its DecodeState (layers/module/module.h).
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "core/ops/lm_head_loss.h"
+#include "core/runtime/ops/lm_head_loss.h"
 #include "layers/inputs/input_table.h"
-#include "layers/model_config.h"
+#include "layers/config/model_config.h"
 #include "layers/models/heads.h"
-#include "layers/module.h"
+#include "layers/module/module.h"
 #include "layers/norms/norm.h"
-#include "layers/param_store.h"
+#include "layers/module/param_store.h"
 
 namespace tn {
 

@@ -1,8 +1,8 @@
 #include "layers/norms/norm.h"
 
 #include "core/error.h"
-#include "core/ops/layer_norm.h"
-#include "core/ops/rms_norm.h"
+#include "core/runtime/ops/layer_norm.h"
+#include "core/runtime/ops/rms_norm.h"
 
 namespace tn {
 

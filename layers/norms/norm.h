@@ -6,10 +6,10 @@
 // statistics as buffers "<prefix>.running_mean" / "<prefix>.running_var".
 #include <string>
 
-#include "core/ops/batch_norm.h"
-#include "layers/model_config.h"
-#include "layers/module.h"
-#include "layers/param_store.h"
+#include "core/runtime/ops/batch_norm.h"
+#include "layers/config/model_config.h"
+#include "layers/module/module.h"
+#include "layers/module/param_store.h"
 
 namespace tn {
 

@@ -5,10 +5,10 @@
 // none = identity.
 #include <string>
 
-#include "core/rng.h"
-#include "layers/model_config.h"
-#include "layers/module.h"
-#include "layers/param_store.h"
+#include "core/runtime/rng.h"
+#include "layers/config/model_config.h"
+#include "layers/module/module.h"
+#include "layers/module/param_store.h"
 
 namespace tn {
 

@@ -1,6 +1,6 @@
 #pragma once
-#include "core/tensor.h"
-#include "layers/model_config.h"
+#include "core/runtime/tensor.h"
+#include "layers/config/model_config.h"
 
 namespace tn {
 

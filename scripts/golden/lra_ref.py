@@ -294,7 +294,7 @@ class LraEncoder(nn.Module):
 
 
 # ------------------------------------------------------------------------------------------------
-# Tensor names: ours -> the project's checkpoint names (layers/param_store.h)
+# Tensor names: ours -> the project's checkpoint names (layers/module/param_store.h)
 # ------------------------------------------------------------------------------------------------
 def cpp_name(name):
     """Maps a state-dict name of LraEncoder to the project's name; None for BatchNorm's batch count."""

@@ -133,3 +133,36 @@ TEST_CASE("cli: patience without a metric, and a metric the task lacks, are refu
   CHECK(test_metric.err.find("use valid.<metric>") != std::string::npos);
   CHECK(run_cli("eval " + dir + "/b --best", dir).code == 2);  // no run there to evaluate
 }
+
+TEST_CASE("cli: a best_metric the validation cannot give is refused before training, a validation without a split warned") {
+  const std::string dir = scratch_dir("best_checkpoint_refused");
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  const std::string spec = "train " + dir + "/tiny.yaml --threads 1 --set train.max_steps=4";
+  // A language model's validation has loss, ppl and tokens: valid.accuracy is refused by --dry-run
+  // and by the run, before anything is written.
+  for (const char* dry : {" --dry-run", ""}) {
+    const CliResult r = run_cli(spec + " --set 'train.checkpoint={best_metric: valid.accuracy}'" + dry + " --out " + dir + "/acc", dir);
+    INFO(r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("tiny.yaml: train.checkpoint.best_metric: valid.accuracy is not a metric of this task's "
+                     "validation; it has valid.loss, valid.ppl, valid.tokens") != std::string::npos);
+  }
+  CHECK_FALSE(std::filesystem::exists(dir + "/acc/metrics.jsonl"));
+  // No validation split: best_metric refused, eval_every warned (dry run and run).
+  const std::string no_valid = spec + " --set data.split_valid_from_train=0";
+  const CliResult best = run_cli(no_valid + " --set 'train.checkpoint={best_metric: valid.ppl}' --out " + dir + "/nv", dir);
+  CHECK(best.code == 2);
+  CHECK(best.err.find("valid.ppl needs a validation split, and the data gives none") != std::string::npos);
+  const CliResult dry = run_cli(no_valid + " --set train.eval_every=2 --dry-run --out " + dir + "/nv", dir);
+  INFO(dry.err);
+  CHECK(dry.code == 0);
+  CHECK(dry.out.find("# warning: train.eval_every=2: the data has no validation split") != std::string::npos);
+  CHECK(dry.out.find("# data valid:") == std::string::npos);
+  const CliResult run = run_cli(no_valid + " --set train.eval_every=2 --out " + dir + "/nv", dir);
+  CHECK(run.code == 0);
+  CHECK(run.err.find("train.eval_every=2: the data has no validation split") != std::string::npos);
+  // eval's hint names the split the run has.
+  const CliResult valid = run_cli("eval " + dir + "/nv --split valid", dir);
+  CHECK(valid.code == 2);
+  CHECK(valid.err.find("no labelled valid split; evaluate the test split: --split test") != std::string::npos);
+}

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/io/safetensors.h"
+#include "core/platform/io/safetensors.h"
 #include "tests/app/cli_runner.h"
 
 using namespace tn::test;

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "core/io/png_image.h"
+#include "core/platform/io/png_image.h"
 #include "tests/app/cli_runner.h"
 #include "tests/image_fixtures.h"
 

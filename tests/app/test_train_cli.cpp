@@ -70,6 +70,13 @@ TEST_CASE("cli: train writes the run directory, the loss falls, eval reproduces 
   REQUIRE(c.code == 0);
   CHECK(json::parse(c.out)["loss"].get<double>() ==
         doctest::Approx(summary["test"]["loss"].get<double>()).epsilon(1e-6));
+  // An empty data file is named as such.
+  write_text(dir + "/empty.tokens", "");
+  CliResult empty = run_cli("eval --checkpoint " + dir + "/run/checkpoint.safetensors --data " + dir +
+                                "/empty.tokens --seq-len 32",
+                            dir);
+  CHECK(empty.code == 2);
+  CHECK(empty.err.find("empty.tokens: holds no words") != std::string::npos);
 }
 
 TEST_CASE("cli: a diverging run stops naming the step and keeps the last good checkpoint") {
@@ -152,6 +159,8 @@ TEST_CASE("cli: --resume continues a run exactly: 15 + 15 steps equal 30 in one 
   INFO(second.err);
   REQUIRE(second.code == 0);
   CHECK(second.err.find("resuming") != std::string::npos);
+  // The first part's --set train.max_steps=15 is not repeated: the run trains on to the spec's 30, and says so.
+  CHECK(second.err.find("train.max_steps 15 -> 30") != std::string::npos);
   const json a = json::parse(slurp(dir + "/whole/summary.json"));
   const json b = json::parse(slurp(dir + "/parts/summary.json"));
   // Same weights, optimizer moments, batch order and dropout masks: the same numbers, exactly.

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "core/optim/adamw.h"
+#include "core/runtime/optim/adamw.h"
 
 using namespace tn;
 

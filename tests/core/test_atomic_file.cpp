@@ -15,8 +15,8 @@
 #include <thread>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
-#include "core/io/safetensors.h"
+#include "core/platform/io/atomic_file.h"
+#include "core/platform/io/safetensors.h"
 #include "tests/temp_dir.h"
 
 using namespace tn;
@@ -77,7 +77,7 @@ TEST_CASE("write_file_atomic: a full disk is an IoError naming the file, and lea
   CHECK(read_file(path) == "ok\n");
 }
 
-TEST_CASE("write_file_atomic: no such directory, or a directory in the way, is an IoError") {
+TEST_CASE("write_file_atomic: no such directory is an IoError, a directory in the way bad input (DataError)") {
   TempDir dir("atomic_paths");
   const std::string missing = dir.file("no/such/dir/summary.json");
   auto err = error_of([&] { write_file_atomic(missing, "{}"); });
@@ -87,8 +87,8 @@ TEST_CASE("write_file_atomic: no such directory, or a directory in the way, is a
   const std::string occupied = dir.file("occupied");  // rename cannot replace a non-empty directory
   std::filesystem::create_directories(occupied + "/child");
   err = error_of([&] { write_file_atomic(occupied, "{}"); });
-  CHECK(err.first == "io");
-  CHECK(err.second.find(occupied) != std::string::npos);
+  CHECK(err.first == "data");  // the path given names a folder: exit 2, with the fix
+  CHECK(err.second.find(occupied + ": it is a directory; give the path of a file") != std::string::npos);
   CHECK(std::filesystem::is_directory(occupied + "/child"));
 }
 

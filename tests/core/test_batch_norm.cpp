@@ -1,4 +1,4 @@
-// BatchNorm over the feature axis (core/ops/batch_norm.h; the LRA "synbatch"; PyTorch BatchNorm1d).
+// BatchNorm over the feature axis (core/runtime/ops/batch_norm.h; the LRA "synbatch"; PyTorch BatchNorm1d).
 // Hand-worked values, running-stat update, oneDNN against the float64 naive reference at awkward
 // widths, finite-difference gradients (training and eval), padding invariance, and errors.
 //
@@ -15,10 +15,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/autograd/grad_check.h"
+#include "core/runtime/autograd/grad_check.h"
 #include "core/error.h"
-#include "core/ops/batch_norm.h"
-#include "core/rng.h"
+#include "core/runtime/ops/batch_norm.h"
+#include "core/runtime/rng.h"
 #include "tests/core/twin_ranks.h"
 
 using namespace tn;

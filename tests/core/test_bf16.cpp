@@ -10,18 +10,18 @@
 #include <random>
 #include <vector>
 
-#include "core/autograd/grad_check.h"
-#include "core/dnnl/bf16.h"
-#include "core/dnnl/engine.h"
-#include "core/dnnl/matmul.h"
-#include "core/ops/elementwise.h"
-#include "core/ops/eltwise.h"
-#include "core/ops/linear.h"
-#include "core/ops/lm_head_loss.h"
-#include "core/ops/rms_norm.h"
-#include "core/ops/swiglu.h"
-#include "core/optim/adamw.h"
-#include "core/rng.h"
+#include "core/runtime/autograd/grad_check.h"
+#include "core/runtime/dnnl/bf16.h"
+#include "core/runtime/dnnl/engine.h"
+#include "core/runtime/dnnl/matmul.h"
+#include "core/runtime/ops/elementwise.h"
+#include "core/runtime/ops/eltwise.h"
+#include "core/runtime/ops/linear.h"
+#include "core/runtime/ops/lm_head_loss.h"
+#include "core/runtime/ops/rms_norm.h"
+#include "core/runtime/ops/swiglu.h"
+#include "core/runtime/optim/adamw.h"
+#include "core/runtime/rng.h"
 
 using namespace tn;
 

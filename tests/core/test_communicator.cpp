@@ -1,4 +1,4 @@
-// The communication interface (core/comm): a world of one process, and the gradient sums'
+// The communication interface (core/platform/comm): a world of one process, and the gradient sums'
 // buckets, checked against a stand-in world of identical ranks.
 #include <doctest/doctest.h>
 
@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <vector>
 
-#include "core/comm/communicator.h"
-#include "core/comm/grad_allreduce.h"
+#include "core/platform/comm/communicator.h"
+#include "core/platform/comm/grad_allreduce.h"
 #include "core/error.h"
 #include "tests/core/twin_ranks.h"
 

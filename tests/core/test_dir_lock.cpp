@@ -1,4 +1,4 @@
-// One writer per folder (core/io/dir_lock.h): a second claim is refused naming the holder's pid,
+// One writer per folder (core/platform/io/dir_lock.h): a second claim is refused naming the holder's pid,
 // and a claim ends with its process, however that ends.
 #include <doctest/doctest.h>
 
@@ -11,8 +11,8 @@
 #include <string>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
-#include "core/io/dir_lock.h"
+#include "core/platform/io/atomic_file.h"
+#include "core/platform/io/dir_lock.h"
 #include "tests/temp_dir.h"
 
 using namespace tn;

@@ -1,9 +1,9 @@
-// The process-wide thread count (core/dnnl/engine.h).
+// The process-wide thread count (core/runtime/dnnl/engine.h).
 #include <doctest/doctest.h>
 #include <omp.h>
 #include <sched.h>
 
-#include "core/dnnl/engine.h"
+#include "core/runtime/dnnl/engine.h"
 
 using namespace tn;
 

@@ -1,4 +1,4 @@
-// Vectorisable exp and row maximum (core/math) against libm and std::max_element.
+// Vectorisable exp and row maximum (core/runtime/math) against libm and std::max_element.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -6,8 +6,8 @@
 #include <random>
 #include <vector>
 
-#include "core/math/fast_exp.h"
-#include "core/math/row_max.h"
+#include "core/runtime/math/fast_exp.h"
+#include "core/runtime/math/row_max.h"
 
 using namespace tn;
 

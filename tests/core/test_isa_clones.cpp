@@ -1,5 +1,5 @@
-// Run-time instruction-set choice (core/math/isa_clones.h) and the span split that feeds the
-// cloned loops (core/parallel.h).
+// Run-time instruction-set choice (core/runtime/math/isa_clones.h) and the span split that feeds the
+// cloned loops (core/runtime/parallel.h).
 #include <doctest/doctest.h>
 #include <omp.h>
 
@@ -10,9 +10,9 @@
 #include <cpuid.h>
 #endif
 
-#include "core/math/isa_clones.h"
-#include "core/parallel.h"
-#include "core/system.h"
+#include "core/runtime/math/isa_clones.h"
+#include "core/runtime/parallel.h"
+#include "core/platform/system.h"
 
 using namespace tn;
 

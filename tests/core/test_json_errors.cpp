@@ -1,11 +1,11 @@
-// json_error_message (core/io/json_errors.h): nlohmann::json's exception texts in a user's words.
+// json_error_message (core/platform/io/json_errors.h): nlohmann::json's exception texts in a user's words.
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 
-#include "core/io/json_errors.h"
+#include "core/platform/io/json_errors.h"
 
 using namespace tn;
 

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/optim/lr_schedule.h"
+#include "core/runtime/optim/lr_schedule.h"
 #include "tests/test_paths.h"
 
 using namespace tn;

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "core/dnnl/bf16.h"
-#include "core/dnnl/matmul.h"
-#include "core/dnnl/matmul_tiling.h"
+#include "core/runtime/dnnl/bf16.h"
+#include "core/runtime/dnnl/matmul.h"
+#include "core/runtime/dnnl/matmul_tiling.h"
 
 using namespace tn;
 
@@ -33,7 +33,7 @@ TEST_CASE("matmul: oneDNN equals the naive loop for every transpose, bias and ac
 }
 
 TEST_CASE("matmul tiles: every tile equals the naive loop, and C has the same bits on 1, 2 and 3 threads") {
-  // Products cut into tiles of C (core/dnnl/matmul_tiling.h): 520 rows in row tiles (2 of a plain
+  // Products cut into tiles of C (core/runtime/dnnl/matmul_tiling.h): 520 rows in row tiles (2 of a plain
   // A, 3 of a transposed one); 40 rows by a wide product in column tiles (a strided B unless
   // transposed, and a strided C); every transpose, accumulate and bias, in f32 and bf16. Tolerance: the worst-case error of an f32 sum
   // of k products, k·2⁻²³·Σ|a||b|, against the naive loop in double on the same (rounded) operands.

@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "core/dnnl/matmul.h"
-#include "core/dnnl/matmul_probe.h"
+#include "core/runtime/dnnl/matmul.h"
+#include "core/runtime/dnnl/matmul_probe.h"
 
 using namespace tn;
 

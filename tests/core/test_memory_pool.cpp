@@ -1,4 +1,4 @@
-// The caching allocator's size classes and its bound (core/memory_pool.h).
+// The caching allocator's size classes and its bound (core/runtime/memory_pool.h).
 #include <doctest/doctest.h>
 #include <unistd.h>
 
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/memory_pool.h"
-#include "core/tensor.h"
+#include "core/runtime/memory_pool.h"
+#include "core/runtime/tensor.h"
 
 using namespace tn;
 

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
-#include "core/io/png_image.h"
+#include "core/platform/io/atomic_file.h"
+#include "core/platform/io/png_image.h"
 #include "tests/temp_dir.h"
 
 using namespace tn;

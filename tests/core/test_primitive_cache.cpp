@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/dnnl/primitive_cache.h"
+#include "core/runtime/dnnl/primitive_cache.h"
 
 using namespace tn;
 

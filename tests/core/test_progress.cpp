@@ -1,11 +1,11 @@
-// format_duration (the elapsed time and ETA of progress lines) and CancelScope (core/cancel.h).
+// format_duration (the elapsed time and ETA of progress lines) and CancelScope (core/platform/cancel.h).
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "core/cancel.h"
-#include "core/progress.h"
+#include "core/platform/cancel.h"
+#include "core/platform/progress.h"
 
 using namespace tn;
 

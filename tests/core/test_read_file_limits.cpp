@@ -14,8 +14,8 @@
 #include <thread>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
-#include "core/system.h"
+#include "core/platform/io/atomic_file.h"
+#include "core/platform/system.h"
 #include "tests/temp_dir.h"
 
 using namespace tn;

@@ -11,8 +11,8 @@
 #include <string>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
-#include "core/io/safetensors.h"
+#include "core/platform/io/atomic_file.h"
+#include "core/platform/io/safetensors.h"
 #include "tests/temp_dir.h"
 #include "tests/test_paths.h"
 

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "core/error.h"
-#include "core/io/safetensors.h"
+#include "core/platform/io/safetensors.h"
 #include "tests/temp_dir.h"
 
 using namespace tn;

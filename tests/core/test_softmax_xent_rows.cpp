@@ -5,9 +5,9 @@
 #include <random>
 #include <vector>
 
-#include "core/dnnl/bf16.h"
-#include "core/ignore_index.h"
-#include "core/ops/softmax_xent_rows.h"
+#include "core/runtime/dnnl/bf16.h"
+#include "core/runtime/ignore_index.h"
+#include "core/runtime/ops/softmax_xent_rows.h"
 
 using namespace tn;
 

@@ -1,4 +1,4 @@
-// A folder replaced whole in one step (core/io/staged_folder.h): the staging folder beside it, the
+// A folder replaced whole in one step (core/platform/io/staged_folder.h): the staging folder beside it, the
 // exchange, a link to the folder kept, and the leftovers of killed writers cleaned up (an old folder
 // moved aside put back when it is the only copy).
 #include <doctest/doctest.h>
@@ -11,8 +11,8 @@
 #include <string>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
-#include "core/io/staged_folder.h"
+#include "core/platform/io/atomic_file.h"
+#include "core/platform/io/staged_folder.h"
 #include "tests/temp_dir.h"
 
 using namespace tn;

@@ -1,7 +1,7 @@
-// Summaries of repeated measurements (core/math/stats.h).
+// Summaries of repeated measurements (core/runtime/math/stats.h).
 #include <doctest/doctest.h>
 
-#include "core/math/stats.h"
+#include "core/runtime/math/stats.h"
 
 using namespace tn;
 

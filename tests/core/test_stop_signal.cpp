@@ -1,4 +1,4 @@
-// Graceful stops (core/process/stop_signal.h): SIGTERM and SIGINT wait, blocked, for the thread
+// Graceful stops (core/platform/process/stop_signal.h): SIGTERM and SIGINT wait, blocked, for the thread
 // that takes them; none interrupts a oneDNN kernel, a second one ends the process at once, and
 // children start unblocked.
 // Each case runs in a forked child, whose signal mask and exit status the parent inspects.
@@ -16,9 +16,9 @@
 #include <thread>
 #include <vector>
 
-#include "core/dnnl/matmul.h"
-#include "core/process/child_process.h"
-#include "core/process/stop_signal.h"
+#include "core/runtime/dnnl/matmul.h"
+#include "core/platform/process/child_process.h"
+#include "core/platform/process/stop_signal.h"
 
 using namespace tn;
 

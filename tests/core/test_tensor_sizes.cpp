@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/error.h"
-#include "core/tensor.h"
+#include "core/runtime/tensor.h"
 
 using namespace tn;
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/math/vec.h"
+#include "core/runtime/math/vec.h"
 
 using namespace tn;
 

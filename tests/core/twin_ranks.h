@@ -1,12 +1,12 @@
 #pragma once
-// A stand-in world for tests of code that talks to other ranks (core/comm): `ranks` ranks holding
+// A stand-in world for tests of code that talks to other ranks (core/platform/comm): `ranks` ranks holding
 // the same values, so a sum multiplies by `ranks` and everything else leaves the data alone. The
 // sizes of the float sums are recorded.
 #include <string>
 #include <type_traits>
 #include <vector>
 
-#include "core/comm/communicator.h"
+#include "core/platform/comm/communicator.h"
 
 namespace tn::test {
 

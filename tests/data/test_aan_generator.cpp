@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "core/config/json_section.h"
+#include "core/platform/config/json_section.h"
 #include "core/error.h"
-#include "core/io/atomic_file.h"
+#include "core/platform/io/atomic_file.h"
 #include "data/generators/aan_generator.h"
 #include "data/readers/reader.h"
 #include "data/readers/registry.h"

@@ -1,4 +1,4 @@
-// A generated data set (data generate pathfinder, listops, aan) replaces an old one in one step (core/io/staged_folder.h): a writer killed
+// A generated data set (data generate pathfinder, listops, aan) replaces an old one in one step (core/platform/io/staged_folder.h): a writer killed
 // with SIGKILL at any moment, during the generation or in the swap, leaves the folder holding the
 // old set whole or the new set whole, never images of one set under the labels of the other, nor
 // splits of two generations, nor a partial file; and the next writer cleans up what the killed
@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
+#include "core/platform/io/atomic_file.h"
 #include "data/generators/aan_generator.h"
 #include "data/generators/listops_generator.h"
 #include "data/generators/pathfinder_files.h"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/config/json_section.h"
+#include "core/platform/config/json_section.h"
 #include "core/error.h"
 #include "data/readers/glue.h"
 #include "data/readers/glue_spec.h"

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
-#include "core/rng.h"
+#include "core/platform/io/atomic_file.h"
+#include "core/runtime/rng.h"
 #include "data/generators/listops_generator.h"
 #include "tests/temp_dir.h"
 

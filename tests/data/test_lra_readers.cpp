@@ -10,9 +10,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/config/json_section.h"
+#include "core/platform/config/json_section.h"
 #include "core/error.h"
-#include "core/io/atomic_file.h"
+#include "core/platform/io/atomic_file.h"
 #include "data/readers/aan.h"
 #include "data/readers/imdb.h"
 #include "data/readers/imdb_spec.h"

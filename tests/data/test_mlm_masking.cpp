@@ -6,7 +6,7 @@
 #include <numeric>
 #include <vector>
 
-#include "core/ignore_index.h"
+#include "core/runtime/ignore_index.h"
 #include "data/batching/complete_samples.h"
 #include "data/batching/mlm_masking.h"
 

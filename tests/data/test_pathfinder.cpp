@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "core/config/json_section.h"
+#include "core/platform/config/json_section.h"
 #include "core/error.h"
-#include "core/io/png_image.h"
+#include "core/platform/io/png_image.h"
 #include "data/readers/pathfinder.h"
 #include "data/readers/pathfinder_spec.h"
 #include "data/readers/registry.h"

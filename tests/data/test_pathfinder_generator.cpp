@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
-#include "core/io/png_image.h"
+#include "core/platform/io/atomic_file.h"
+#include "core/platform/io/png_image.h"
 #include "data/generators/paddle_raster.h"
 #include "data/generators/pathfinder_files.h"
 #include "data/generators/pathfinder_generator.h"

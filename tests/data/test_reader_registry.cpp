@@ -2,7 +2,7 @@
 // section; unknown readers and keys are named with the nearest valid one.
 #include <doctest/doctest.h>
 
-#include "core/config/json_section.h"
+#include "core/platform/config/json_section.h"
 #include "data/readers/glue_spec.h"
 #include "data/readers/registry.h"
 #include "data/readers/wikitext_spec.h"

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
+#include "core/platform/io/atomic_file.h"
 #include "data/readers/cifar10.h"
 #include "data/readers/imdb.h"
 #include "tests/data_error.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/rng.h"
+#include "core/runtime/rng.h"
 #include "experiments/analysis/grad_stats.h"
 #include "experiments/analysis/locality.h"
 

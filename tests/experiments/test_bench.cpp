@@ -14,9 +14,9 @@
 #include "experiments/bench/bench_flops.h"
 #include "experiments/bench/bench_precision.h"
 #include "experiments/bench/bench_trainer.h"
-#include "core/math/stats.h"
+#include "core/runtime/math/stats.h"
 #include "experiments/bench/bench_scaling.h"
-#include "layers/model_config_json.h"
+#include "layers/config/model_config_json.h"
 
 using namespace tn;
 using nlohmann::json;

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "core/io/safetensors.h"
+#include "core/platform/io/safetensors.h"
 #include "experiments/inspection/forward.h"
-#include "layers/checkpoint.h"
+#include "layers/persistence/checkpoint.h"
 #include "tests/test_paths.h"
 #include "tests/temp_dir.h"
 

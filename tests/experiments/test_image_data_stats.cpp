@@ -9,8 +9,8 @@
 #include <string>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
-#include "core/io/png_image.h"
+#include "core/platform/io/atomic_file.h"
+#include "core/platform/io/png_image.h"
 #include "experiments/inspection/data_stats.h"
 #include "experiments/inspection/image_dump.h"
 #include "experiments/inspection/image_stats.h"

@@ -3,7 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "core/error.h"
-#include "core/system.h"
+#include "core/platform/system.h"
 #include "experiments/runner/memory_check.h"
 #include "layers/models/transnormer.h"
 

@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "core/error.h"
-#include "core/ignore_index.h"
+#include "core/runtime/ignore_index.h"
 #include "experiments/runner/training_batches.h"
 #include "experiments/spec/spec.h"
 #include "experiments/tasks/masked_lm.h"

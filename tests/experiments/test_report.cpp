@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
+#include "core/platform/io/atomic_file.h"
 #include "experiments/reports/report.h"
 #include "experiments/reports/report_format.h"
 #include "experiments/reports/report_highlights.h"

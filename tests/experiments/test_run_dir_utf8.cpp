@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "core/io/json_errors.h"
+#include "core/platform/io/json_errors.h"
 #include "experiments/runner/run_dir.h"
 #include "tests/temp_dir.h"
 

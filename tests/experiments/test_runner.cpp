@@ -15,10 +15,10 @@
 #include <functional>
 #include <sstream>
 
-#include "core/cancel.h"
+#include "core/platform/cancel.h"
 #include "core/error.h"
-#include "core/io/atomic_file.h"
-#include "core/rng.h"
+#include "core/platform/io/atomic_file.h"
+#include "core/runtime/rng.h"
 #include "experiments/outputs/run_summary.h"
 #include "experiments/runner/runner.h"
 #include "experiments/runner/train_step.h"
@@ -71,6 +71,7 @@ class CopyTask final : public Task {
   bool has_split(const std::string& split) const override {
     return split == kValid || (evaluated_ && split == kTest);
   }
+  std::vector<std::string> metric_names() const override { return {"loss", "accuracy"}; }
   Metrics evaluate(TransNormerModel& model, const std::string& split, int64_t, int64_t = 0) const override {
     if (evaluated_) evaluated_->push_back(split);
     if (on_evaluate) on_evaluate(split);

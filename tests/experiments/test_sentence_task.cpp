@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
+#include "core/platform/io/atomic_file.h"
 #include "experiments/runner/training_batches.h"
 #include "experiments/spec/spec.h"
 #include "experiments/tasks/registry.h"

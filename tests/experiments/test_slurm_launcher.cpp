@@ -6,7 +6,7 @@
 #include <cstdlib>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
+#include "core/platform/io/atomic_file.h"
 #include "experiments/sweeps/slurm_launcher.h"
 #include "experiments/sweeps/slurm_status.h"
 #include "tests/temp_dir.h"

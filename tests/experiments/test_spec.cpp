@@ -17,7 +17,7 @@
 #include "core/error.h"
 #include "data/readers/wikitext_spec.h"
 #include "experiments/spec/spec.h"
-#include "layers/model_config_json.h"
+#include "layers/config/model_config_json.h"
 #include "tests/temp_dir.h"
 #include "tests/test_paths.h"
 

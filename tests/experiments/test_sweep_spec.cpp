@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/error.h"
-#include "core/io/atomic_file.h"
+#include "core/platform/io/atomic_file.h"
 #include "experiments/sweeps/sweep_index.h"
 #include "experiments/sweeps/sweep_runner.h"
 #include "experiments/sweeps/sweep_spec.h"

@@ -3,7 +3,7 @@
 // mixer, norm, channel mixer, positional encoding and head the quickstart and the LRA configs use
 // train a few steps on 1, 2 and 3 threads; every step's loss and gradient norm and every parameter
 // and buffer afterwards are compared bit for bit. The sizes are above the thresholds at which the
-// ops go parallel (core/parallel.h) and the products are cut into tiles (core/dnnl/matmul_tiling.h).
+// ops go parallel (core/runtime/parallel.h) and the products are cut into tiles (core/runtime/dnnl/matmul_tiling.h).
 //
 // Each thread count trains in a process of its own (this binary run again on the one test case,
 // TN_THREAD_TRACE naming the thread count and the trace file): a oneDNN primitive keeps the thread
@@ -24,11 +24,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/rng.h"
+#include "core/runtime/rng.h"
 #include "experiments/runner/train_step.h"
 #include "experiments/tasks/language_modeling.h"
 #include "experiments/tasks/sequence_classification.h"
-#include "layers/model_config_json.h"
+#include "layers/config/model_config_json.h"
 #include "tests/temp_dir.h"
 
 using namespace tn;

@@ -10,12 +10,12 @@
 #include <memory>
 #include <stdexcept>
 
-#include "core/autograd/tape.h"
+#include "core/runtime/autograd/tape.h"
 #include "core/error.h"
-#include "core/io/atomic_file.h"
-#include "core/io/png_image.h"
-#include "core/io/safetensors.h"
-#include "core/rng.h"
+#include "core/platform/io/atomic_file.h"
+#include "core/platform/io/png_image.h"
+#include "core/platform/io/safetensors.h"
+#include "core/runtime/rng.h"
 #include "data/readers/aan.h"
 #include "data/readers/cifar10.h"
 #include "data/readers/glue.h"
@@ -32,7 +32,7 @@
 #include "experiments/spec/spec.h"
 #include "experiments/sweeps/slurm_script.h"
 #include "experiments/sweeps/sweep_spec.h"
-#include "layers/checkpoint.h"
+#include "layers/persistence/checkpoint.h"
 
 namespace tn::fuzz {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/io/atomic_file.h"
+#include "core/platform/io/atomic_file.h"
 #include "tests/fuzz/fuzz_targets.h"
 #include "tests/test_paths.h"
 

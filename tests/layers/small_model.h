@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "layers/model_config.h"
+#include "layers/config/model_config.h"
 
 namespace tn::test {
 

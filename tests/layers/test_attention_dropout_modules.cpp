@@ -7,7 +7,7 @@
 #include <functional>
 #include <memory>
 
-#include "core/autograd/grad_check.h"
+#include "core/runtime/autograd/grad_check.h"
 #include "layers/attention/diag_attention.h"
 #include "layers/attention/softmax_attention.h"
 #include "tests/layers/small_model.h"

@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "core/autograd/grad_check.h"
+#include "core/runtime/autograd/grad_check.h"
 #include "layers/models/transnormer.h"
 #include "tests/layers/mixer_test_cases.h"
 #include "tests/layers/small_model.h"

@@ -14,15 +14,15 @@
 #include <string>
 #include <vector>
 
-#include "core/autograd/tape.h"
+#include "core/runtime/autograd/tape.h"
 #include "core/error.h"
-#include "core/io/safetensors.h"
-#include "core/rng.h"
+#include "core/platform/io/safetensors.h"
+#include "core/runtime/rng.h"
 #include "layers/attention/attention_ops.h"
 #include "layers/attention/kv_cache.h"
-#include "layers/checkpoint.h"
-#include "layers/model_config_json.h"
-#include "layers/parameter_floor.h"
+#include "layers/persistence/checkpoint.h"
+#include "layers/config/model_config_json.h"
+#include "layers/config/parameter_floor.h"
 #include "tests/temp_dir.h"
 #include "tests/test_paths.h"
 

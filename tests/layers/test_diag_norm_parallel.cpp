@@ -4,7 +4,7 @@
 // finite differences and decoding against the full forward are the table-driven tests'.)
 #include <doctest/doctest.h>
 
-#include "layers/registry.h"
+#include "layers/module/registry.h"
 #include "tests/layers/small_model.h"
 
 using namespace tn;

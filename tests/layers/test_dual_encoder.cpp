@@ -6,9 +6,9 @@
 #include <cmath>
 #include <map>
 
-#include "core/autograd/grad_check.h"
+#include "core/runtime/autograd/grad_check.h"
 #include "core/error.h"
-#include "core/ops/cross_entropy.h"
+#include "core/runtime/ops/cross_entropy.h"
 #include "layers/models/transnormer.h"
 #include "tests/layers/small_model.h"
 

@@ -5,12 +5,12 @@
 
 #include <cmath>
 
-#include "core/autograd/grad_check.h"
-#include "core/config/json_section.h"
+#include "core/runtime/autograd/grad_check.h"
+#include "core/platform/config/json_section.h"
 #include "core/error.h"
-#include "core/ops/cross_entropy.h"
+#include "core/runtime/ops/cross_entropy.h"
 #include "layers/inputs/input_table.h"
-#include "layers/model_config_json.h"
+#include "layers/config/model_config_json.h"
 #include "layers/models/transnormer.h"
 #include "tests/layers/small_model.h"
 

@@ -10,8 +10,8 @@
 
 #include "core/error.h"
 #include "layers/attention/mixer_table.h"
-#include "layers/model_config_json.h"
-#include "layers/registry.h"
+#include "layers/config/model_config_json.h"
+#include "layers/module/registry.h"
 #include "tests/layers/mixer_test_cases.h"
 #include "tests/layers/small_model.h"
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-#include "layers/model_config_json.h"
+#include "layers/config/model_config_json.h"
 #include "layers/models/transnormer.h"
 #include "layers/positional/sinusoidal.h"
 #include "tests/layers/small_model.h"

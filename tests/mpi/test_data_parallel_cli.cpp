@@ -1,4 +1,4 @@
-// Data-parallel training through the CLI under Open MPI's mpirun (core/comm, issue 19): two ranks
+// Data-parallel training through the CLI under Open MPI's mpirun (core/platform/comm, issue 19): two ranks
 // against one process with the same global batch, rank 0 alone writing, a stop signal to one rank,
 // a killed rank, resume with another number of ranks, and what is refused. Skipped (with a
 // message) where mpirun is not installed; scripts/setup.sh installs it.
@@ -15,7 +15,7 @@
 #include <sstream>
 #include <string>
 
-#include "core/io/safetensors.h"
+#include "core/platform/io/safetensors.h"
 #include "tests/app/cli_runner.h"
 #include "tests/app/tiny_spec.h"
 

@@ -4,7 +4,7 @@
 // entries for the same key.
 #include <cstdint>
 
-#include "core/rng.h"
+#include "core/runtime/rng.h"
 
 namespace tn::kernel_detail {
 
@@ -12,7 +12,7 @@ namespace tn::kernel_detail {
 /// start s0) has flat index base + i·T + j with base = ((b·H + h)·T + s0)·T + s0, i.e. its index in
 /// a [B, H, T, T] tensor at global positions, whatever the block size or thread split. It is kept
 /// with weight 1/(1 − p) when counter_uniform(key, index) >= p and dropped (weight 0) otherwise:
-/// dropout_weight (core/rng.h), the rule of core/ops dropout. on == false (p = 0) skips every
+/// dropout_weight (core/runtime/rng.h), the rule of core/runtime/ops dropout. on == false (p = 0) skips every
 /// dropout line, so the bits are those of the no-dropout engine.
 struct BlockDropout {
   bool on = false;

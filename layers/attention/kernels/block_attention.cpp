@@ -7,7 +7,7 @@
 #include <limits>
 #include <utility>
 
-#include "core/math/isa_clones.h"
+#include "core/runtime/math/isa_clones.h"
 #include "layers/attention/kernels/attention_dropout.h"
 #include "layers/attention/kernels/kernel_utils.h"
 

@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-#include "core/rng.h"
+#include "core/runtime/rng.h"
 #include "layers/attention/kernels/block_attention.h"
 #include "layers/attention/kernels/kernel_utils.h"
 

@@ -12,7 +12,7 @@
 //   Relu:    A = relu(L), masked entries 0.
 //   Softmax: A = softmax(L with masked = -inf); a row with every key masked gives A = 0, not NaN.
 //   out_i = Σ_j A'_ij v_j, A' = A ⊙ M / (1 − p) (attention dropout, training only; the reference's
-//   nn.Dropout on A). M_ij = 1 iff counter_uniform(dropout_key, idx) >= p (core/rng.h), idx =
+//   nn.Dropout on A). M_ij = 1 iff counter_uniform(dropout_key, idx) >= p (core/runtime/rng.h), idx =
 //   ((b·H + h)·T + i)·T + j, the flat index of (b, h, i, j) in a [B, H, T, T] tensor at global
 //   positions i, j: the same mask for any thread count or block size, and the same as
 //   softmax_attention's for the same key. Masked entries stay 0. p = 0 (the default) is no dropout,

@@ -12,9 +12,9 @@
 
 #include <oneapi/dnnl/dnnl.h>
 
-#include "core/math/fast_exp.h"
-#include "core/math/isa_clones.h"
-#include "core/math/row_max.h"
+#include "core/runtime/math/fast_exp.h"
+#include "core/runtime/math/isa_clones.h"
+#include "core/runtime/math/row_max.h"
 #include "layers/attention/kernels/attention_dropout.h"
 #include "layers/attention/kernels/kernel_utils.h"
 

@@ -11,14 +11,14 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/math/fast_exp.h"
-#include "core/math/isa_clones.h"
+#include "core/runtime/math/fast_exp.h"
+#include "core/runtime/math/isa_clones.h"
 
 namespace tn::kernel_detail {
 
 constexpr int kLanes = 16;  // fixed accumulation lanes of dot() and dot4()
 
-/// Floats per V: 16, 8 or 4 for the vector types of core/math/isa_clones.h, 1 for float (plain
+/// Floats per V: 16, 8 or 4 for the vector types of core/runtime/math/isa_clones.h, 1 for float (plain
 /// arrays, which each TN_ISA_CLONES clone vectorises at its own width).
 template <class V>
 constexpr int kWidth = int(sizeof(V) / sizeof(float));
@@ -192,7 +192,7 @@ inline void gather_rows(const float* src, int64_t stride, int64_t rows, int64_t 
 }
 
 /// One output row of D floats being accumulated. For kD > 0 (a multiple of 16) the row lives in
-/// kD/W registers of the vector type V (W floats: see run_at_width in core/math/isa_clones.h), so a
+/// kD/W registers of the vector type V (W floats: see run_at_width in core/runtime/math/isa_clones.h), so a
 /// loop of add() calls streams its inputs without storing the row each time; for kD == 0 (any
 /// runtime width) it lives in caller scratch of D floats. Every element is updated as
 /// row[e] = fma(a, x[e], row[e]) in the same order in every form, so all give the same bits.

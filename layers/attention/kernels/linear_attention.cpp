@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/math/isa_clones.h"
+#include "core/runtime/math/isa_clones.h"
 #include "layers/attention/kernels/kernel_utils.h"
 
 namespace tn {

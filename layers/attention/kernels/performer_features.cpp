@@ -7,8 +7,8 @@
 #include <limits>
 #include <string>
 
-#include "core/rng.h"
-#include "core/math/isa_clones.h"
+#include "core/runtime/rng.h"
+#include "core/runtime/math/isa_clones.h"
 #include "layers/attention/kernels/kernel_utils.h"
 
 namespace tn {

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <vector>
 
-#include "core/math/isa_clones.h"
-#include "core/tensor.h"
+#include "core/runtime/math/isa_clones.h"
+#include "core/runtime/tensor.h"
 #include "layers/attention/kernels/kernel_utils.h"
 
 namespace tn {

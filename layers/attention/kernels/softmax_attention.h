@@ -8,7 +8,7 @@
 //   out = softmax(q kᵀ + mask) v, mask = -inf for j > i (causal) and for key_valid == 0;
 //   a row with no unmasked key gives probs 0 and out 0 (no NaN).
 // Attention dropout (training only; the reference's nn.Dropout on P): out = (P ⊙ M / (1 − p)) v
-// with M_ij = 1 iff counter_uniform(dropout_key, ((b·H + h)·T + i)·T + j) >= p (core/rng.h), the
+// with M_ij = 1 iff counter_uniform(dropout_key, ((b·H + h)·T + i)·T + j) >= p (core/runtime/rng.h), the
 // flat index of (b, h, i, j) in probs: the same mask for any thread count, and the same as
 // diag_attention's for the same key. Masked entries stay 0. p = 0 (the default) is no dropout, bit
 // for bit. probs always holds the pre-dropout P; backward recomputes M from the key, so pass it the

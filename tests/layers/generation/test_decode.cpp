@@ -18,9 +18,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "layers/checkpoint.h"
+#include "layers/persistence/checkpoint.h"
 #include "layers/models/transnormer.h"
-#include "layers/registry.h"
+#include "layers/module/registry.h"
 #include "tests/layers/mixer_test_cases.h"
 #include "tests/test_paths.h"
 #include "tests/layers/small_model.h"

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/rng.h"
+#include "core/runtime/rng.h"
 #include "layers/attention/kernels/diag_attention.h"
 #include "layers/attention/kernels/softmax_attention.h"
 #include "tests/layers/kernels/kernel_test_utils.h"
