@@ -92,6 +92,12 @@ struct MixerEntry {
   /// One layer's parameters, for the memory check before a model is built (mixer_parameters).
   /// Null: q, k, v and output projections with their biases, 4·(d² + d).
   double (*parameters)(const ModelConfig& config) = nullptr;
+  /// Values one layer stores in a checkpoint beside its parameters (buffers: Performer's random
+  /// features), for the size floor a checkpoint's config is checked against
+  /// (layers/config/parameter_floor.h), and the option that sizes them as the size message names
+  /// it ("attention.performer.features 256"). Null: no buffers.
+  double (*buffers)(const ModelConfig& config) = nullptr;
+  std::string (*buffer_option)(const ModelConfig& config) = nullptr;
   /// At least one; every table-driven test runs each of them.
   std::vector<MixerVariant> test_variants;
   /// Why no variant has grad_probes (the module cannot be checked by plain finite differences and

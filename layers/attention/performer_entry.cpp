@@ -49,6 +49,15 @@ double saved_floats(const ModelConfig& config, int64_t batch, int64_t seq_len) {
          static_cast<double>(config.attention.performer.features);
 }
 
+/// The random features ω, one [features, d_head] matrix per head.
+double buffers(const ModelConfig& config) {
+  return static_cast<double>(config.attention.performer.features) * static_cast<double>(config.d_model);
+}
+
+std::string buffer_option(const ModelConfig& config) {
+  return "attention.performer.features " + std::to_string(config.attention.performer.features);
+}
+
 }  // namespace
 
 MixerEntry performer_mixer_entry() {
@@ -62,6 +71,8 @@ MixerEntry performer_mixer_entry() {
       .core_flops = core_flops,
       .projection_flops = projection_flops,
       .saved_floats = saved_floats,
+      .buffers = buffers,
+      .buffer_option = buffer_option,
       .test_variants =
           {
               {.name = "performer, 12 features",

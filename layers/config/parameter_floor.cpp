@@ -1,5 +1,6 @@
 #include "layers/config/parameter_floor.h"
 
+#include "layers/attention/mixer_table.h"
 #include "layers/inputs/input_table.h"
 
 namespace tn {
@@ -13,7 +14,7 @@ long double parameter_floor(const ModelConfig& c) {
   const Real channel = (c.channel_mixer.type == ChannelMixerKind::GLU ? 3 : 2) * d * d_ff;
   for (const MixerKind kind : c.layers) {
     n += 3 * d * d + channel;
-    if (kind == MixerKind::Performer) n += static_cast<Real>(c.attention.performer.features) * d;
+    if (const MixerEntry* entry = find_mixer(kind); entry && entry->buffers) n += static_cast<Real>(entry->buffers(c));
   }
   if (!c.tie_embeddings) n += V * d;
   switch (c.head) {

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "layers/attention/mixer_table.h"
 #include "layers/config/model_config_json.h"
 #include "layers/config/parameter_floor.h"
 
@@ -68,8 +69,9 @@ std::string size_keys(const ModelConfig& c) {
                     std::to_string(c.vocab_size) + ", channel_mixer.d_ff " + std::to_string(c.channel_mixer.d_ff);
   if (c.head == HeadKind::Classification || c.head == HeadKind::Retrieval)
     out += ", num_classes " + std::to_string(c.num_classes);
-  if (std::find(c.layers.begin(), c.layers.end(), MixerKind::Performer) != c.layers.end())
-    out += ", attention.performer.features " + std::to_string(c.attention.performer.features);
+  for (const MixerEntry& entry : mixer_table())  // the options that size a mixer's buffers
+    if (entry.buffer_option && std::find(c.layers.begin(), c.layers.end(), entry.kind) != c.layers.end())
+      out += ", " + entry.buffer_option(c);
   if (c.positional == Positional::Learned) out += ", max_positions " + std::to_string(c.max_positions);
   return out;
 }
