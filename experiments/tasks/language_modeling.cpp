@@ -9,6 +9,7 @@
 #include "data/metrics/unigram.h"
 #include "data/readers/wikitext.h"
 #include "experiments/tasks/lm_evaluate.h"
+#include "experiments/tasks/task_factory.h"
 
 namespace tn {
 
@@ -129,12 +130,9 @@ BatchLoss LanguageModelingTask::loss(ForwardContext& ctx, TransNormerModel& mode
 }
 
 std::unique_ptr<Task> make_language_modeling(const ExperimentSpec& spec, const std::string& data_root) {
-  if (spec.model.arch != Arch::Decoder || spec.model.head != HeadKind::LM)
-    throw ConfigError(spec.path + ": model: the language_modeling task needs arch: decoder with the lm head");
-  const auto* text = dynamic_cast<const TextSource*>(spec.data.get());
-  if (!text)
-    throw ConfigError(spec.path + ": data.reader: " + spec.data->reader() +
-                      " does not yield running text; language_modeling reads a text reader such as wikitext");
+  require_model(spec, "language_modeling", Arch::Decoder, HeadKind::LM);
+  const TextSource* text = &require_source<TextSource>(spec, "language_modeling", "running text",
+                                                       "a text reader such as wikitext");
   if (text->text_tokenizer().kind != TokenizerSpec::Kind::Word)
     throw ConfigError(spec.path + ": data.tokenizer: language_modeling reads words (tokenizer: word); "
                       "GPT-2 BPE text is for the masked_lm task");

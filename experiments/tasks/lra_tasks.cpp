@@ -4,6 +4,7 @@
 #include "experiments/tasks/classification_options.h"
 #include "data/encoding/image_encoding.h"
 #include "experiments/tasks/sequence_classification.h"
+#include "experiments/tasks/task_factory.h"
 #include "data/encoding/symbol_encoding.h"
 
 namespace tn {
@@ -25,16 +26,11 @@ std::unique_ptr<Task> make_image_task(const ExperimentSpec& spec, const std::str
 
 std::unique_ptr<Task> make_lra_task(const ExperimentSpec& spec, const std::string& data_root, bool retrieval) {
   const std::string name = retrieval ? "retrieval" : "sequence_classification";
-  const HeadKind head = retrieval ? HeadKind::Retrieval : HeadKind::Classification;
-  if (spec.model.arch != Arch::Encoder || spec.model.head != head)
-    throw ConfigError(spec.path + ": model: the " + name + " task needs arch: encoder with head: " +
-                      (retrieval ? "retrieval" : "classification"));
+  require_model(spec, name, Arch::Encoder, retrieval ? HeadKind::Retrieval : HeadKind::Classification);
   if (const auto* images = dynamic_cast<const ImageSource*>(spec.data.get()); images && !retrieval)
     return make_image_task(spec, data_root, *images);
-  const auto* source = dynamic_cast<const SentenceSource*>(spec.data.get());
-  if (!source)
-    throw ConfigError(spec.path + ": data.reader: " + spec.data->reader() + " does not yield labelled sequences; " +
-                      name + (retrieval ? " reads aan" : " reads listops, imdb, aan, cifar10 or pathfinder"));
+  const SentenceSource* source = &require_source<SentenceSource>(
+      spec, name, "labelled sequences", retrieval ? "aan" : "listops, imdb, aan, cifar10 or pathfinder");
   const TokenizerSpec tok = source->text_tokenizer();
   if (tok.kind != TokenizerSpec::Kind::Char && tok.kind != TokenizerSpec::Kind::ListOps)
     throw ConfigError(spec.path + ": data.reader: " + spec.data->reader() + " is tokenized by RoBERTa's BPE; use " +

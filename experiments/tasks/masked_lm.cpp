@@ -1,4 +1,5 @@
 #include "experiments/tasks/masked_lm.h"
+#include "experiments/tasks/task_factory.h"
 
 #include <spdlog/spdlog.h>
 
@@ -136,12 +137,8 @@ BatchLoss MaskedLmTask::loss(ForwardContext& ctx, TransNormerModel& model, const
 }
 
 std::unique_ptr<Task> make_masked_lm(const ExperimentSpec& spec, const std::string& data_root) {
-  if (spec.model.arch != Arch::Encoder || spec.model.head != HeadKind::MLM)
-    throw ConfigError(spec.path + ": model: the masked_lm task needs arch: encoder with the mlm head");
-  const auto* text = dynamic_cast<const TextSource*>(spec.data.get());
-  if (!text)
-    throw ConfigError(spec.path + ": data.reader: " + spec.data->reader() +
-                      " does not yield running text; masked_lm reads a text reader such as wikitext");
+  require_model(spec, "masked_lm", Arch::Encoder, HeadKind::MLM);
+  const TextSource* text = &require_source<TextSource>(spec, "masked_lm", "running text", "a text reader such as wikitext");
   const TokenizerSpec tok = text->text_tokenizer();
   if (tok.kind != TokenizerSpec::Kind::Gpt2)
     throw ConfigError(spec.path + ": data.tokenizer: masked_lm needs the GPT-2 BPE; set data.tokenizer: gpt2 "

@@ -6,6 +6,7 @@
 #include "experiments/tasks/classification_options.h"
 #include "data/encoding/roberta_encoding.h"
 #include "experiments/tasks/sequence_classification.h"
+#include "experiments/tasks/task_factory.h"
 
 namespace tn {
 
@@ -14,13 +15,9 @@ std::shared_ptr<const TaskOptions> sentence_prediction_options(const JsonSection
 }
 
 std::unique_ptr<Task> make_sentence_prediction(const ExperimentSpec& spec, const std::string& data_root) {
-  if (spec.model.arch != Arch::Encoder || spec.model.head != HeadKind::Classification)
-    throw ConfigError(spec.path +
-                      ": model: the sentence_prediction task needs arch: encoder with the classification head");
-  const auto* source = dynamic_cast<const SentenceSource*>(spec.data.get());
-  if (!source)
-    throw ConfigError(spec.path + ": data.reader: " + spec.data->reader() +
-                      " does not yield labelled sentences; sentence_prediction reads a reader such as glue");
+  require_model(spec, "sentence_prediction", Arch::Encoder, HeadKind::Classification);
+  const SentenceSource* source =
+      &require_source<SentenceSource>(spec, "sentence_prediction", "labelled sentences", "a reader such as glue");
   const TokenizerSpec tok = source->text_tokenizer();
   if (tok.kind != TokenizerSpec::Kind::Gpt2)
     throw ConfigError(spec.path + ": data.reader: " + spec.data->reader() +

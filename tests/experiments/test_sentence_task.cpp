@@ -156,7 +156,7 @@ TEST_CASE("sentence_prediction: a test split's submission file, and MNLI's match
 
 TEST_CASE("sentence_prediction: refuses a decoder, a text reader and a train-less spec") {
   CHECK_THROWS_WITH_AS(make_task(glue_spec("SST-2", {"model.arch=decoder", "model.head=lm"}), test::data_root()),
-                       doctest::Contains("arch: encoder with the classification head"), ConfigError);
+                       doctest::Contains("arch: encoder with head: classification"), ConfigError);
   CHECK_THROWS_WITH_AS(make_task(glue_spec("QNLI", {"data.train=null"}), test::data_root()),
                        doctest::Contains("data.train"), ConfigError);
 }
