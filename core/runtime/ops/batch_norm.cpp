@@ -9,99 +9,11 @@
 #include "core/platform/comm/communicator.h"
 #include "core/error.h"
 #include "core/runtime/ops/batch_norm_block.h"
+#include "core/runtime/ops/batch_norm_layout.h"
 #include "core/runtime/parallel.h"
 
 namespace tn {
 namespace {
-
-// ---------------------------------------------------------------------------------------------
-// Argument checks shared by the op and the naive reference.
-
-struct Layout {
-  int64_t rows = 0;                   // all rows of x (batch·seq_len)
-  int64_t d = 0;                      // features
-  std::vector<int64_t> real_rows;     // indices of the real rows, filled only with a mask
-  std::vector<int64_t> block_row;     // [rows]: row's index among the real rows, −1 if padded
-  int64_t n_real = 0;                 // N
-  bool masked = false;                // a mask with at least one padded row
-};
-
-void check_param(const char* what, const Tensor* t, int64_t d) {
-  if (t && t->defined() && t->numel() != d)
-    throw ShapeError(std::string("[batch_norm] ") + what + " has shape " + shape_str(t->shape()) +
-                     " but x has d = " + std::to_string(d) + " features; expected [" +
-                     std::to_string(d) + "]");
-}
-
-Layout check_args(const Tensor& x, const Tensor* weight, const Tensor* bias,
-                  const BatchNormState& state, bool training,
-                  const std::vector<uint8_t>* row_valid, bool synced = false) {
-  if (x.ndim() < 2)
-    throw ShapeError("[batch_norm] x has shape " + shape_str(x.shape()) +
-                     "; expected [batch, seq_len, d] (at least 2 dims)");
-  Layout l;
-  l.d = x.dim(-1);
-  if (l.d < 1) throw ShapeError("[batch_norm] x has shape " + shape_str(x.shape()) + " with d = 0");
-  l.rows = x.numel() / l.d;
-  check_param("weight", weight, l.d);
-  check_param("bias", bias, l.d);
-  if (!state.running_mean.defined() || !state.running_var.defined())
-    throw ShapeError("[batch_norm] state has no running_mean/running_var; build it with "
-                     "batch_norm_state(d_model)");
-  check_param("state.running_mean", &state.running_mean, l.d);
-  check_param("state.running_var", &state.running_var, l.d);
-  l.n_real = l.rows;
-  if (row_valid) {
-    if (static_cast<int64_t>(row_valid->size()) != l.rows)
-      throw ShapeError("[batch_norm] row_valid has " + std::to_string(row_valid->size()) +
-                       " entries but x " + shape_str(x.shape()) + " has " + std::to_string(l.rows) +
-                       " rows (batch·seq_len); pass one flag per row or null");
-    l.block_row.assign(l.rows, -1);
-    for (int64_t i = 0; i < l.rows; ++i)
-      if ((*row_valid)[i]) {
-        l.block_row[i] = static_cast<int64_t>(l.real_rows.size());
-        l.real_rows.push_back(i);
-      }
-    l.n_real = static_cast<int64_t>(l.real_rows.size());
-    l.masked = l.n_real != l.rows;
-    if (!l.masked) {
-      l.real_rows.clear();
-      l.block_row.clear();
-    }
-  }
-  if (synced) return l;  // the row count that matters is the ranks' total (checked after the sum)
-  if (training && l.n_real == 0)
-    throw ShapeError(row_valid ? "[batch_norm] row_valid marks all " + std::to_string(l.rows) +
-                                     " rows of x " + shape_str(x.shape()) +
-                                     " as padding: no rows to take training statistics from; "
-                                     "drop the empty batch"
-                               : "[batch_norm] x " + shape_str(x.shape()) +
-                                     " has no rows to take training statistics from");
-  if (training && l.n_real == 1)
-    throw ShapeError("[batch_norm] only 1 real row in x " + shape_str(x.shape()) +
-                     ": training statistics need at least 2 (the unbiased variance divides by "
-                     "N − 1); use a larger batch or eval mode");
-  return l;
-}
-
-// Copies the real rows of src [rows, d] into dst [N, d].
-void gather_rows(const Layout& l, const float* src, float* dst) {
-  const int64_t d = l.d;
-#pragma omp parallel for schedule(static) if (l.n_real * d > kParallelMinElements)
-  for (int64_t i = 0; i < l.n_real; ++i)
-    std::memcpy(dst + i * d, src + l.real_rows[i] * d, sizeof(float) * d);
-}
-
-// Writes src [N, d] back to the real rows of dst [rows, d] and zeros the padded rows.
-void scatter_rows(const Layout& l, const float* src, float* dst) {
-  const int64_t d = l.d;
-#pragma omp parallel for schedule(static) if (l.rows * d > kParallelMinElements)
-  for (int64_t i = 0; i < l.rows; ++i) {
-    const int64_t k = l.block_row[i];
-    if (k < 0) std::memset(dst + i * d, 0, sizeof(float) * d);
-    else std::memcpy(dst + i * d, src + k * d, sizeof(float) * d);
-  }
-}
 
 // Forward on a contiguous [N, d] block: src → dst (may alias). Training writes the block's mean
 // and biased var into mean/var; inference reads them.
@@ -125,7 +37,7 @@ const Tensor* value_or_null(const Var& v) { return v ? &v->value : nullptr; }
 // SyncBatchNorm: statistics over the real rows of every rank. Each rank sums Σx and Σx² per
 // feature (float64) and its row count, the ranks add them up, and the mean and biased variance
 // follow; the block is then normalised with them as given statistics. Returns the ranks' rows.
-int64_t synced_stats(const Layout& l, const float* x, Communicator& comm, float* mean, float* var) {
+int64_t synced_stats(const BatchNormLayout& l, const float* x, Communicator& comm, float* mean, float* var) {
   const int64_t d = l.d;
   std::vector<double> sums(static_cast<size_t>(2 * d + 1), 0.0);
   for (int64_t i = 0; i < l.rows; ++i) {
@@ -214,7 +126,7 @@ void update_running(BatchNormState& state, const Tensor& mean, const Tensor& var
 struct BatchNormBackward {
   const Var &x, &weight, &bias, &result;
   const Tensor &mean, &var;
-  const Layout& l;
+  const BatchNormLayout& l;
   float eps;
   bool training, synced;
   int64_t n_stats;
@@ -228,7 +140,7 @@ void batch_norm_backward(const BatchNormBackward& b) {
   const bool training = b.training, synced = b.synced;
   Communicator* ranks = b.ranks;
   const Tensor &mean = b.mean, &var = b.var;
-  const Layout& l = b.l;
+  const BatchNormLayout& l = b.l;
   const float eps = b.eps;
   const int64_t d = l.d, n_real = l.n_real, n_stats = b.n_stats;
   const float* wp = weight ? weight->value.data() : nullptr;
@@ -259,8 +171,8 @@ void batch_norm_backward(const BatchNormBackward& b) {
   } else {
     Tensor src = Tensor::empty({l.rows, d});  // all rows: see the forward's block
     Tensor diff = Tensor::empty({l.rows, d});
-    gather_rows(l, x->value.data(), src.data());
-    gather_rows(l, result->grad.data(), diff.data());
+    batch_norm_gather_rows(l, x->value.data(), src.data());
+    batch_norm_gather_rows(l, result->grad.data(), diff.data());
     if (synced)
       synced_backward_block(n_real, d, n_stats, eps, wp, src.data(), mean.data(), var.data(), diff.data(),
                             diff.data(), dwp, dbp, *ranks);
@@ -269,7 +181,7 @@ void batch_norm_backward(const BatchNormBackward& b) {
                      var.data(), diff.data(), diff.data(), dwp, dbp);
     if (x->requires_grad) {
       GradSink sink(x);
-      scatter_rows(l, diff.data(), sink.data());
+      batch_norm_scatter_rows(l, diff.data(), sink.data());
       sink.commit();
     }
   }
@@ -281,7 +193,7 @@ Var batch_norm(Tape& tape, const Var& x, const Var& weight, const Var& bias,
                BatchNormState& state, bool training, const std::vector<uint8_t>* row_valid,
                Communicator* ranks) {
   const bool synced = training && ranks && ranks->size() > 1;
-  Layout l = check_args(x->value, value_or_null(weight), value_or_null(bias), state, training,
+  BatchNormLayout l = check_batch_norm_args(x->value, value_or_null(weight), value_or_null(bias), state, training,
                         row_valid, synced);
   const int64_t d = l.d, n_real = l.n_real;
   const float eps = static_cast<float>(state.eps);
@@ -311,10 +223,10 @@ Var batch_norm(Tape& tape, const Var& x, const Var& weight, const Var& bias,
     // Sized for all rows, not N: the memory pool caches by exact size, and N changes with every
     // mask, so an [N, d] buffer would leave a new cached block behind at each step.
     Tensor block = Tensor::empty({l.rows, d});
-    gather_rows(l, x->value.data(), block.data());
+    batch_norm_gather_rows(l, x->value.data(), block.data());
     forward_block(n_real, d, eps, own_stats, wp, bp, block.data(), block.data(), mean.data(),
                   var.data());
-    scatter_rows(l, block.data(), y.data());
+    batch_norm_scatter_rows(l, block.data(), y.data());
   }
 
   if (training) update_running(state, mean, var, n_stats);
@@ -324,125 +236,12 @@ Var batch_norm(Tape& tape, const Var& x, const Var& weight, const Var& bias,
   if (!tape.needs_grad({&x, &weight, &bias}) || (n_real == 0 && !synced)) return result;
   result->requires_grad = true;
   // The row maps are rows long: share them with the closure rather than copy.
-  auto layout = std::make_shared<const Layout>(std::move(l));
+  auto layout = std::make_shared<const BatchNormLayout>(std::move(l));
   tape.record([x, weight, bias, result, mean, var, layout, eps, training, synced, n_stats, ranks]() {
     if (!result->has_grad()) return;
     batch_norm_backward({x, weight, bias, result, mean, var, *layout, eps, training, synced, n_stats, ranks});
   });
   return result;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Naive references (float64, unthreaded).
-
-namespace {
-
-struct NaiveStats {
-  std::vector<double> mean, var;  // [d]; biased var in training
-};
-
-NaiveStats naive_stats(const Tensor& x, const Layout& l, const BatchNormState& state, bool training,
-                       const std::vector<uint8_t>* row_valid) {
-  const int64_t d = l.d;
-  NaiveStats s{std::vector<double>(d, 0.0), std::vector<double>(d, 0.0)};
-  if (!training) {
-    for (int64_t j = 0; j < d; ++j) {
-      s.mean[j] = state.running_mean.data()[j];
-      s.var[j] = state.running_var.data()[j];
-    }
-    return s;
-  }
-  const float* xp = x.data();
-  auto real = [&](int64_t i) { return !row_valid || (*row_valid)[i]; };
-  for (int64_t i = 0; i < l.rows; ++i)
-    if (real(i))
-      for (int64_t j = 0; j < d; ++j) s.mean[j] += xp[i * d + j];
-  for (int64_t j = 0; j < d; ++j) s.mean[j] /= static_cast<double>(l.n_real);
-  for (int64_t i = 0; i < l.rows; ++i)
-    if (real(i))
-      for (int64_t j = 0; j < d; ++j) {
-        const double c = xp[i * d + j] - s.mean[j];
-        s.var[j] += c * c;
-      }
-  for (int64_t j = 0; j < d; ++j) s.var[j] /= static_cast<double>(l.n_real);
-  return s;
-}
-
-}  // namespace
-
-Tensor batch_norm_forward_naive(const Tensor& x, const Tensor* weight, const Tensor* bias,
-                                const BatchNormState& state, bool training,
-                                const std::vector<uint8_t>* row_valid, Tensor* batch_mean,
-                                Tensor* batch_var) {
-  const Layout l = check_args(x, weight, bias, state, training, row_valid);
-  const int64_t d = l.d;
-  const NaiveStats s = naive_stats(x, l, state, training, row_valid);
-  Tensor y = Tensor::zeros(x.shape());
-  const float* xp = x.data();
-  float* yp = y.data();
-  for (int64_t i = 0; i < l.rows; ++i) {
-    if (row_valid && !(*row_valid)[i]) continue;
-    for (int64_t j = 0; j < d; ++j) {
-      const double xhat = (xp[i * d + j] - s.mean[j]) / std::sqrt(s.var[j] + state.eps);
-      yp[i * d + j] = static_cast<float>(xhat * (weight ? weight->data()[j] : 1.0) +
-                                         (bias ? bias->data()[j] : 0.0));
-    }
-  }
-  if (training && batch_mean) {
-    *batch_mean = Tensor::empty({d});
-    for (int64_t j = 0; j < d; ++j) batch_mean->data()[j] = static_cast<float>(s.mean[j]);
-  }
-  if (training && batch_var) {
-    *batch_var = Tensor::empty({d});
-    for (int64_t j = 0; j < d; ++j) batch_var->data()[j] = static_cast<float>(s.var[j]);
-  }
-  return y;
-}
-
-BatchNormGrads batch_norm_backward_naive(const Tensor& x, const Tensor& dy, const Tensor* weight,
-                                         const BatchNormState& state, bool training,
-                                         const std::vector<uint8_t>* row_valid) {
-  const Layout l = check_args(x, weight, nullptr, state, training, row_valid);
-  if (dy.shape() != x.shape())
-    throw ShapeError("[batch_norm_backward_naive] dy " + shape_str(dy.shape()) + " vs x " +
-                     shape_str(x.shape()));
-  const int64_t d = l.d;
-  const NaiveStats s = naive_stats(x, l, state, training, row_valid);
-  auto real = [&](int64_t i) { return !row_valid || (*row_valid)[i]; };
-  const float* xp = x.data();
-  const float* gp = dy.data();
-  std::vector<double> rstd(d), sum_g(d, 0.0), sum_gh(d, 0.0), dw(d, 0.0), db(d, 0.0);
-  for (int64_t j = 0; j < d; ++j) rstd[j] = 1.0 / std::sqrt(s.var[j] + state.eps);
-  auto w_at = [&](int64_t j) { return weight ? static_cast<double>(weight->data()[j]) : 1.0; };
-  for (int64_t i = 0; i < l.rows; ++i) {
-    if (!real(i)) continue;
-    for (int64_t j = 0; j < d; ++j) {
-      const double xhat = (xp[i * d + j] - s.mean[j]) * rstd[j];
-      dw[j] += gp[i * d + j] * xhat;
-      db[j] += gp[i * d + j];
-      sum_g[j] += gp[i * d + j] * w_at(j);
-      sum_gh[j] += gp[i * d + j] * w_at(j) * xhat;
-    }
-  }
-  BatchNormGrads g{Tensor::zeros(x.shape()), Tensor::empty({d}), Tensor::empty({d})};
-  for (int64_t i = 0; i < l.rows; ++i) {
-    if (!real(i)) continue;
-    for (int64_t j = 0; j < d; ++j) {
-      const double gw = gp[i * d + j] * w_at(j);
-      double v = gw;
-      if (training) {  // dx = rstd (g − mean(g) − xhat · mean(g xhat))
-        const double xhat = (xp[i * d + j] - s.mean[j]) * rstd[j];
-        const double n = static_cast<double>(l.n_real);
-        v = gw - sum_g[j] / n - xhat * sum_gh[j] / n;
-      }
-      g.dx.data()[i * d + j] = static_cast<float>(rstd[j] * v);
-    }
-  }
-  for (int64_t j = 0; j < d; ++j) {
-    g.dweight.data()[j] = static_cast<float>(dw[j]);
-    g.dbias.data()[j] = static_cast<float>(db[j]);
-  }
-  return g;
 }
 
 }  // namespace tn
