@@ -137,6 +137,7 @@ int run(TrainArgs& a) {
   options.overwrite = a.overwrite;
   options.records_only = a.smoke;
   options.invocation = {a.command, overrides};
+  options.ranks = &world();  // the MPI world under a launcher, else this process alone
   if (!a.cfg.empty()) {  // Hydra's --cfg job: the spec as resolved, before any data or folder is read
     std::cout << spec_to_yaml(spec) << std::flush;
     return 0;

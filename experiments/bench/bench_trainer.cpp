@@ -23,7 +23,7 @@ TrainSpec bench_train_spec(const std::optional<TrainSpec>& spec_train, int64_t s
 
 BenchTrainer::BenchTrainer(const ModelConfig& config, const TrainSpec& train, int64_t batch, int64_t seq_len,
                            uint64_t seed)
-    : model_(config, seed), step_(model_, train) {
+    : model_(config, seed), step_(model_, train, single_process()) {
   BenchWork work = make_bench_work(config, batch, seq_len, seed);
   objective_ = std::move(work.objective);
   tokens_per_step_ = work.batch->positions();

@@ -109,7 +109,7 @@ class Run {
   int64_t stop_signal() const;
 
   const Clock::time_point start_ = Clock::now();
-  Communicator& comm_ = world();
+  Communicator& comm_;
   const bool writer_ = comm_.rank() == 0;  // only rank 0 writes the run directory
   ExperimentSpec spec_;
   RunOptions options_;
@@ -133,7 +133,7 @@ class Run {
 };
 
 Run::Run(const ExperimentSpec& spec, const RunOptions& options, std::unique_ptr<Task> task)
-    : spec_(spec), options_(options), task_(std::move(task)) {
+    : comm_(options.ranks ? *options.ranks : single_process()), spec_(spec), options_(options), task_(std::move(task)) {
   const TrainSpec& train = spec_.train;
   // The run directory's checks first, writing nothing: refuse before any work, and never over
   // another run's files. Rank 0 claims it once the model is built; the others then only read it (a
@@ -221,6 +221,7 @@ void Run::prepare(const RunOptions& options) {
 void Run::join_ranks() {
   if (comm_.size() == 1) return;
   batches_.stream().shard(comm_.rank(), comm_.size());
+  task_->share_evaluations(comm_);
   for (const auto& [name, var] : model_->params().entries()) {
     comm_.broadcast(var->value.data(), var->value.numel(), 0);
     var->values_changed();
@@ -491,7 +492,7 @@ RunSummary run_training(const ExperimentSpec& spec, const RunOptions& options, s
     run.finish("done");
     return summary;
   } catch (const TrainingDiverged& e) {
-    if (world().rank() == 0) RunDir(options.out_dir).write_diverged(e.step, e.what());
+    if (!options.ranks || options.ranks->rank() == 0) RunDir(options.out_dir).write_diverged(e.step, e.what());
     run.finish("diverged");
     throw;
   } catch (const TrainingInterrupted&) {
@@ -505,7 +506,7 @@ RunSummary run_training(const ExperimentSpec& spec, const RunOptions& options, s
 
 RunSummary run_training(const ExperimentSpec& spec, const RunOptions& options) {
   // The run folder is refused before the data loads (minutes for a large split), not after.
-  if (world().rank() == 0) check_run_dir(options.out_dir, options.resume, options.overwrite, options.records_only);
+  if (!options.ranks || options.ranks->rank() == 0) check_run_dir(options.out_dir, options.resume, options.overwrite, options.records_only);
   if (options.resume)
     if (std::optional<RunSummary> done = finished_run(options.out_dir, spec)) return *done;
   return run_training(spec, options, make_task(spec, options.data_root));

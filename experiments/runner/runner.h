@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/platform/comm/communicator.h"
 #include "experiments/outputs/run_summary.h"
 #include "experiments/runner/run_history.h"
 #include "experiments/spec/spec.h"
@@ -35,6 +36,9 @@ struct RunOptions {
   /// with a checkpoint and train state of that step (TrainingInterrupted); the evaluations not yet
   /// run are run by `--resume`. Empty: never stop.
   std::function<int()> stop_requested;
+  /// The ranks that train this run together (data parallelism: the app passes the MPI world);
+  /// null: this process alone.
+  Communicator* ranks = nullptr;
 };
 
 /// Raised when the loss, the gradient norm or a weight stops being finite; the run directory

@@ -41,7 +41,7 @@ class TrainStep {
   /// AdamW over every parameter of `model` with train.optimizer, the schedule of train.schedule
   /// (its total_steps defaulting to train.max_steps), train.clip_norm and train.update_freq, and
   /// the dropout generator seeded from train.seed. `model` and `comm` must outlive the step.
-  TrainStep(TransNormerModel& model, const TrainSpec& train, Communicator& comm = world());
+  TrainStep(TransNormerModel& model, const TrainSpec& train, Communicator& comm);
 
   /// Update number `step` (1-based: the schedule's lr(step - 1)) on `batches` (update_freq of
   /// them, already filled), recording on `tape` (its bf16 flag picks the precision). Batches

@@ -104,8 +104,8 @@ Metrics LanguageModelingTask::evaluate(TransNormerModel& model, const std::strin
   // The first max_examples blocks of seq_len targets: seq_len * n + 1 tokens.
   const bool limited = max_examples > 0 && static_cast<uint64_t>(max_examples) < ids.size() / static_cast<uint64_t>(seq_len_);
   const LmEval r = limited ? evaluate_lm(model, std::vector<int32_t>(ids.begin(), ids.begin() + max_examples * seq_len_ + 1),
-                                         seq_len_, batch_size)
-                           : evaluate_lm(model, ids, seq_len_, batch_size);
+                                         seq_len_, batch_size, ranks())
+                           : evaluate_lm(model, ids, seq_len_, batch_size, ranks());
   Metrics m;
   m.set("loss", r.loss);
   m.set("ppl", r.ppl);

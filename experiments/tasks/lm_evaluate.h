@@ -21,6 +21,6 @@ struct LmEval {
 /// of the blocks and the sums are combined, so every rank returns the whole stream's result.
 /// Throws DataError when the stream has fewer than 2 ids.
 LmEval evaluate_lm(TransNormerModel& model, const std::vector<int32_t>& stream, int64_t seq_len,
-                   int64_t batch_size, Communicator& comm = world());
+                   int64_t batch_size, Communicator& comm);
 
 }  // namespace tn

@@ -88,7 +88,7 @@ Metrics MaskedLmTask::evaluate(TransNormerModel& model, const std::string& split
   std::vector<int64_t> ids;
   // Each rank a contiguous share of the samples (each sample's mask is a function of its id, so
   // the shares do not change it); the sums are added up across ranks.
-  Communicator& ranks = world();
+  Communicator& ranks = this->ranks();
   const int64_t count = max_examples > 0 ? std::min<int64_t>(samples.count(), max_examples) : samples.count();
   const auto [begin, end] = share_of(count, ranks.rank(), ranks.size());
   double sums[2] = {0, 0};  // Σ loss, masked tokens

@@ -155,7 +155,7 @@ SequenceClassificationTask::Outputs SequenceClassificationTask::run_split(TransN
   SequenceBatch batch;
   // With several ranks each takes every size-th batch (the batches are sorted by length, so the
   // shares cost alike) and the logits, zero elsewhere, and the loss sums are added up.
-  Communicator& ranks = world();
+  Communicator& ranks = this->ranks();
   const std::vector<std::vector<int64_t>> batches = eval_batches(split.lengths, {.max_sentences = batch_size});
   Progress progress("evaluating", "examples", static_cast<int64_t>(split.size()));
   int64_t done = 0;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/platform/comm/communicator.h"
 #include "data/batching/batch_stream.h"
 #include "experiments/outputs/metrics.h"
 #include "layers/models/transnormer.h"
@@ -123,9 +124,18 @@ class Task : public Objective {
   virtual std::vector<std::string> vocabulary() const = 0;
   /// For summary.json.
   virtual TaskReport report() const = 0;
+
+  /// The ranks that share this task's evaluations (data parallelism: each rank evaluates its part
+  /// and the sums are added up, so every rank returns the whole split's metrics). One process
+  /// until the runner shares them; `ranks` outlives the task's evaluations.
+  void share_evaluations(Communicator& ranks) { ranks_ = &ranks; }
+  Communicator& ranks() const { return *ranks_; }
   /// What `data stats` prints of the task's data (its vocabulary, and per split the file, sizes,
   /// lengths, labels), as a JSON object; empty when the task reports nothing beyond report().
   virtual nlohmann::ordered_json data_statistics() const { return nlohmann::ordered_json::object(); }
+
+ private:
+  Communicator* ranks_ = &single_process();
 };
 
 }  // namespace tn

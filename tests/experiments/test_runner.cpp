@@ -315,9 +315,9 @@ TEST_CASE("train step: update_freq 2 over two half batches equals one step over 
     for (int32_t t : b->data.targets) b->data.n_targets += t != -100;
     halves.push_back(std::move(b));
   }
-  TrainStep one(one_model, train);
+  TrainStep one(one_model, train, single_process());
   train.update_freq = 2;
-  TrainStep two(two_model, train);
+  TrainStep two(two_model, train, single_process());
   Tape tape;
   NextTokenObjective objective;
   const StepResult a = one.run(objective, whole, 1, tape);

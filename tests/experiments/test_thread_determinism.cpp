@@ -52,7 +52,7 @@ std::string bytes_of(const T* p, size_t n) {
 Trace train_here(const nlohmann::json& model_json, const TrainSpec& train, const Objective& objective,
                  const std::vector<std::unique_ptr<Batch>>& batches, int steps) {
   TransNormerModel model(model_config_from_json(model_json, "test"), 3);
-  TrainStep step(model, train);
+  TrainStep step(model, train, single_process());
   Tape tape;
   std::vector<double> losses, norms;
   for (int s = 1; s <= steps; ++s) {

@@ -23,6 +23,15 @@ class SingleProcess final : public Communicator {
   void barrier() override {}
 };
 
+}  // namespace
+
+Communicator& single_process() {
+  static SingleProcess one;
+  return one;
+}
+
+namespace {
+
 std::unique_ptr<Communicator>& world_slot() {
   static std::unique_ptr<Communicator> slot = std::make_unique<SingleProcess>();
   return slot;

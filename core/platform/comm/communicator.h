@@ -37,7 +37,12 @@ class Communicator {
 };
 
 /// The world of this process: the MPI world once start_world() joined one, else a world of one.
+/// Only the app reads it; the runner, the steps and the tasks are handed their ranks.
 Communicator& world();
+
+/// A world of one process (rank 0 of 1): what a task evaluates with, and a step sums over, unless
+/// given other ranks.
+Communicator& single_process();
 
 /// Whether an MPI launcher started this process (mpirun's OMPI_COMM_WORLD_SIZE, PMIx's PMIX_RANK,
 /// PMI's PMI_RANK in the environment).
