@@ -6,7 +6,7 @@
 //                  "matmul_only_s", "matmul_calls", "step_over_matmul" (mean step / best replay),
 //                  "matmul_only_median_s", "matmul_replay_times_s", "step_over_matmul_median"
 //                  (median step / median replay: the same statistic on both sides), "model_gflops",
-//                  "mfu", "mfu_bf16"},
+//                  "mfu", "mfu_bf16" (null unless the bf16 peak is the higher one)},
 //        "infer": {"tokens_per_s", "model_gflops", "mfu"}, "model_gflop_per_step", "mfu", "flops": {...},
 //        "precision_comparison": {...}, "peak_rss_mb", "threads", "kernel_isa",
 //        "cpu": {"model", "avx2", "avx512f", "avx512_bf16", "amx_bf16", "onednn_isa", "bf16_matmul_native"},

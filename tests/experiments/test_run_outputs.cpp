@@ -104,6 +104,13 @@ TEST_CASE("bench report: to_json keys, derived MFU, and from_json of to_json") {
   CHECK(j["precision"] == "bf16");
   CHECK(j["train"]["mfu"].get<double>() == doctest::Approx(0.5));
   CHECK(j["train"]["mfu_bf16"].is_null());
+  // A bf16 peak below f32's (no native bf16 matmul) bounds nothing: no mfu_bf16 over 100 %.
+  BenchReport slow = r;
+  slow.peak->bf16 = {true, "", "ref", 2048, 2048, 2048, 5, 0.4, 0.42, 50.0, 48.0};
+  CHECK(slow.to_json()["train"]["mfu_bf16"].is_null());
+  BenchReport fast = r;
+  fast.peak->bf16 = {true, "", "brg:avx512_core_bf16", 2048, 2048, 2048, 5, 0.1, 0.11, 200.0, 190.0};
+  CHECK(fast.to_json()["train"]["mfu_bf16"].get<double>() == doctest::Approx(0.25));
   CHECK(j["train"]["step_over_matmul"].get<double>() == doctest::Approx(1.25));  // mean 1.0 / best 0.8
   CHECK(j["train"]["step_over_matmul_median"].get<double>() == doctest::Approx(0.9 / 0.85));  // median / median
   CHECK(j["model_gflop_per_step"].get<double>() == doctest::Approx(9.0));
