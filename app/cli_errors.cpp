@@ -122,6 +122,40 @@ std::string hydra_hint(const HydraWords& h, const std::string& unexpected, const
          std::string(h.multirun ? "; a sweep needs no -m" : "") + "): " + words;
 }
 
+/// The spec key a fairseq or Lightning flag sets here ("" when none): --max_steps, --max-update,
+/// --seed, --lr, --batch-size and their spellings.
+std::string spec_key_of_flag(std::string flag) {
+  for (char& c : flag)
+    if (c == '-') c = '_';
+  static const std::vector<std::pair<std::string, std::string>> keys = {
+      {"__max_steps", "train.max_steps"}, {"__max_update", "train.max_steps"}, {"__seed", "train.seed"},
+      {"__lr", "train.optimizer.lr"},     {"__batch_size", "train.batch_size"}};
+  for (const auto& [name, key] : keys)
+    if (flag == name) return key;
+  return "";
+}
+
+/// For flags other tools take (fairseq, Lightning, Hydra's --config-name), given to a verb with
+/// --set: what does it here; empty when none of `typed` is one.
+std::string foreign_flag_hint(const std::vector<std::string>& typed, const CliVerb& verb) {
+  for (size_t i = 0; i < typed.size(); ++i) {
+    std::string flag = typed[i], value = i + 1 < typed.size() ? typed[i + 1] : "N";
+    if (const size_t eq = flag.find('='); eq != std::string::npos) {
+      value = flag.substr(eq + 1);
+      flag = flag.substr(0, eq);
+    }
+    if (flag == "--fast_dev_run" || flag == "--fast-dev-run")
+      return "A smoke test is --smoke here: " + verb.name + " SPEC.yaml --smoke (a few steps and batches, into a "
+             "scratch folder)";
+    if (flag == "--config-name" || flag == "--config-path" || flag == "--config_name")
+      return "The spec is the first argument here: transnormer " + verb.name + " path/to/SPEC.yaml";
+    if (verb.takes_set && flag.rfind("--", 0) == 0)
+      if (const std::string key = spec_key_of_flag(flag); !key.empty())
+        return "Spec values are set with --set here: --set " + key + "=" + value;
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string cli_error_text(const std::string& message, const CliVerb& verb) {
@@ -137,6 +171,17 @@ std::string cli_error_text(const std::string& message, const CliVerb& verb) {
       return hydra_hint(*h, "The following argument" + std::string(typed.size() == 1 ? " was" : "s were") +
                                 " not expected: " + words, verb);
     }
+  if (std::regex_match(message, u, unexpected)) {
+    std::vector<std::string> typed;  // CLI11 lists them last first (detail::rjoin)
+    std::istringstream in(u[2].str());
+    for (std::string word; in >> word;) typed.insert(typed.begin(), word);
+    if (const std::string hint = foreign_flag_hint(typed, verb); !hint.empty()) {
+      std::string words;
+      for (const std::string& w : typed) words += (words.empty() ? "" : " ") + w;
+      return "The following argument" + std::string(typed.size() == 1 ? " was" : "s were") + " not expected: " +
+             words + "\n" + hint;
+    }
+  }
   static const std::regex repeated("^(-[^:]+): At Most 1 required but received (\\d+)$");
   std::smatch r;
   if (std::regex_match(message, r, repeated))

@@ -22,6 +22,9 @@ struct CliVerb {
 ///   `-m`/`--multirun`): the --set (a list: --grid) that says them here; for a list or -m given to a
 ///   verb other than `sweep`, the sweep command that varies it; for a verb without --set, its
 ///   options that match the keys (`split=test` to eval: --split test).
+/// - flags of fairseq or Lightning (--max_steps 5, --seed, --lr, --batch-size, --fast_dev_run) and
+///   Hydra's --config-name: the --set, --smoke or argument that does it here, the words in the
+///   order typed;
 /// - an option given twice where it takes one value: "--threads is given 2 times; give it once".
 /// Any other message unchanged.
 std::string cli_error_text(const std::string& message, const CliVerb& verb = {});

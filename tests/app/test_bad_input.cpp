@@ -125,6 +125,15 @@ TEST_CASE("bad input: unknown verb and bad flags exit 2") {
   CHECK(hydra.code == 2);
   CHECK(hydra.err.find("overridden with --set key=value") != std::string::npos);
   CHECK(hydra.err.find(": --set train.max_steps=5 --set model.d_model=64\n") != std::string::npos);
+  // fairseq's and Lightning's flags: the --set or --smoke that says them here, in the order typed.
+  CliResult flag = run_cli("train x.yaml --max_steps 5", dir);
+  CHECK(flag.code == 2);
+  CHECK(flag.err.find("The following arguments were not expected: --max_steps 5\nSpec values are set with --set "
+                      "here: --set train.max_steps=5") != std::string::npos);
+  CHECK(run_cli("train x.yaml --seed=3", dir).err.find("--set train.seed=3") != std::string::npos);
+  CHECK(run_cli("train x.yaml --fast_dev_run", dir).err.find("A smoke test is --smoke here") != std::string::npos);
+  CHECK(run_cli("train --config-name quickstart", dir).err.find("The spec is the first argument here") !=
+        std::string::npos);
   CliResult multirun = run_cli("sweep x.yaml train.seed=1,2", dir);
   CHECK(multirun.code == 2);
   CHECK(multirun.err.find("The following argument was not expected: --grid train.seed=1,2") == std::string::npos);
