@@ -32,7 +32,7 @@ struct EvalArgs {
 int eval_checkpoint(const EvalArgs& args) {
   if (args.data.empty() || args.seq_len < 1)
     throw ConfigError("eval --checkpoint needs --data FILE.tokens and --seq-len L (>= 1)");
-  LoadedCheckpoint ckpt = load_checkpoint(args.checkpoint);
+  LoadedCheckpoint ckpt = load_checkpoint(checkpoint_file(args.checkpoint));  // a run folder: its checkpoint
   const std::string file = find_data_file(resolve_data_root(args.data_root), args.data);
   const std::unique_ptr<Task> task = make_checkpoint_task(ckpt, args.checkpoint, file, args.seq_len, args.batch);
   std::cout << dump_json_text(task->evaluate(*ckpt.model, Task::kTest, args.batch).to_json()) << std::endl;
@@ -64,7 +64,7 @@ Action add_eval_verb(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("eval", "Evaluate a run directory or a checkpoint on a split of its task's data");
   sub->add_option("target", args->target, "run directory, its config.yaml, or the spec it was trained from (then runs/<name>)");
   sub->add_option("--split", args->split, "valid or test")->check(CLI::IsMember({"valid", "test"}));
-  sub->add_option("--checkpoint", args->checkpoint, "checkpoint.safetensors to evaluate");
+  sub->add_option("--checkpoint", args->checkpoint, "checkpoint.safetensors to evaluate, or a run folder (its checkpoint)");
   sub->add_option("--data", args->data, "a .tokens file (with --checkpoint; relative: from the current folder, else the data root)");
   sub->add_flag("--best", args->best, "evaluate the run's checkpoint_best.safetensors (train.checkpoint.best_metric)");
   sub->add_option("--seq-len", args->seq_len, "block length (with --checkpoint)");

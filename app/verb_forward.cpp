@@ -23,14 +23,14 @@ struct ForwardArgs {
 Action add_forward_verb(CLI::App& app) {
   auto args = std::make_shared<ForwardArgs>();
   CLI::App* sub = app.add_subcommand("forward", "Score token ids: loss, logits, gradient norms");
-  sub->add_option("--checkpoint", args->checkpoint, "model.safetensors")->required();
+  sub->add_option("--checkpoint", args->checkpoint, "model.safetensors, or a run folder (its checkpoint)")->required();
   sub->add_option("--input", args->input, "input.json (golden fixture format)")->required();
   sub->add_option("--output", args->output, "write the JSON here instead of stdout");
   sub->add_flag("--grads", args->grads, "also run backward and report gradient norms");
   sub->add_option("--threads", args->threads, "threads (default: all cores)")->check(CLI::Range(0, 1024));
   return [args]() {
     set_num_threads(args->threads);
-    LoadedCheckpoint ckpt = load_checkpoint(args->checkpoint);
+    LoadedCheckpoint ckpt = load_checkpoint(checkpoint_file(args->checkpoint));  // a run folder: its checkpoint
     const nlohmann::json input = parse_forward_input(read_file(args->input), args->input);
     const nlohmann::json out = run_forward(*ckpt.model, input, args->grads, args->input);
     if (args->output.empty())

@@ -70,6 +70,11 @@ TEST_CASE("cli: train writes the run directory, the loss falls, eval reproduces 
   REQUIRE(c.code == 0);
   CHECK(json::parse(c.out)["loss"].get<double>() ==
         doctest::Approx(summary["test"]["loss"].get<double>()).epsilon(1e-6));
+  // A run folder stands for its checkpoint, as in generate and analyze.
+  CliResult by_dir = run_cli("eval --checkpoint " + dir + "/run --data " + dir + "/small.test.tokens --seq-len 32 --batch 3", dir);
+  INFO(by_dir.err);
+  REQUIRE(by_dir.code == 0);
+  CHECK(json::parse(by_dir.out)["loss"].get<double>() == json::parse(c.out)["loss"].get<double>());
   // An empty data file is named as such.
   write_text(dir + "/empty.tokens", "");
   CliResult empty = run_cli("eval --checkpoint " + dir + "/run/checkpoint.safetensors --data " + dir +
