@@ -106,7 +106,7 @@ TEST_CASE("masked_lm: refuses a decoder, the word tokenizer and a seq_len beyond
   auto fails = [](const std::vector<std::string>& set, const std::string& text) {
     CHECK_THROWS_WITH_AS(make_task(mlm_spec(set), test::data_root()), doctest::Contains(text.c_str()), ConfigError);
   };
-  fails({"model.arch=decoder", "model.head=lm"}, "arch: encoder with the mlm head");
+  fails({"model.arch=decoder", "model.head=lm"}, "arch: encoder with head: mlm");
   fails({"data.tokenizer=word"}, "data.tokenizer");
   CHECK_THROWS_WITH_AS(mlm_spec({"data.seq_len=100"}), doctest::Contains("max_positions"), ConfigError);
   // The language_modeling task refuses BPE text.
