@@ -161,26 +161,16 @@ std::string foreign_flag_hint(const std::vector<std::string>& typed, const CliVe
 std::string cli_error_text(const std::string& message, const CliVerb& verb) {
   static const std::regex unexpected("^The following arguments? (was|were) not expected: (.*)$");
   std::smatch u;
-  if (std::regex_match(message, u, unexpected))
-    if (const std::optional<HydraWords> h = hydra_words(u[2].str())) {
-      std::vector<std::string> typed;  // CLI11 lists them last first (detail::rjoin)
-      std::istringstream in(u[2].str());
-      for (std::string word; in >> word;) typed.insert(typed.begin(), word);
-      std::string words;
-      for (const std::string& w : typed) words += (words.empty() ? "" : " ") + w;
-      return hydra_hint(*h, "The following argument" + std::string(typed.size() == 1 ? " was" : "s were") +
-                                " not expected: " + words, verb);
-    }
   if (std::regex_match(message, u, unexpected)) {
     std::vector<std::string> typed;  // CLI11 lists them last first (detail::rjoin)
     std::istringstream in(u[2].str());
     for (std::string word; in >> word;) typed.insert(typed.begin(), word);
-    if (const std::string hint = foreign_flag_hint(typed, verb); !hint.empty()) {
-      std::string words;
-      for (const std::string& w : typed) words += (words.empty() ? "" : " ") + w;
-      return "The following argument" + std::string(typed.size() == 1 ? " was" : "s were") + " not expected: " +
-             words + "\n" + hint;
-    }
+    std::string words;
+    for (const std::string& w : typed) words += (words.empty() ? "" : " ") + w;
+    const std::string said =
+        "The following argument" + std::string(typed.size() == 1 ? " was" : "s were") + " not expected: " + words;
+    if (const std::optional<HydraWords> h = hydra_words(u[2].str())) return hydra_hint(*h, said, verb);
+    if (const std::string hint = foreign_flag_hint(typed, verb); !hint.empty()) return said + "\n" + hint;
   }
   static const std::regex repeated("^(-[^:]+): At Most 1 required but received (\\d+)$");
   std::smatch r;

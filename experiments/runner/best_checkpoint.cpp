@@ -9,6 +9,15 @@
 
 namespace tn {
 
+namespace {
+/// "valid.loss, valid.ppl, ...": the validation metrics a best_metric may name, for its errors.
+std::string valid_metric_list(const std::vector<std::string>& names) {
+  std::string have;
+  for (const std::string& n : names) have += (have.empty() ? "valid." : ", valid.") + n;
+  return have;
+}
+}  // namespace
+
 std::string check_validation_plan(const Task& task, const TrainSpec& train, const std::string& spec_path) {
   const bool has_valid = task.has_split(Task::kValid);
   const std::string& metric = train.checkpoint.best_metric;
@@ -19,12 +28,9 @@ std::string check_validation_plan(const Task& task, const TrainSpec& train, cons
                         "data.split_valid_from_train for a text), or remove train.checkpoint");
     const std::vector<std::string> names = task.metric_names();
     const std::string name = metric.substr(metric.find('.') + 1);
-    if (std::find(names.begin(), names.end(), name) == names.end()) {
-      std::string have;
-      for (const std::string& n : names) have += (have.empty() ? "valid." : ", valid.") + n;
+    if (std::find(names.begin(), names.end(), name) == names.end())
       throw ConfigError(spec_path + ": train.checkpoint.best_metric: " + metric +
-                        " is not a metric of this task's validation; it has " + have);
-    }
+                        " is not a metric of this task's validation; it has " + valid_metric_list(names));
   }
   if (!has_valid && train.eval_every > 0)
     return "train.eval_every=" + std::to_string(train.eval_every) +
@@ -40,12 +46,9 @@ bool BestCheckpoint::observe(const Metrics& valid, int64_t step) {
   if (!enabled()) return false;
   const std::string name = metric_.substr(metric_.find('.') + 1);
   const std::optional<double> v = valid.find(name);
-  if (!v) {
-    std::string have;
-    for (const std::string& n : valid.names()) have += (have.empty() ? "valid." : ", valid.") + n;
+  if (!v)
     throw ConfigError("train.checkpoint.best_metric: " + metric_ + " is not a metric of this task's validation; it has " +
-                      have);
-  }
+                      valid_metric_list(valid.names()));
   // A non-finite value (an evaluation that overflowed) is never the best, nor the first.
   const bool better = std::isfinite(*v) && (step_ == 0 || (maximize_ ? *v > value_ : *v < value_));
   if (better) {
