@@ -139,7 +139,8 @@ Action add_bench_verb(CLI::App& app) {
   sub->add_option("--scaling-warmup", r.scaling_warmup, "untimed reps per scaling point")->check(CLI::Range(0, 1000));
   sub->add_option("--causality", args->causality, "scaling points: both, causal or bidirectional")
       ->check(CLI::IsMember(keys_of(kCausalities)));
-  sub->add_option("--scaling-max-gib", r.scaling_max_gib, "skip softmax points whose n x n buffer exceeds this many GiB")
+  sub->add_option("--scaling-max-gib", r.scaling_max_gib,
+                  "skip points where a mixer keeps more than this many GiB for its backward")
       ->check(CLI::Range(0.001, 1024.0));
   sub->add_flag("--scaling-in-process", args->scaling_in_process,
                 "measure scaling points in this process (peak = tensor high-water mark) instead of "

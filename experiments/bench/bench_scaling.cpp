@@ -74,13 +74,13 @@ Var probe_loss(Tape& tape, const Var& y, const Tensor& r) {
 bool quadratic_too_big(const ModelConfig& config, MixerKind mixer, int64_t n,
                        const ScalingOptions& options, std::string& reason) {
   // What the mixer keeps for its backward beyond the per-position activations, as its table
-  // entry counts it (softmax's B·H·n² probabilities; nothing for the linear mixers).
+  // entry counts it (DiagAttention's block probabilities; nothing for the linear mixers).
   const MixerEntry* entry = find_mixer(mixer);
   if (!entry || !entry->saved_floats) return false;
   const double bytes = 4.0 * entry->saved_floats(config, options.batch, n);
   if (bytes <= options.max_quadratic_bytes) return false;
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%s n x n probabilities would need %.3g GiB (> %.3g GiB limit)",
+  std::snprintf(buf, sizeof buf, "%s would keep %.3g GiB for its backward (> %.3g GiB limit)",
                 std::string(entry->name).c_str(), bytes / (kMiB * 1024.0), options.max_quadratic_bytes / (kMiB * 1024.0));
   reason = buf;
   return true;

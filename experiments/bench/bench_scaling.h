@@ -31,7 +31,8 @@ struct ScalingOptions {
   int reps = 3;    // timed reps (the median is reported)
   int warmup = 1;  // untimed reps first
   uint64_t seed = 0;
-  /// Skip softmax points whose n×n probability buffer (batch·heads·n²·4 bytes) exceeds this.
+  /// Skip points where what a mixer keeps for its backward (MixerEntry::saved_floats, 4 bytes
+  /// each) exceeds this.
   double max_quadratic_bytes = 4.0 * 1024 * 1024 * 1024;
   /// Non-empty: measure each point in a child process running this executable (see above).
   std::string worker_exe;

@@ -32,11 +32,11 @@ double estimate_parameter_count(const ModelConfig& config);
 /// holds at once (train.update_freq; 12 bytes per position and 1 KiB each). With `longest` (the
 /// longest sequence of a batch, > 0) also what each layer's mixer keeps beyond that
 /// (MixerEntry::saved_floats, for positions / longest sequences of `longest`: softmax attention's
-/// n² probabilities, DiagAttention's n·min(block_size, n), Performer's features).
+/// two row statistics, DiagAttention's n·min(block_size, n) probabilities, Performer's features).
 /// With `eval_batch` (train.eval_batch_size, > 0) and `longest`, also the floor of one evaluation
 /// batch of eval_batch sequences of `longest`, whose layers run one after another without a tape:
-/// per position 4·d + d_ff floats and the widest layer's saved_floats (softmax's probabilities are
-/// made in evaluation too); the run needs the larger of the two activation floors.
+/// per position 4·d + d_ff floats and the widest layer's saved_floats (they are made in evaluation
+/// too); the run needs the larger of the two activation floors.
 MemoryEstimate estimate_training_memory(const ModelConfig& config, int64_t positions, int64_t longest = 0,
                                         int64_t update_freq = 1, int64_t eval_batch = 0);
 

@@ -180,20 +180,20 @@ Var softmax_attention(Tape& tape, const Var& q, const Var& k, const Var& v, int6
   const AttentionDims d = dims_of(q, n_heads);
   const uint8_t* mask = mask_ptr(key_valid, d);
   Tensor out = Tensor::empty(q->value.shape());
-  Tensor probs = Tensor::empty({d.batch, d.n_heads, d.seq_len, d.seq_len});
+  Tensor stats = Tensor::empty({d.batch, d.n_heads, d.seq_len, 2});  // no T×T matrix
   softmax_attention_forward(d, causal, mask, q->value.data(), k->value.data(), v->value.data(),
-                            out.data(), probs.data(), dropout_p, dropout_key);
+                            out.data(), stats.data(), dropout_p, dropout_key);
   Var result = make_var(std::move(out));
   if (!tape.needs_grad({&q, &k, &v})) return result;
   result->requires_grad = true;
   std::vector<uint8_t> mask_copy;
   if (key_valid) mask_copy = *key_valid;
-  tape.record([q, k, v, result, probs, d, causal, mask_copy, dropout_p, dropout_key]() {
+  tape.record([q, k, v, result, stats, d, causal, mask_copy, dropout_p, dropout_key]() {
     if (!result->has_grad()) return;
     const uint8_t* mask = mask_copy.empty() ? nullptr : mask_copy.data();
     deliver_qkv(q, k, v, [&](float* dq, float* dk, float* dv) {
       softmax_attention_backward(d, causal, mask, q->value.data(), k->value.data(),
-                                 v->value.data(), probs.data(), result->grad.data(), dq, dk, dv,
+                                 v->value.data(), stats.data(), result->grad.data(), dq, dk, dv,
                                  dropout_p, dropout_key);
     });
   });

@@ -23,10 +23,10 @@ double projection_flops(const ModelConfig& config, int64_t batch, int64_t seq_le
   return dense_projection_flops(config, batch, seq_len, 4.0);
 }
 
-/// The probabilities kept for the backward: B·H·n² (layers/attention/attention_ops.cpp).
+/// The row statistics kept for the backward: B·H·n·2 (kernels/softmax_attention.h); no n×n matrix.
 double saved_floats(const ModelConfig& config, int64_t batch, int64_t seq_len) {
-  const auto n = static_cast<double>(seq_len);
-  return static_cast<double>(batch) * static_cast<double>(config.n_heads) * n * n;
+  return static_cast<double>(batch) * static_cast<double>(config.n_heads) *
+         static_cast<double>(seq_len) * 2.0;
 }
 
 }  // namespace

@@ -66,9 +66,10 @@ TEST_CASE("memory check sizes: an evaluation batch is counted, and refused with 
   ModelConfig c = small_model(MixerKind::Softmax);
   const MemoryEstimate usual = estimate_training_memory(c, 8 * 500, 500, 1, 8);
   CHECK(usual.total_bytes() == estimate_training_memory(c, 8 * 500, 500).total_bytes());  // the same batch: training dominates
-  // 1,000 sequences of 500: per position 4·d + d_ff floats, and one softmax layer's 1000·4·500² probabilities.
+  // 1,000 sequences of 500: per position 4·d + d_ff floats, and one softmax layer's 1000·4·500·2
+  // row statistics.
   const MemoryEstimate wide = estimate_training_memory(c, 8 * 500, 500, 1, 1000);
-  CHECK(wide.eval_bytes == doctest::Approx(4.0 * (1000.0 * 500 * (4 * 32 + 64) + 1000.0 * 4 * 500 * 500)));
+  CHECK(wide.eval_bytes == doctest::Approx(4.0 * (1000.0 * 500 * (4 * 32 + 64) + 1000.0 * 4 * 500 * 2)));
   CHECK(wide.total_bytes() == doctest::Approx(wide.weight_bytes + wide.eval_bytes));
   CHECK_THROWS_WITH_AS(
       check_fits_in_memory(estimate_training_memory(c, 8 * 500, 500, 1, int64_t{1} << 62), "spec.yaml"),

@@ -1,7 +1,10 @@
-// Full (T×T) softmax attention through oneDNN's sgemm, parallel over (batch, head); each product
+// Softmax attention in row tiles through oneDNN's sgemm, parallel over (batch, head); each product
 // runs single-threaded inside the parallel region, so the bits do not depend on the thread count.
+// No T×T matrix is stored: the forward keeps two statistics per row (the max logit and the
+// reciprocal of the sum of exponentials), and the backward recomputes each tile of probabilities
+// from them with the forward's own operations, so its probabilities are the forward's bit for bit.
 // Legend: B batch, T seq_len, H n_heads, D d_head, n keys up to the last valid one; rows of one
-// (b, h) are H·D apart in q, k, v, out and their gradients, T apart in probs.
+// (b, h) are H·D apart in q, k, v, out and their gradients.
 #include "layers/attention/kernels/full_attention.h"
 
 #include <algorithm>
@@ -64,22 +67,42 @@ void for_row_ranges(int64_t n, int64_t T, F&& f) {
 }
 
 /// prow[0, jmax) logits → softmax over the valid keys (masked ones 0; a row with none is all 0);
-/// prow[jmax, width) = 0. Max, exp and sum run as vectors (16 fixed lanes: the bits do not depend
-/// on jmax beyond the values it covers).
+/// prow[jmax, width) = 0. stats = {max logit, 1 / Σ exp(logit − max)}, {−inf, 0} for a row with
+/// no valid key. Max, exp and sum run as vectors (16 fixed lanes: the bits do not depend on jmax
+/// beyond the values it covers).
 TN_ISA_CLONES void softmax_row(float* __restrict prow, int64_t jmax, int64_t width,
-                               const uint8_t* valid) {
+                               const uint8_t* valid, float* __restrict stats) {
   const float neg_inf = -std::numeric_limits<float>::infinity();
   fill_zero(prow + jmax, width - jmax);
   if (valid)
     for (int64_t j = 0; j < jmax; ++j) prow[j] = valid[j] ? prow[j] : neg_inf;
   const float mx = row_max(prow, jmax);
+  stats[0] = mx;
+  stats[1] = 0.f;
   if (mx == neg_inf) {
     fill_zero(prow, jmax);
     return;
   }
   for (int64_t j = 0; j < jmax; ++j) prow[j] = exp_nonpositive(prow[j] - mx);
   const float inv = 1.f / sum(prow, jmax);  // sum >= 1: the max entry contributes exp(0)
+  stats[1] = inv;
   for (int64_t j = 0; j < jmax; ++j) prow[j] *= inv;
+}
+
+/// The probabilities of softmax_row again from the logits and its stats, by the same operations
+/// per entry (mask to −inf, exp(logit − max), times 1/sum), so the same bits.
+TN_ISA_CLONES void recompute_row(float* __restrict prow, int64_t jmax, int64_t width,
+                                 const uint8_t* valid, const float* __restrict stats) {
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  fill_zero(prow + jmax, width - jmax);
+  const float mx = stats[0], inv = stats[1];
+  if (mx == neg_inf) {
+    fill_zero(prow, jmax);
+    return;
+  }
+  if (valid)
+    for (int64_t j = 0; j < jmax; ++j) prow[j] = valid[j] ? prow[j] : neg_inf;
+  for (int64_t j = 0; j < jmax; ++j) prow[j] = exp_nonpositive(prow[j] - mx) * inv;
 }
 
 /// pd[j] = prow[j]·m[j] for j < jmax, 0 up to n: one row of the dropped probabilities.
@@ -121,42 +144,48 @@ void for_row_tiles(int64_t n, int64_t T, F&& f) {
   });
 }
 
-/// One (b, h) of the forward. scratch: k and v rows gathered ([n][D] each), then (dropout only)
-/// one tile of dropped probabilities ([tile][n]) and [n] weights.
-void forward_head(const Head& hd, bool causal, const BlockDropout& drop, float* out, float* probs,
+/// One (b, h) of the forward. stats: [T][2] of this (b, h). scratch: k and v rows gathered ([n][D]
+/// each), one tile of probabilities ([tile][n]), then (dropout only) one tile of dropped
+/// probabilities ([tile][n]) and [n] weights.
+void forward_head(const Head& hd, bool causal, const BlockDropout& drop, float* out, float* stats,
                   float* scratch, std::atomic<int>& failed) {
   const int64_t T = hd.T, D = hd.D, ld = hd.ld, n = hd.n;
   if (n == 0) {  // no valid key: A = 0, out = 0
-    fill_zero(probs, T * T);
-    for (int64_t i = 0; i < T; ++i) fill_zero(out + i * ld, D);
+    for (int64_t i = 0; i < T; ++i) {
+      fill_zero(out + i * ld, D);
+      stats[2 * i] = -std::numeric_limits<float>::infinity();
+      stats[2 * i + 1] = 0.f;
+    }
     return;
   }
+  const int64_t tile = row_tile(n);
   float* kb = scratch;
   float* vb = kb + n * D;
-  float* pd = vb + n * D;
-  float* m = pd + row_tile(n) * n;
+  float* p = vb + n * D;
+  float* pd = p + tile * n;
+  float* m = pd + tile * n;
   gather_rows(hd.k, ld, n, D, kb);
   gather_rows(hd.v, ld, n, D, vb);
   for_row_tiles(n, T, [&](int64_t t0, int64_t t1) {
-    float* p = probs + t0 * T;  // the tile's rows of A, logits first
-    gemm('N', 'T', t1 - t0, n, D, hd.q + t0 * ld, ld, kb, D, 0.f, p, T, failed);
+    gemm('N', 'T', t1 - t0, n, D, hd.q + t0 * ld, ld, kb, D, 0.f, p, n, failed);  // logits
     for (int64_t i = t0; i < t1; ++i) {
       const int64_t jmax = causal ? std::min(i + 1, n) : n;
-      softmax_row(probs + i * T, jmax, T, hd.valid);
+      float* prow = p + (i - t0) * n;
+      softmax_row(prow, jmax, n, hd.valid, stats + 2 * i);
       if (drop.on) {
         drop.row(i, jmax, m);
-        dropped_row(probs + i * T, m, jmax, n, pd + (i - t0) * n);
+        dropped_row(prow, m, jmax, n, pd + (i - t0) * n);
       }
     }
     // out = A' v over the tile's rows (A' = A ⊙ m with dropout)
-    gemm('N', 'N', t1 - t0, D, n, drop.on ? pd : p, drop.on ? n : T, vb, D, 0.f, out + t0 * ld,
-         ld, failed);
+    gemm('N', 'N', t1 - t0, D, n, drop.on ? pd : p, n, vb, D, 0.f, out + t0 * ld, ld, failed);
   });
 }
 
 /// One (b, h) of the backward. scratch: k and v rows gathered and the dk, dv sums ([n][D] each),
-/// one tile of d_logit ([tile][n]), then (dropout only) one tile of A ⊙ m and [n] weights.
-void backward_head(const Head& hd, bool causal, const BlockDropout& drop, const float* probs,
+/// one tile each of recomputed probabilities and d_logit ([tile][n]), then (dropout only) one tile
+/// of A ⊙ m and [n] weights.
+void backward_head(const Head& hd, bool causal, const BlockDropout& drop, const float* stats,
                    const float* g, float* dq, float* dk, float* dv, float* scratch,
                    std::atomic<int>& failed) {
   const int64_t T = hd.T, D = hd.D, ld = hd.ld, n = hd.n;
@@ -173,25 +202,28 @@ void backward_head(const Head& hd, bool causal, const BlockDropout& drop, const 
   float* vb = kb + n * D;
   float* dkb = vb + n * D;
   float* dvb = dkb + n * D;
-  float* ds = dvb + n * D;
+  float* p = dvb + n * D;
+  float* ds = p + tile * n;
   float* pd = ds + tile * n;
   float* m = pd + tile * n;
   gather_rows(hd.k, ld, n, D, kb);
   gather_rows(hd.v, ld, n, D, vb);
   for_row_tiles(n, T, [&](int64_t t0, int64_t t1) {
     const int64_t rows = t1 - t0;
-    gemm('N', 'T', rows, n, D, g + t0 * ld, ld, vb, D, 0.f, ds, n, failed);  // dA = g vᵀ
+    gemm('N', 'T', rows, n, D, hd.q + t0 * ld, ld, kb, D, 0.f, p, n, failed);  // logits again
+    gemm('N', 'T', rows, n, D, g + t0 * ld, ld, vb, D, 0.f, ds, n, failed);    // dA = g vᵀ
     for (int64_t i = t0; i < t1; ++i) {
       const int64_t jmax = causal ? std::min(i + 1, n) : n;
+      float* prow = p + (i - t0) * n;
+      recompute_row(prow, jmax, n, hd.valid, stats + 2 * i);
       if (drop.on) drop.row(i, jmax, m);
-      softmax_grad_row(probs + i * T, ds + (i - t0) * n, jmax, n, drop.on ? m : nullptr,
+      softmax_grad_row(prow, ds + (i - t0) * n, jmax, n, drop.on ? m : nullptr,
                        pd + (i - t0) * n);
     }
     const float beta = t0 == 0 ? 0.f : 1.f;  // dk, dv sum over the tiles in order
     gemm('N', 'N', rows, D, n, ds, n, kb, D, 0.f, dq + t0 * ld, ld, failed);
     gemm('T', 'N', n, D, rows, ds, n, hd.q + t0 * ld, ld, beta, dkb, D, failed);
-    gemm('T', 'N', n, D, rows, drop.on ? pd : probs + t0 * T, drop.on ? n : T, g + t0 * ld, ld,
-         beta, dvb, D, failed);
+    gemm('T', 'N', n, D, rows, drop.on ? pd : p, n, g + t0 * ld, ld, beta, dvb, D, failed);
   });
   for (int64_t j = 0; j < n; ++j) {
     std::copy(dkb + j * D, dkb + (j + 1) * D, dk + j * ld);
@@ -211,7 +243,7 @@ Head head_at(const AttentionDims& dims, const uint8_t* key_valid, const float* q
 
 void full_attention_forward(const AttentionDims& dims, bool causal, const uint8_t* key_valid,
                             const float* q, const float* k, const float* v, float* out,
-                            float* probs, float dropout_p, uint64_t dropout_key) {
+                            float* stats, float dropout_p, uint64_t dropout_key) {
   const int64_t B = dims.batch, T = dims.seq_len, H = dims.n_heads;
   if (B * T * H == 0) return;
   std::atomic<int> failed{0};
@@ -220,16 +252,17 @@ void full_attention_forward(const AttentionDims& dims, bool causal, const uint8_
     for (int64_t h = 0; h < H; ++h) {
       const Head hd = head_at(dims, key_valid, q, k, v, b, h);
       const BlockDropout drop = block_dropout(dropout_p, dropout_key, T, H, b, h, 0);
-      const int64_t extra = drop.on ? (row_tile(hd.n) + 1) * hd.n : 0;
-      float* scratch = thread_scratch(size_t(2 * hd.n * hd.D + extra) + 1);
-      forward_head(hd, causal, drop, out + (hd.q - q), probs + (b * H + h) * T * T, scratch,
-                   failed);
+      const int64_t tile_floats = row_tile(hd.n) * hd.n;
+      const int64_t extra = drop.on ? tile_floats + hd.n : 0;
+      float* scratch = thread_scratch(size_t(2 * hd.n * hd.D + tile_floats + extra) + 1);
+      forward_head(hd, causal, drop, out + (hd.q - q), stats + (b * H + h) * T * kRowStats,
+                   scratch, failed);
     }
   throw_if_failed("softmax_attention_forward", failed);
 }
 
 void full_attention_backward(const AttentionDims& dims, bool causal, const uint8_t* key_valid,
-                             const float* q, const float* k, const float* v, const float* probs,
+                             const float* q, const float* k, const float* v, const float* stats,
                              const float* d_out, float* dq, float* dk, float* dv, float dropout_p,
                              uint64_t dropout_key) {
   const int64_t B = dims.batch, T = dims.seq_len, H = dims.n_heads;
@@ -242,10 +275,10 @@ void full_attention_backward(const AttentionDims& dims, bool causal, const uint8
       const BlockDropout drop = block_dropout(dropout_p, dropout_key, T, H, b, h, 0);
       const int64_t tile_floats = row_tile(hd.n) * hd.n;
       const int64_t extra = drop.on ? tile_floats + hd.n : 0;
-      float* scratch = thread_scratch(size_t(4 * hd.n * hd.D + tile_floats + extra) + 1);
+      float* scratch = thread_scratch(size_t(4 * hd.n * hd.D + 2 * tile_floats + extra) + 1);
       const int64_t off = hd.q - q;
-      backward_head(hd, causal, drop, probs + (b * H + h) * T * T, d_out + off, dq + off, dk + off,
-                    dv + off, scratch, failed);
+      backward_head(hd, causal, drop, stats + (b * H + h) * T * kRowStats, d_out + off, dq + off,
+                    dk + off, dv + off, scratch, failed);
     }
   throw_if_failed("softmax_attention_backward", failed);
 }

@@ -1,8 +1,10 @@
 #pragma once
 // Internal: the fast engine of softmax_attention (see softmax_attention.h for the contract). Per
-// (batch, head), the T×T products go through oneDNN's sgemm (QKᵀ, P·V and the four products of the
-// backward); the masks, the softmax rows and the dropout weights are this project's code
-// (attention_dropout.h, the same mask as the block engine for the same key).
+// (batch, head) and tile of query rows, the products go through oneDNN's sgemm (QKᵀ and P·V; the
+// backward recomputes QKᵀ and adds four products); the masks, the softmax rows and the dropout
+// weights are this project's code (attention_dropout.h, the same mask as the block engine for the
+// same key). Memory: the two row statistics kept per query, plus per thread the gathered k and v
+// and one or two tiles of [tile][n] floats (tile = 8–256 rows, about 1 MB): linear in T.
 //
 // Keys after the last valid one (right padding) take no part in any product, and the queries
 // before and after that point go through separate products, so a sequence padded further gives
@@ -15,15 +17,17 @@
 
 namespace tn::kernel_detail {
 
-/// out and probs [B, H, T, T] as softmax_attention_forward; arguments already validated.
+constexpr int64_t kRowStats = 2;  // floats kept per query row: max logit, 1 / sum of exponentials
+
+/// out and stats [B, H, T, 2] as softmax_attention_forward; arguments already validated.
 /// Throws std::runtime_error if oneDNN's sgemm reports a failure.
 void full_attention_forward(const AttentionDims& dims, bool causal, const uint8_t* key_valid,
                             const float* q, const float* k, const float* v, float* out,
-                            float* probs, float dropout_p, uint64_t dropout_key);
+                            float* stats, float dropout_p, uint64_t dropout_key);
 
-/// dq, dk, dv (overwritten) as softmax_attention_backward, from the saved probs.
+/// dq, dk, dv (overwritten) as softmax_attention_backward, from the saved stats.
 void full_attention_backward(const AttentionDims& dims, bool causal, const uint8_t* key_valid,
-                             const float* q, const float* k, const float* v, const float* probs,
+                             const float* q, const float* k, const float* v, const float* stats,
                              const float* d_out, float* dq, float* dk, float* dv, float dropout_p,
                              uint64_t dropout_key);
 

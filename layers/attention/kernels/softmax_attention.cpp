@@ -96,18 +96,18 @@ void forward_naive(const AttentionDims& dims, bool causal, const uint8_t* key_va
 
 void softmax_attention_forward(const AttentionDims& dims, bool causal, const uint8_t* key_valid,
                                const float* q, const float* k, const float* v, float* out,
-                               float* probs, float dropout_p, uint64_t dropout_key) {
+                               float* stats, float dropout_p, uint64_t dropout_key) {
   check_args("softmax_attention_forward", dims, q, k, v, dropout_p);
-  kernel_detail::full_attention_forward(dims, causal, key_valid, q, k, v, out, probs, dropout_p,
+  kernel_detail::full_attention_forward(dims, causal, key_valid, q, k, v, out, stats, dropout_p,
                                         dropout_key);
 }
 
 void softmax_attention_backward(const AttentionDims& dims, bool causal, const uint8_t* key_valid,
-                                const float* q, const float* k, const float* v, const float* probs,
+                                const float* q, const float* k, const float* v, const float* stats,
                                 const float* d_out, float* dq, float* dk, float* dv,
                                 float dropout_p, uint64_t dropout_key) {
   check_args("softmax_attention_backward", dims, q, k, v, dropout_p);
-  kernel_detail::full_attention_backward(dims, causal, key_valid, q, k, v, probs, d_out, dq, dk,
+  kernel_detail::full_attention_backward(dims, causal, key_valid, q, k, v, stats, d_out, dq, dk,
                                          dv, dropout_p, dropout_key);
 }
 

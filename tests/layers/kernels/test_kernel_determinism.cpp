@@ -75,7 +75,7 @@ TEST_CASE("attention kernels: bit-identical results for any thread count") {
         return concat(out, probs, dq, dk, dv);
       });
     check_thread_independent("softmax_attention", [&] {
-      std::vector<float> out(n), probs(size_t(d.batch * d.n_heads * d.seq_len * d.seq_len)), dq(n),
+      std::vector<float> out(n), probs(size_t(softmax_stats_floats(d))), dq(n),
           dk(n), dv(n);
       softmax_attention_forward(d, causal, valid.data(), q.data(), k.data(), v.data(), out.data(),
                                 probs.data());

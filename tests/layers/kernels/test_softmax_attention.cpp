@@ -25,23 +25,21 @@ struct Case : AttentionCase {
   Case(AttentionDims d, std::mt19937& gen, bool with_mask) : AttentionCase(d, gen, with_mask) {
     if (with_mask) valid[0] = 0;  // causal row 0 of batch 0 then has no valid key
   }
-  size_t probs_size() const {
-    return size_t(dims.batch * dims.n_heads * dims.seq_len * dims.seq_len);
-  }
+  size_t stats_size() const { return size_t(softmax_stats_floats(dims)); }
 };
 
 void compare_with_naive(const AttentionDims& d, bool causal, bool with_mask, std::mt19937& gen) {
   Case c(d, gen, with_mask);
   const size_t n = c.q.size();
-  std::vector<float> out(n), out_ref(n), probs(c.probs_size(), 5.f);
+  std::vector<float> out(n), out_ref(n), stats(c.stats_size(), 5.f);
   softmax_attention_forward(d, causal, c.key_valid(), c.q.data(), c.k.data(), c.v.data(),
-                            out.data(), probs.data());
+                            out.data(), stats.data());
   softmax_attention_forward_naive(d, causal, c.key_valid(), c.q.data(), c.k.data(), c.v.data(),
                                   out_ref.data());
   check_close("out", out, out_ref, kTolForward);
   std::vector<float> dq(n, 7.f), dk(n, 7.f), dv(n, 7.f), dq_ref(n), dk_ref(n), dv_ref(n);
   softmax_attention_backward(d, causal, c.key_valid(), c.q.data(), c.k.data(), c.v.data(),
-                             probs.data(), c.d_out.data(), dq.data(), dk.data(), dv.data());
+                             stats.data(), c.d_out.data(), dq.data(), dk.data(), dv.data());
   softmax_attention_backward_naive(d, causal, c.key_valid(), c.q.data(), c.k.data(), c.v.data(),
                                    c.d_out.data(), dq_ref.data(), dk_ref.data(), dv_ref.data());
   check_close("dq", dq, dq_ref, kTolBackward);
@@ -101,15 +99,15 @@ TEST_CASE("softmax_attention: several row tiles, right padding and dropout equal
         }
         const uint64_t key = 0xC0FFEEULL;
         const size_t n = c.q.size();
-        std::vector<float> out(n), out_ref(n), probs(c.probs_size(), 5.f);
+        std::vector<float> out(n), out_ref(n), stats(c.stats_size(), 5.f);
         softmax_attention_forward(d, causal, c.key_valid(), c.q.data(), c.k.data(), c.v.data(),
-                                  out.data(), probs.data(), p, key);
+                                  out.data(), stats.data(), p, key);
         softmax_attention_forward_naive(d, causal, c.key_valid(), c.q.data(), c.k.data(),
                                         c.v.data(), out_ref.data(), p, key);
         check_close("out", out, out_ref, kTolForward);
         std::vector<float> dq(n, 7.f), dk(n, 7.f), dv(n, 7.f), dq_ref(n), dk_ref(n), dv_ref(n);
         softmax_attention_backward(d, causal, c.key_valid(), c.q.data(), c.k.data(), c.v.data(),
-                                   probs.data(), c.d_out.data(), dq.data(), dk.data(), dv.data(),
+                                   stats.data(), c.d_out.data(), dq.data(), dk.data(), dv.data(),
                                    p, key);
         softmax_attention_backward_naive(d, causal, c.key_valid(), c.q.data(), c.k.data(),
                                          c.v.data(), c.d_out.data(), dq_ref.data(), dk_ref.data(),
@@ -130,11 +128,11 @@ TEST_CASE("softmax_attention: backward equals central differences of the f64 nai
       Case c(d, gen, false);
       if (with_mask) c.valid = {0, 1, 1, 0, 1};
       const size_t n = c.q.size();
-      std::vector<float> out(n), probs(c.probs_size()), dq(n), dk(n), dv(n);
+      std::vector<float> out(n), stats(c.stats_size()), dq(n), dk(n), dv(n);
       softmax_attention_forward(d, causal, c.key_valid(), c.q.data(), c.k.data(), c.v.data(),
-                                out.data(), probs.data());
+                                out.data(), stats.data());
       softmax_attention_backward(d, causal, c.key_valid(), c.q.data(), c.k.data(), c.v.data(),
-                                 probs.data(), c.d_out.data(), dq.data(), dk.data(), dv.data());
+                                 stats.data(), c.d_out.data(), dq.data(), dk.data(), dv.data());
       std::vector<double> q = to_double(c.q), k = to_double(c.k), v = to_double(c.v), y(n);
       const std::vector<double> w = to_double(c.d_out);
       auto loss = [&] {
@@ -157,9 +155,9 @@ TEST_CASE(
     const AttentionDims d{2, T, 2, 8};
     Case c(d, gen, false);
     const size_t n = c.q.size();
-    std::vector<float> out(n), probs(c.probs_size());
+    std::vector<float> out(n), stats(c.stats_size());
     softmax_attention_forward(d, true, nullptr, c.q.data(), c.k.data(), c.v.data(), out.data(),
-                              probs.data());
+                              stats.data());
     for (int64_t t : {int64_t(0), C - 2, C - 1, C, T - 2}) {
       if (t < 0 || t >= T - 1) continue;
       CAPTURE(T);
@@ -169,7 +167,7 @@ TEST_CASE(
       perturb_after(k, d, t, gen);
       perturb_after(v, d, t, gen);
       softmax_attention_forward(d, true, nullptr, q.data(), k.data(), v.data(), out2.data(),
-                                probs.data());
+                                stats.data());
       CHECK(rows_identical(out, out2, d, d.d_head, t));
       CHECK(!rows_identical(out, out2, d, d.d_head, T - 1));
     }
@@ -202,11 +200,11 @@ TEST_CASE(
   for (bool causal : {true, false}) {
     CAPTURE(causal);
     const size_t n = padded.q.size();
-    std::vector<float> out(n), probs(padded.probs_size()), dq(n), dk(n), dv(n);
+    std::vector<float> out(n), stats(padded.stats_size()), dq(n), dk(n), dv(n);
     softmax_attention_forward(dp, causal, padded.key_valid(), padded.q.data(), padded.k.data(),
-                              padded.v.data(), out.data(), probs.data());
+                              padded.v.data(), out.data(), stats.data());
     softmax_attention_backward(dp, causal, padded.key_valid(), padded.q.data(), padded.k.data(),
-                               padded.v.data(), probs.data(), padded.d_out.data(), dq.data(),
+                               padded.v.data(), stats.data(), padded.d_out.data(), dq.data(),
                                dk.data(), dv.data());
     for (int64_t b = 0; b < 2; ++b) {
       CAPTURE(b);
@@ -218,10 +216,10 @@ TEST_CASE(
       };
       const std::vector<float> q = slice(padded.q), k = slice(padded.k), v = slice(padded.v),
                                g = slice(padded.d_out);
-      std::vector<float> out_a(m), probs_a(size_t(H * T * T)), dq_a(m), dk_a(m), dv_a(m);
+      std::vector<float> out_a(m), stats_a(size_t(H * T * 2)), dq_a(m), dk_a(m), dv_a(m);
       softmax_attention_forward(da, causal, nullptr, q.data(), k.data(), v.data(), out_a.data(),
-                                probs_a.data());
-      softmax_attention_backward(da, causal, nullptr, q.data(), k.data(), v.data(), probs_a.data(),
+                                stats_a.data());
+      softmax_attention_backward(da, causal, nullptr, q.data(), k.data(), v.data(), stats_a.data(),
                                  g.data(), dq_a.data(), dk_a.data(), dv_a.data());
       check_close("out (padded vs alone)", slice(out), out_a, kTolPadding);
       check_close("dq (padded vs alone)", slice(dq), dq_a, kTolPadding);
@@ -241,15 +239,17 @@ TEST_CASE("softmax_attention: rows with no valid key give 0, with zero gradients
   const size_t n = c.q.size(), half = n / 2;
   for (bool causal : {true, false}) {
     CAPTURE(causal);
-    std::vector<float> out(n), probs(c.probs_size()), dq(n), dk(n), dv(n);
+    std::vector<float> out(n), stats(c.stats_size()), dq(n), dk(n), dv(n);
     softmax_attention_forward(d, causal, c.key_valid(), c.q.data(), c.k.data(), c.v.data(),
-                              out.data(), probs.data());
+                              out.data(), stats.data());
     softmax_attention_backward(d, causal, c.key_valid(), c.q.data(), c.k.data(), c.v.data(),
-                               probs.data(), c.d_out.data(), dq.data(), dk.data(), dv.data());
+                               stats.data(), c.d_out.data(), dq.data(), dk.data(), dv.data());
     bool batch1_zero = true, all_finite = true;
     for (size_t i = half; i < n; ++i)
       batch1_zero &= out[i] == 0.f && dq[i] == 0.f && dk[i] == 0.f && dv[i] == 0.f;
-    for (size_t i = c.probs_size() / 2; i < c.probs_size(); ++i) batch1_zero &= probs[i] == 0.f;
+    // Row stats of batch 1: {max −inf, 1/sum 0}, which the backward reads as a row of zeros.
+    for (size_t i = c.stats_size() / 2; i < c.stats_size(); i += 2)
+      batch1_zero &= std::isinf(stats[i]) && stats[i] < 0.f && stats[i + 1] == 0.f;
     for (size_t i = 0; i < n; ++i) all_finite &= std::isfinite(out[i]) && std::isfinite(dq[i]);
     CHECK(batch1_zero);
     CHECK(all_finite);
