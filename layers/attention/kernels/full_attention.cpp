@@ -56,7 +56,7 @@ void throw_if_failed(const char* op, const std::atomic<int>& failed) {
                              std::to_string(failed.load()));
 }
 
-constexpr int64_t kTileFloats = 262144;  // logits per row tile: 1 MB (the L2 of one core)
+constexpr int64_t kTileFloats = 262144;  // logits per forward row tile: 1 MB (half a core's L2)
 
 /// Calls f(r0, r1) for the query rows before the first padded key, [0, n), and after, [n, T):
 /// the products of the first range have the same shapes however far the sequence is padded.
@@ -66,10 +66,11 @@ void for_row_ranges(int64_t n, int64_t T, F&& f) {
   if (T > n) f(n, T);
 }
 
-/// prow[0, jmax) logits → softmax over the valid keys (masked ones 0; a row with none is all 0);
-/// prow[jmax, width) = 0. stats = {max logit, 1 / Σ exp(logit − max)}, {−inf, 0} for a row with
-/// no valid key. Max, exp and sum run as vectors (16 fixed lanes: the bits do not depend on jmax
-/// beyond the values it covers).
+/// prow[0, jmax) logits → E = exp(logit − max) over the valid keys (masked ones 0; a row with
+/// none is all 0), not yet divided by their sum: the caller scales the row of E·v instead (D
+/// products, not jmax). prow[jmax, width) = 0. stats = {max logit, 1 / Σ E}, {−inf, 0} for a row
+/// with no valid key. Max, exp and sum run as vectors in fixed lanes (dot64: the bits do not
+/// depend on jmax beyond the values it covers).
 TN_ISA_CLONES void softmax_row(float* __restrict prow, int64_t jmax, int64_t width,
                                const uint8_t* valid, float* __restrict stats) {
   const float neg_inf = -std::numeric_limits<float>::infinity();
@@ -84,25 +85,12 @@ TN_ISA_CLONES void softmax_row(float* __restrict prow, int64_t jmax, int64_t wid
     return;
   }
   for (int64_t j = 0; j < jmax; ++j) prow[j] = exp_nonpositive(prow[j] - mx);
-  const float inv = 1.f / sum(prow, jmax);  // sum >= 1: the max entry contributes exp(0)
-  stats[1] = inv;
-  for (int64_t j = 0; j < jmax; ++j) prow[j] *= inv;
+  stats[1] = 1.f / dot64(prow, nullptr, jmax);  // sum >= 1: the max entry contributes exp(0)
 }
 
-/// The probabilities of softmax_row again from the logits and its stats, by the same operations
-/// per entry (mask to −inf, exp(logit − max), times 1/sum), so the same bits.
-TN_ISA_CLONES void recompute_row(float* __restrict prow, int64_t jmax, int64_t width,
-                                 const uint8_t* valid, const float* __restrict stats) {
-  const float neg_inf = -std::numeric_limits<float>::infinity();
-  fill_zero(prow + jmax, width - jmax);
-  const float mx = stats[0], inv = stats[1];
-  if (mx == neg_inf) {
-    fill_zero(prow, jmax);
-    return;
-  }
-  if (valid)
-    for (int64_t j = 0; j < jmax; ++j) prow[j] = valid[j] ? prow[j] : neg_inf;
-  for (int64_t j = 0; j < jmax; ++j) prow[j] = exp_nonpositive(prow[j] - mx) * inv;
+/// x[0, D) *= s.
+TN_ISA_CLONES void scale_row(float* __restrict x, int64_t D, float s) {
+  for (int64_t d = 0; d < D; ++d) x[d] *= s;
 }
 
 /// pd[j] = prow[j]·m[j] for j < jmax, 0 up to n: one row of the dropped probabilities.
@@ -112,33 +100,49 @@ TN_ISA_CLONES void dropped_row(const float* __restrict prow, const float* __rest
   fill_zero(pd + jmax, n - jmax);
 }
 
-/// drow[0, jmax) = dA (= g_i·v_j) → d_logit = A ⊙ (dA' − Σ A dA') with dA' = dA ⊙ m (m null: no
-/// dropout; then pd is untouched, else pd = A ⊙ m); drow[jmax, n) = 0. Masked entries (A = 0)
-/// give 0 whatever dA is.
-TN_ISA_CLONES void softmax_grad_row(const float* __restrict prow, float* __restrict drow,
-                                    int64_t jmax, int64_t n, const float* __restrict m,
-                                    float* __restrict pd) {
-  for (int64_t j = 0; j < jmax; ++j) drow[j] = prow[j] != 0.f ? drow[j] : 0.f;
+/// One row of the backward: prow[0, jmax) holds the logits again, drow[0, jmax) dA = g_i·v_j.
+/// Writes the probabilities P = E·(1/sum), E = exp(logit − max) from the forward's stats (E by the
+/// forward's operations, so its bits; masked keys 0), to prow and d_logit = P ⊙ (dA' − Σ P dA')
+/// to drow, with dA' = dA ⊙ m and, with dropout (m not null), pd = P ⊙ m. Entries [jmax, n) of
+/// all three are 0. A masked or underflowed entry (P = 0) gives d_logit 0 whatever dA is.
+TN_ISA_CLONES void backward_row(float* __restrict prow, float* __restrict drow, int64_t jmax,
+                                int64_t n, const uint8_t* valid, const float* stats,
+                                const float* __restrict m, float* __restrict pd) {
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  const float mx = stats[0], inv = stats[1];
+  if (mx == neg_inf) jmax = 0;  // no valid key: all 0
+  if (valid)  // a masked key's logit may exceed the max: it goes in as −inf, as in the forward
+    for (int64_t j = 0; j < jmax; ++j) prow[j] = valid[j] ? prow[j] : neg_inf;
+  for (int64_t j = 0; j < jmax; ++j) {
+    const float p = exp_nonpositive(prow[j] - mx) * inv;
+    prow[j] = p;
+    drow[j] = p != 0.f ? drow[j] : 0.f;
+  }
   if (m) {
     for (int64_t j = 0; j < jmax; ++j) drow[j] *= m[j];
     dropped_row(prow, m, jmax, n, pd);
   }
-  const float c = dot(prow, drow, jmax);
+  const float c = dot64(prow, drow, jmax);
   for (int64_t j = 0; j < jmax; ++j) drow[j] = prow[j] * (drow[j] - c);
+  fill_zero(prow + jmax, n - jmax);
   fill_zero(drow + jmax, n - jmax);
 }
 
 /// Query rows per tile: a tile's logits (rows × n) stay in the L2 cache between the product that
 /// writes them, the softmax and the product that reads them, instead of a T×T pass through memory
 /// for each. Depends on n only, so a sequence padded further keeps its tiles.
-int64_t row_tile(int64_t n) {
-  return std::clamp<int64_t>(kTileFloats / std::max<int64_t>(n, 1) / 8 * 8, 8, 256);
+int64_t row_tile(int64_t n, int64_t tile_floats = kTileFloats) {
+  return std::clamp<int64_t>(tile_floats / std::max<int64_t>(n, 1) / 8 * 8, 8, 256);
 }
 
-/// Calls f(t0, t1) for the row tiles of [0, n) and then of [n, T) (for_row_ranges, tiled).
+/// The backward's query rows per tile: half the forward's, as it holds two tiles (the
+/// probabilities and d_logit).
+int64_t backward_row_tile(int64_t n) { return row_tile(n, kTileFloats / 2); }
+
+/// Calls f(t0, t1) for the row tiles of `tile` rows of [0, n) and then of [n, T)
+/// (for_row_ranges, tiled).
 template <class F>
-void for_row_tiles(int64_t n, int64_t T, F&& f) {
-  const int64_t tile = row_tile(n);
+void for_row_tiles(int64_t n, int64_t T, int64_t tile, F&& f) {
   for_row_ranges(n, T, [&](int64_t r0, int64_t r1) {
     for (int64_t t0 = r0; t0 < r1; t0 += tile) f(t0, std::min(r1, t0 + tile));
   });
@@ -166,7 +170,7 @@ void forward_head(const Head& hd, bool causal, const BlockDropout& drop, float* 
   float* m = pd + tile * n;
   gather_rows(hd.k, ld, n, D, kb);
   gather_rows(hd.v, ld, n, D, vb);
-  for_row_tiles(n, T, [&](int64_t t0, int64_t t1) {
+  for_row_tiles(n, T, tile, [&](int64_t t0, int64_t t1) {
     gemm('N', 'T', t1 - t0, n, D, hd.q + t0 * ld, ld, kb, D, 0.f, p, n, failed);  // logits
     for (int64_t i = t0; i < t1; ++i) {
       const int64_t jmax = causal ? std::min(i + 1, n) : n;
@@ -177,12 +181,14 @@ void forward_head(const Head& hd, bool causal, const BlockDropout& drop, float* 
         dropped_row(prow, m, jmax, n, pd + (i - t0) * n);
       }
     }
-    // out = A' v over the tile's rows (A' = A ⊙ m with dropout)
+    // out = (E' v)/sum over the tile's rows (E' = E ⊙ m with dropout): A' v with A' = E'/sum
     gemm('N', 'N', t1 - t0, D, n, drop.on ? pd : p, n, vb, D, 0.f, out + t0 * ld, ld, failed);
+    for (int64_t i = t0; i < t1; ++i) scale_row(out + i * ld, D, stats[2 * i + 1]);
   });
 }
 
-/// One (b, h) of the backward. scratch: k and v rows gathered and the dk, dv sums ([n][D] each),
+/// One (b, h) of the backward. scratch: k and v rows gathered ([n][D] each) and the dk, dv sums
+/// transposed ([D][n] each),
 /// one tile each of recomputed probabilities and d_logit ([tile][n]), then (dropout only) one tile
 /// of A ⊙ m and [n] weights.
 void backward_head(const Head& hd, bool causal, const BlockDropout& drop, const float* stats,
@@ -197,38 +203,39 @@ void backward_head(const Head& hd, bool causal, const BlockDropout& drop, const 
     for (int64_t i = 0; i < T; ++i) fill_zero(dq + i * ld, D);
     return;
   }
-  const int64_t tile = row_tile(n);
+  const int64_t tile = backward_row_tile(n);
   float* kb = scratch;
   float* vb = kb + n * D;
-  float* dkb = vb + n * D;
-  float* dvb = dkb + n * D;
-  float* p = dvb + n * D;
+  float* dkt = vb + n * D;
+  float* dvt = dkt + n * D;
+  float* p = dvt + n * D;
   float* ds = p + tile * n;
   float* pd = ds + tile * n;
   float* m = pd + tile * n;
   gather_rows(hd.k, ld, n, D, kb);
   gather_rows(hd.v, ld, n, D, vb);
-  for_row_tiles(n, T, [&](int64_t t0, int64_t t1) {
+  for_row_tiles(n, T, tile, [&](int64_t t0, int64_t t1) {
     const int64_t rows = t1 - t0;
     gemm('N', 'T', rows, n, D, hd.q + t0 * ld, ld, kb, D, 0.f, p, n, failed);  // logits again
     gemm('N', 'T', rows, n, D, g + t0 * ld, ld, vb, D, 0.f, ds, n, failed);    // dA = g vᵀ
     for (int64_t i = t0; i < t1; ++i) {
       const int64_t jmax = causal ? std::min(i + 1, n) : n;
-      float* prow = p + (i - t0) * n;
-      recompute_row(prow, jmax, n, hd.valid, stats + 2 * i);
       if (drop.on) drop.row(i, jmax, m);
-      softmax_grad_row(prow, ds + (i - t0) * n, jmax, n, drop.on ? m : nullptr,
-                       pd + (i - t0) * n);
+      backward_row(p + (i - t0) * n, ds + (i - t0) * n, jmax, n, hd.valid, stats + 2 * i,
+                   drop.on ? m : nullptr, pd + (i - t0) * n);
     }
-    const float beta = t0 == 0 ? 0.f : 1.f;  // dk, dv sum over the tiles in order
+    // dkᵀ, dvᵀ ([D][n]) sum over the tiles in order: a product of D rows runs about 1.3–2× the
+    // speed of the transposed [n][D] one on these shapes (the docs' softmax section).
+    const float beta = t0 == 0 ? 0.f : 1.f;
     gemm('N', 'N', rows, D, n, ds, n, kb, D, 0.f, dq + t0 * ld, ld, failed);
-    gemm('T', 'N', n, D, rows, ds, n, hd.q + t0 * ld, ld, beta, dkb, D, failed);
-    gemm('T', 'N', n, D, rows, drop.on ? pd : p, n, g + t0 * ld, ld, beta, dvb, D, failed);
+    gemm('T', 'N', D, n, rows, hd.q + t0 * ld, ld, ds, n, beta, dkt, n, failed);
+    gemm('T', 'N', D, n, rows, g + t0 * ld, ld, drop.on ? pd : p, n, beta, dvt, n, failed);
   });
-  for (int64_t j = 0; j < n; ++j) {
-    std::copy(dkb + j * D, dkb + (j + 1) * D, dk + j * ld);
-    std::copy(dvb + j * D, dvb + (j + 1) * D, dv + j * ld);
-  }
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t d = 0; d < D; ++d) {
+      dk[j * ld + d] = dkt[d * n + j];
+      dv[j * ld + d] = dvt[d * n + j];
+    }
 }
 
 Head head_at(const AttentionDims& dims, const uint8_t* key_valid, const float* q, const float* k,
@@ -273,7 +280,7 @@ void full_attention_backward(const AttentionDims& dims, bool causal, const uint8
     for (int64_t h = 0; h < H; ++h) {
       const Head hd = head_at(dims, key_valid, q, k, v, b, h);
       const BlockDropout drop = block_dropout(dropout_p, dropout_key, T, H, b, h, 0);
-      const int64_t tile_floats = row_tile(hd.n) * hd.n;
+      const int64_t tile_floats = backward_row_tile(hd.n) * hd.n;
       const int64_t extra = drop.on ? tile_floats + hd.n : 0;
       float* scratch = thread_scratch(size_t(4 * hd.n * hd.D + 2 * tile_floats + extra) + 1);
       const int64_t off = hd.q - q;

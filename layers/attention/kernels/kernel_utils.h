@@ -118,6 +118,35 @@ inline float sum(const float* a, int64_t n) {
   return (h[0] + h[2]) + (h[1] + h[3]);
 }
 
+/// Σ a[i]·b[i] (b null: Σ a[i]) over long rows: four of dot()'s 16-lane sets, element i in set
+/// (i / 16) mod 4 (a partial last group zero-filled), the sets added lane-wise as (s0 + s1) + (s2 +
+/// s3), then dot()'s tree. Four independent chains, so the sum runs at the adder's throughput, not
+/// its latency; the same bits for any V, address and zero padding, but not dot()'s bits.
+template <class V = float>
+inline float dot64(const float* a, const float* b, int64_t n) {
+  Lanes<V> s[4];
+  for (auto& set : s) set.zero();
+  auto add = [&](Lanes<V>& set, const float* x, const float* y) {
+    if (y)
+      set.fma(x, y);
+    else
+      set.add(x);
+  };
+  int64_t i = 0;
+  for (; i + 4 * kLanes <= n; i += 4 * kLanes)
+    for (int k = 0; k < 4; ++k) add(s[k], a + i + k * kLanes, b ? b + i + k * kLanes : nullptr);
+  for (; i + kLanes <= n; i += kLanes) add(s[(i / kLanes) % 4], a + i, b ? b + i : nullptr);
+  if (i < n) {
+    float ta[kLanes], tb[kLanes];
+    load_partial(ta, a + i, n - i);
+    if (b) load_partial(tb, b + i, n - i);
+    add(s[(i / kLanes) % 4], ta, b ? tb : nullptr);
+  }
+  for (int u = 0; u < Lanes<V>::kU; ++u) s[0].v[u] = (s[0].v[u] + s[1].v[u]) + (s[2].v[u] + s[3].v[u]);
+  const F32x4 h = s[0].reduce_to_4();
+  return (h[0] + h[2]) + (h[1] + h[3]);
+}
+
 /// out[r] = dot<V>(a, b[r], n) for r = 0..3, bit-identical to four dot() calls, sharing the loads
 /// of a and finishing the four trees side by side.
 template <class V = float>

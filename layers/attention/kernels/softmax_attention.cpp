@@ -98,6 +98,8 @@ void softmax_attention_forward(const AttentionDims& dims, bool causal, const uin
                                const float* q, const float* k, const float* v, float* out,
                                float* stats, float dropout_p, uint64_t dropout_key) {
   check_args("softmax_attention_forward", dims, q, k, v, dropout_p);
+  if (attention_numel(dims) > 0)
+    kernel_detail::check_not_null("softmax_attention_forward", "stats", stats);
   kernel_detail::full_attention_forward(dims, causal, key_valid, q, k, v, out, stats, dropout_p,
                                         dropout_key);
 }
@@ -107,6 +109,8 @@ void softmax_attention_backward(const AttentionDims& dims, bool causal, const ui
                                 const float* d_out, float* dq, float* dk, float* dv,
                                 float dropout_p, uint64_t dropout_key) {
   check_args("softmax_attention_backward", dims, q, k, v, dropout_p);
+  if (attention_numel(dims) > 0)
+    kernel_detail::check_not_null("softmax_attention_backward", "stats", stats);
   kernel_detail::full_attention_backward(dims, causal, key_valid, q, k, v, stats, d_out, dq, dk,
                                          dv, dropout_p, dropout_key);
 }
