@@ -33,14 +33,23 @@ bool is_split(const std::string& key) { return key == "valid" || key == "test"; 
 
 nlohmann::json TrainTotals::to_json() const {
   return {{"steps", steps},   {"epochs", epochs},   {"tokens", tokens},   {"tokens_per_s", tokens_per_s},
-          {"wall_s", wall_s}, {"eval_s", eval_s},   {"total_s", total_s}, {"threads", threads},
+          {"wall_s", wall_s}, {"eval_s", eval_s},   {"eval_tokens", eval_tokens},
+          {"eval_tokens_per_s", eval_tokens_per_s},   {"total_s", total_s}, {"threads", threads},
           {"seed", seed},     {"ranks", ranks}};
 }
 
 TrainTotals TrainTotals::from_json(const nlohmann::json& o) {
-  return {need_as<int64_t>(o, "steps"),  need_as<double>(o, "epochs"),  need_as<int64_t>(o, "tokens"),
-          need_as<double>(o, "tokens_per_s"), need_as<double>(o, "wall_s"), need_as<double>(o, "eval_s"),
-          need_as<double>(o, "total_s"), need_as<int>(o, "threads"),    need_as<uint64_t>(o, "seed"),
+  return {need_as<int64_t>(o, "steps"),
+          need_as<double>(o, "epochs"),
+          need_as<int64_t>(o, "tokens"),
+          need_as<double>(o, "tokens_per_s"),
+          need_as<double>(o, "wall_s"),
+          need_as<double>(o, "eval_s"),
+          o.contains("eval_tokens") ? need_as<int64_t>(o, "eval_tokens") : 0,
+          o.contains("eval_tokens_per_s") ? need_as<double>(o, "eval_tokens_per_s") : 0.0,
+          need_as<double>(o, "total_s"),
+          need_as<int>(o, "threads"),
+          need_as<uint64_t>(o, "seed"),
           o.contains("ranks") ? need_as<int>(o, "ranks") : 1};
 }
 

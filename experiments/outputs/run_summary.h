@@ -2,7 +2,8 @@
 // Typed run outputs, part 2: summary.json, the final word on a run (docs/cli/run-folder.md).
 // Written by the runner, read back by `report` and the tests. Keys:
 //   "valid", "test": the final metrics of each evaluated split ({loss, ppl, tokens} for LM);
-//   "train": {steps, epochs, tokens, tokens_per_s, wall_s, eval_s, total_s, threads, seed};
+//   "train": {steps, epochs, tokens, tokens_per_s, wall_s, eval_s, eval_tokens, eval_tokens_per_s,
+//             total_s, threads, seed, ranks};
 //   "params", "vocab_size", "peak_rss_mb", "data": {split: file}, "evals": [every EvalRecord];
 //   "analysis": the opt-in analyses (absent when none ran);
 //   plus the task's baselines at the top level (LM: unigram_valid_ppl, unigram_test_ppl; null
@@ -27,12 +28,15 @@ struct TrainTotals {
   double tokens_per_s = 0;    // tokens / wall_s
   double wall_s = 0;          // seconds in training steps
   double eval_s = 0;          // seconds in evaluations
+  int64_t eval_tokens = 0;    // positions (batch × padded length) this rank evaluated
+  double eval_tokens_per_s = 0;  // eval_tokens / eval_s: comparable to bench's inference tokens/s
   double total_s = 0;         // wall-clock seconds of this process
   int threads = 0;            // per rank
   uint64_t seed = 0;
   int ranks = 1;              // data-parallel processes (mpirun, srun); tokens and tokens_per_s are their sum
   nlohmann::json to_json() const;
-  /// "ranks" may be absent (a summary written before it was recorded): 1.
+  /// "ranks" may be absent (a summary written before it was recorded): 1; "eval_tokens" and
+  /// "eval_tokens_per_s" too: 0.
   static TrainTotals from_json(const nlohmann::json& object);
   bool operator==(const TrainTotals&) const = default;
 };

@@ -238,6 +238,7 @@ int64_t Run::stop_signal() const {
 
 Metrics Run::evaluate(const std::string& split, int64_t step, bool final_eval) {
   const auto t = Clock::now();
+  const int64_t positions_before = model_->positions_forwarded();
   pool_release_cached();  // training buffers are free between steps: give them back first
   Metrics m;
   int asked = 0;  // the signal that abandoned a final evaluation
@@ -255,7 +256,10 @@ Metrics Run::evaluate(const std::string& split, int64_t step, bool final_eval) {
   pool_release_cached();  // and the evaluation's, so peak memory is max(train, eval), not the sum
   if (const std::vector<nlohmann::json> records = task_->predictions(split); writer_ && !records.empty())
     run_->write_predictions(split, records);
-  done_.eval_s += seconds_since(t);
+  const double seconds = seconds_since(t);
+  const int64_t positions = model_->positions_forwarded() - positions_before;
+  done_.eval_s += seconds;
+  done_.eval_tokens += positions;
   const EvalRecord record{step, split, m};
   if (writer_) run_->append_metrics(record);
   done_.evals.push_back(record);
@@ -265,7 +269,8 @@ Metrics Run::evaluate(const std::string& split, int64_t step, bool final_eval) {
                                ? fmt::format(" | at most {} batch{} (train.limit_eval_batches)", spec_.train.limit_eval_batches,
                                              spec_.train.limit_eval_batches == 1 ? "" : "es")
                                : "";
-  spdlog::info("step {:>6} | {}{}{} | {:.1f} s", step, split, values, part, seconds_since(t));
+  spdlog::info("step {:>6} | {}{}{} | {:.1f} s, {:.0f} tokens/s", step, split, values, part, seconds,
+               seconds > 0 ? static_cast<double>(positions) / seconds : 0.0);
   return m;
 }
 
@@ -433,6 +438,8 @@ RunSummary Run::summarize() const {
              done_.tokens / done_.train_s,
              done_.train_s,
              done_.eval_s,
+             done_.eval_tokens,
+             done_.eval_s > 0 ? static_cast<double>(done_.eval_tokens) / done_.eval_s : 0.0,
              seconds_since(start_),
              num_threads(),
              spec_.train.seed,

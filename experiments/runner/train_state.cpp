@@ -27,6 +27,7 @@ void save_train_state(const std::string& path, const AdamW& optimizer, const Tra
                                {"dropout_rng", std::to_string(state.dropout_rng)},
                                {"train_s", state.train_s},
                                {"eval_s", state.eval_s},
+                               {"eval_tokens", state.eval_tokens},
                                {"tokens", state.tokens},
                                {"evals", evals},
                                {"log_window", state.log_window},
@@ -51,6 +52,7 @@ TrainState load_train_state(const std::string& path, AdamW& optimizer) {
     state.dropout_rng = std::stoull(meta.at("dropout_rng").get<std::string>());
     state.train_s = meta.at("train_s").get<double>();
     state.eval_s = meta.at("eval_s").get<double>();
+    state.eval_tokens = meta.value("eval_tokens", int64_t{0});  // absent in older states
     state.tokens = meta.at("tokens").get<int64_t>();
     for (const nlohmann::json& r : meta.at("evals")) state.evals.push_back(EvalRecord::from_json(r));
     if (meta.contains("log_window")) state.log_window = meta["log_window"];

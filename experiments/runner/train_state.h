@@ -24,6 +24,7 @@ struct TrainState {
   nlohmann::json stream;              // the training stream's place (BatchStream::state)
   uint64_t dropout_rng = 0;           // Rng::state() of the dropout generator
   double train_s = 0, eval_s = 0;     // seconds spent so far
+  int64_t eval_tokens = 0;            // positions run through the model in evaluations so far
   int64_t tokens = 0;                 // training targets so far
   std::vector<EvalRecord> evals;      // evaluation records so far (summary.json)
   nlohmann::json log_window;          // the train log's open window (TrainLog::window_json), null when closed

@@ -76,6 +76,7 @@ Var TransNormerModel::forward(ForwardContext& ctx, const std::vector<int32_t>& t
                               int64_t batch, int64_t seq_len, std::vector<double>* hidden_norms) {
   const ModelConfig& c = config_;
   const float embed_scale = c.embed_scale ? std::sqrt(static_cast<float>(c.d_model)) : 1.0f;
+  positions_forwarded_ += batch * seq_len;
   Var x = input_->forward(ctx, tokens, batch, seq_len, embed_scale);
   if (c.positional == Positional::Sinusoidal || c.positional == Positional::SinusoidalInterleaved) {
     if (!sinusoidal_ || sinusoidal_->value.dim(0) < seq_len)

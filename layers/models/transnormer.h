@@ -103,6 +103,10 @@ class TransNormerModel {
   /// ConfigError past max_positions with learned positions.
   Tensor decode_step(ForwardContext& ctx, ModelDecodeState& state, int32_t token, int64_t position);
 
+  /// Positions (batch × seq_len, padding included) run through forward() since the model was
+  /// built: what an evaluation's throughput counts, as bench's inference tokens/s does.
+  int64_t positions_forwarded() const { return positions_forwarded_; }
+
  private:
   struct Block;
   ModelConfig config_;
@@ -115,6 +119,7 @@ class TransNormerModel {
   std::unique_ptr<ClassificationHead> classification_head_;
   std::unique_ptr<RetrievalHead> retrieval_head_;
   std::vector<std::unique_ptr<Block>> blocks_;
+  int64_t positions_forwarded_ = 0;
 };
 
 }  // namespace tn

@@ -34,6 +34,11 @@ TEST_CASE("cli: train writes the run directory, the loss falls, eval reproduces 
   // 30 steps: far better than guessing uniformly over the vocabulary.
   CHECK(summary["test"]["ppl"].get<double>() < 0.5 * summary["vocab_size"].get<double>());
   CHECK(summary["unigram_test_ppl"].get<double>() > 1.0);
+  // Evaluation throughput: every test target was a position forwarded (and valid's too).
+  const json& train = summary["train"];
+  CHECK(train["eval_tokens"].get<int64_t>() > summary["test"]["tokens"].get<int64_t>());
+  CHECK(train["eval_tokens_per_s"].get<double>() ==
+        doctest::Approx(train["eval_tokens"].get<double>() / train["eval_s"].get<double>()));
 
   // metrics.jsonl: training lines then evaluation lines; the logged loss falls.
   std::istringstream lines(slurp(dir + "/run/metrics.jsonl"));

@@ -58,7 +58,7 @@ inline void write_fake_run(const std::filesystem::path& dir, const FakeRun& run)
   s.final["test"].set("loss", std::log(run.test_ppl));
   s.final["test"].set("ppl", run.test_ppl);
   s.final["test"].set_count("tokens", 2000);
-  s.train = {run.steps, 0.2, 640, 5000.0, 0.128, 0.5, 2.0, run.threads, run.seed};
+  s.train = {run.steps, 0.2, 640, 5000.0, 0.128, 0.5, 3200, 6400.0, 2.0, run.threads, run.seed};
   s.params = 12345;
   s.vocab_size = 100;
   s.peak_rss_mb = 50;

@@ -55,7 +55,7 @@ TEST_CASE("run summary: every field round trips, baselines may be null, splits a
   s.final["valid"].set("loss", 5.6);
   s.final["test"].set("loss", 5.5);
   s.final["test"].set_count("tokens", 100);
-  s.train = {450, 4.7, 918517, 11394.5, 80.6, 18.7, 101.0, 2, 1};
+  s.train = {450, 4.7, 918517, 11394.5, 80.6, 18.7, 2000000, 106951.9, 101.0, 2, 1};
   s.params = 3029736;
   s.vocab_size = 17488;
   s.peak_rss_mb = 590.0;
@@ -65,6 +65,11 @@ TEST_CASE("run summary: every field round trips, baselines may be null, splits a
   const json j = s.to_json();
   CHECK(j["unigram_valid_ppl"].is_null());
   CHECK(j["train"]["steps"] == 450);
+  CHECK(j["train"]["eval_tokens"] == 2000000);
+  json older = j;  // a summary written before evaluation throughput was recorded
+  older["train"].erase("eval_tokens");
+  older["train"].erase("eval_tokens_per_s");
+  CHECK(RunSummary::from_json(older).train.eval_tokens == 0);
   CHECK(j["test"]["tokens"] == 100);
   CHECK(RunSummary::from_json(j) == s);
   json broken = j;
