@@ -171,18 +171,19 @@ void forward_head(const Head& hd, bool causal, const BlockDropout& drop, float* 
   gather_rows(hd.k, ld, n, D, kb);
   gather_rows(hd.v, ld, n, D, vb);
   for_row_tiles(n, T, tile, [&](int64_t t0, int64_t t1) {
-    gemm('N', 'T', t1 - t0, n, D, hd.q + t0 * ld, ld, kb, D, 0.f, p, n, failed);  // logits
+    const int64_t nk = causal ? std::min(t1, n) : n;  // causal: no key after the tile's last row
+    gemm('N', 'T', t1 - t0, nk, D, hd.q + t0 * ld, ld, kb, D, 0.f, p, n, failed);  // logits
     for (int64_t i = t0; i < t1; ++i) {
       const int64_t jmax = causal ? std::min(i + 1, n) : n;
       float* prow = p + (i - t0) * n;
-      softmax_row(prow, jmax, n, hd.valid, stats + 2 * i);
+      softmax_row(prow, jmax, nk, hd.valid, stats + 2 * i);
       if (drop.on) {
         drop.row(i, jmax, m);
-        dropped_row(prow, m, jmax, n, pd + (i - t0) * n);
+        dropped_row(prow, m, jmax, nk, pd + (i - t0) * n);
       }
     }
     // out = (E' v)/sum over the tile's rows (E' = E ⊙ m with dropout): A' v with A' = E'/sum
-    gemm('N', 'N', t1 - t0, D, n, drop.on ? pd : p, n, vb, D, 0.f, out + t0 * ld, ld, failed);
+    gemm('N', 'N', t1 - t0, D, nk, drop.on ? pd : p, n, vb, D, 0.f, out + t0 * ld, ld, failed);
     for (int64_t i = t0; i < t1; ++i) scale_row(out + i * ld, D, stats[2 * i + 1]);
   });
 }
@@ -214,22 +215,23 @@ void backward_head(const Head& hd, bool causal, const BlockDropout& drop, const 
   float* m = pd + tile * n;
   gather_rows(hd.k, ld, n, D, kb);
   gather_rows(hd.v, ld, n, D, vb);
+  fill_zero(dkt, 2 * n * D);  // dkᵀ and dvᵀ: a causal tile adds to its first keys only
   for_row_tiles(n, T, tile, [&](int64_t t0, int64_t t1) {
     const int64_t rows = t1 - t0;
-    gemm('N', 'T', rows, n, D, hd.q + t0 * ld, ld, kb, D, 0.f, p, n, failed);  // logits again
-    gemm('N', 'T', rows, n, D, g + t0 * ld, ld, vb, D, 0.f, ds, n, failed);    // dA = g vᵀ
+    const int64_t nk = causal ? std::min(t1, n) : n;  // causal: no key after the tile's last row
+    gemm('N', 'T', rows, nk, D, hd.q + t0 * ld, ld, kb, D, 0.f, p, n, failed);  // logits again
+    gemm('N', 'T', rows, nk, D, g + t0 * ld, ld, vb, D, 0.f, ds, n, failed);    // dA = g vᵀ
     for (int64_t i = t0; i < t1; ++i) {
       const int64_t jmax = causal ? std::min(i + 1, n) : n;
       if (drop.on) drop.row(i, jmax, m);
-      backward_row(p + (i - t0) * n, ds + (i - t0) * n, jmax, n, hd.valid, stats + 2 * i,
+      backward_row(p + (i - t0) * n, ds + (i - t0) * n, jmax, nk, hd.valid, stats + 2 * i,
                    drop.on ? m : nullptr, pd + (i - t0) * n);
     }
     // dkᵀ, dvᵀ ([D][n]) sum over the tiles in order: a product of D rows runs about 1.3–2× the
-    // speed of the transposed [n][D] one on these shapes (the docs' softmax section).
-    const float beta = t0 == 0 ? 0.f : 1.f;
-    gemm('N', 'N', rows, D, n, ds, n, kb, D, 0.f, dq + t0 * ld, ld, failed);
-    gemm('T', 'N', D, n, rows, hd.q + t0 * ld, ld, ds, n, beta, dkt, n, failed);
-    gemm('T', 'N', D, n, rows, g + t0 * ld, ld, drop.on ? pd : p, n, beta, dvt, n, failed);
+    // speed of the transposed [n][D] one on these shapes (docs/performance.md, softmax).
+    gemm('N', 'N', rows, D, nk, ds, n, kb, D, 0.f, dq + t0 * ld, ld, failed);
+    gemm('T', 'N', D, nk, rows, hd.q + t0 * ld, ld, ds, n, 1.f, dkt, n, failed);
+    gemm('T', 'N', D, nk, rows, g + t0 * ld, ld, drop.on ? pd : p, n, 1.f, dvt, n, failed);
   });
   for (int64_t j = 0; j < n; ++j)
     for (int64_t d = 0; d < D; ++d) {
