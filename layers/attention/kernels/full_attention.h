@@ -4,7 +4,7 @@
 // backward recomputes QKᵀ and adds four products); the masks, the softmax rows and the dropout
 // weights are this project's code (attention_dropout.h, the same mask as the block engine for the
 // same key). Memory: the two row statistics kept per query, plus per thread the gathered k and v
-// and one or two tiles of [tile][n] floats (tile = 8–256 rows, about 1 MB): linear in T.
+// and two or three tiles of [tile][n] floats (tile = 64–256 rows): linear in T.
 //
 // Keys after the last valid one (right padding) take no part in any product, and the queries
 // before and after that point go through separate products, so a sequence padded further gives
