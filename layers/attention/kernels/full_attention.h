@@ -9,8 +9,8 @@
 // Keys after the last valid one (right padding) take no part in any product, and the queries
 // before and after that point go through separate products, so a sequence padded further gives
 // the same bits. A masked key inside the valid range gets probability 0 and enters the products as
-// an exact zero (its v must be finite: 0·NaN is NaN). Causal rows compute the full n×n logits and
-// mask the upper triangle.
+// an exact zero (its v must be finite: 0·NaN is NaN). A causal tile of rows computes the logits of
+// the keys up to its last row only and masks the rest of its upper triangle.
 #include <cstdint>
 
 #include "layers/attention/kernels/attention_dims.h"
