@@ -74,6 +74,27 @@ TEST_CASE("kernel sum: the bits of dot against ones, for every width, and zeros 
   }
 }
 
+TEST_CASE("kernel dot64: the same bits for every width, zeros change nothing, null b sums") {
+  const std::vector<float> a = random_floats(300, 5), b = random_floats(300, 6), ones(300, 1.f);
+  for (int64_t n : {0, 1, 15, 16, 17, 63, 64, 65, 130, 300}) {
+    CAPTURE(n);
+    const float ref = dot64<float>(a.data(), b.data(), n);
+    CHECK(bits(dot64<F32x4>(a.data(), b.data(), n)) == bits(ref));
+    CHECK(bits(dot64<F32x8>(a.data(), b.data(), n)) == bits(ref));
+    CHECK(bits(dot64<F32x16>(a.data(), b.data(), n)) == bits(ref));
+    double exact = 0;
+    for (int64_t i = 0; i < n; ++i) exact += double(a[i]) * double(b[i]);
+    CHECK(std::abs(ref - exact) <= 1e-5 * (1 + std::abs(exact)));  // f32 sums of <= 300 terms
+    // b null is Σ a, the bits of a·1 (lane += a·1 is lane += a exactly).
+    CHECK(bits(dot64<float>(a.data(), nullptr, n)) == bits(dot64<float>(a.data(), ones.data(), n)));
+    CHECK(bits(dot64<F32x16>(a.data(), nullptr, n)) == bits(dot64<float>(a.data(), ones.data(), n)));
+    std::vector<float> pa(a.begin(), a.begin() + n), pb(b.begin(), b.begin() + n);
+    pa.resize(size_t(n + 71), 0.f);  // a row padded with zeros gives the same bits
+    pb.resize(size_t(n + 71), 0.f);
+    CHECK(bits(dot64<float>(pa.data(), pb.data(), n + 71)) == bits(ref));
+  }
+}
+
 TEST_CASE("kernel dot: dot4 and row_dots give the bits of dot, row by row, for every width") {
   const int64_t rows = 7, stride = 40;
   const std::vector<float> a = random_floats(40, 3), m = random_floats(rows * stride, 4);
