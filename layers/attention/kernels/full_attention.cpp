@@ -190,10 +190,9 @@ void forward_head(const Head& hd, bool causal, const BlockDropout& drop, float* 
   });
 }
 
-/// One (b, h) of the backward. scratch: k and v rows gathered ([n][D] each) and the dk, dv sums
-/// transposed ([D][n] each),
-/// one tile each of recomputed probabilities and d_logit ([tile][n]), then (dropout only) one tile
-/// of A ⊙ m and [n] weights.
+/// One (b, h) of the backward. scratch: k and v rows gathered ([n][D] each), the dk and dv sums
+/// transposed ([D][n] each), one tile each of recomputed probabilities and d_logit ([tile][n]),
+/// then (dropout only) one tile of P ⊙ m and [n] weights.
 void backward_head(const Head& hd, bool causal, const BlockDropout& drop, const float* stats,
                    const float* g, float* dq, float* dk, float* dv, float* scratch,
                    std::atomic<int>& failed) {
