@@ -22,6 +22,7 @@
 #include "core/runtime/ops/swiglu.h"
 #include "core/runtime/optim/adamw.h"
 #include "core/runtime/rng.h"
+#include "tests/rel_l2.h"
 
 using namespace tn;
 
@@ -42,14 +43,7 @@ std::vector<uint16_t> bits(const std::vector<float>& v) {
   for (size_t i = 0; i < v.size(); ++i) b[i] = to_bf16_bits(v[i]);
   return b;
 }
-double rel_l2(const float* a, const float* b, int64_t n) {
-  double err = 0, norm = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    err += double(a[i] - b[i]) * (a[i] - b[i]);
-    norm += double(b[i]) * b[i];
-  }
-  return std::sqrt(err / norm);
-}
+using tn::test::rel_l2;
 }  // namespace
 
 TEST_CASE("to_bf16_bits: round to nearest even, by hand, and bit-identical to oneDNN's reorder") {

@@ -9,22 +9,9 @@
 #include "core/runtime/autograd/grad_check.h"
 #include "layers/attention/softmax_attention.h"
 #include "tests/layers/small_model.h"
+#include "tests/rel_l2.h"
 
 using namespace tn;
-
-namespace {
-
-/// ‖a − b‖ / ‖b‖.
-double rel_l2(const std::vector<float>& a, const std::vector<float>& b) {
-  double num = 0.0, den = 0.0;
-  for (size_t i = 0; i < b.size(); ++i) {
-    num += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
-    den += double(b[i]) * b[i];
-  }
-  return std::sqrt(num / den);
-}
-
-}  // namespace
 
 TEST_CASE("softmax attention module in bf16: within bf16 rounding of f32, tiles, padding, dropout") {
   // n = 300: row tiles of 256 and 44 (kernels/full_attention.cpp), batch 1 padded after 270 keys.
@@ -60,7 +47,7 @@ TEST_CASE("softmax attention module in bf16: within bf16 rounding of f32, tiles,
   const auto bf = run(true);
   for (size_t i = 0; i < f32.size(); ++i) {
     INFO("output, dx, first weight's gradient: " << i);
-    const double rel = rel_l2(bf[i], f32[i]);
+    const double rel = test::rel_l2(bf[i].data(), f32[i].data(), int64_t(f32[i].size()));
     CHECK(rel < 2e-2);  // bf16 operands of the projections: 8 significant bits
     CHECK(rel > 1e-6);  // and they really ran in bf16
   }
