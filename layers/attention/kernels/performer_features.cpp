@@ -9,6 +9,7 @@
 
 #include "core/runtime/rng.h"
 #include "core/runtime/math/isa_clones.h"
+#include "core/runtime/math/row_max.h"
 #include "layers/attention/kernels/kernel_utils.h"
 
 namespace tn {
@@ -16,7 +17,6 @@ namespace {
 
 using kernel_detail::dot;
 using tn::exp_float;
-using kernel_detail::row_dots;
 
 void check_args(const char* op, const AttentionDims& dims, int64_t m, const void* features,
                 const void* x, const void* out) {
@@ -41,21 +41,54 @@ struct Consts {
         eps(float(feature_eps)) {}
 };
 
-/// proj[r] = (c x)·w_r for r < M (the reference scales x first); returns 0.5·c²·‖x‖².
-TN_ISA_CLONES
-float project_row(const Consts& k, const float* x, const float* w, int64_t D, int64_t M,
-                         float* __restrict xs, float* __restrict proj) {
-#pragma omp simd
-  for (int64_t d = 0; d < D; ++d) xs[d] = x[d] * k.c;
-  row_dots(xs, w, D, M, D, proj);
-  return dot(x, x, D) * k.half_c2;
+/// wt [H][D][M] = the features w [H][M][D] transposed per head, so a row's M projections are
+/// one broadcast-FMA per d across contiguous lanes (no horizontal sums; the order over d is fixed,
+/// so the bits do not depend on the vector width or the row's neighbours).
+void transpose_features(const float* w, int64_t H, int64_t M, int64_t D, float* __restrict wt) {
+  for (int64_t h = 0; h < H; ++h)
+    for (int64_t r = 0; r < M; ++r)
+      for (int64_t d = 0; d < D; ++d) wt[(h * D + d) * M + r] = w[(h * M + r) * D + d];
 }
 
-inline float row_max(const float* p, int64_t M) {
-  float mx = -std::numeric_limits<float>::infinity();
-#pragma omp simd reduction(max : mx)
-  for (int64_t r = 0; r < M; ++r) mx = std::max(mx, p[r]);
-  return mx;
+constexpr int64_t kBlock = 16;  // outputs per register block of project_row and backward_row
+
+/// out[j] = Σ_i a[i]·rows[i·stride + j] for j < n (n ≤ kBlock), i in order; the sums stay in
+/// registers (a fixed-size block) however long a is.
+template <int64_t N>
+inline void weighted_row_sum(const float* a, const float* rows, int64_t stride, int64_t count,
+                             float* __restrict out) {
+  float acc[N] = {};
+  for (int64_t i = 0; i < count; ++i) {
+    const float ai = a[i];
+    const float* __restrict w = rows + i * stride;
+#pragma omp simd
+    for (int64_t j = 0; j < N; ++j) acc[j] += ai * w[j];
+  }
+  for (int64_t j = 0; j < N; ++j) out[j] = acc[j];
+}
+
+/// out[j] = Σ_i a[i]·rows[i·stride + j] for j < n, in blocks of kBlock columns (inlined into
+/// each ISA clone of its callers).
+inline void weighted_rows(const float* a, const float* rows, int64_t stride, int64_t count, int64_t n,
+                   float* __restrict out) {
+  int64_t j = 0;
+  for (; j + kBlock <= n; j += kBlock) weighted_row_sum<kBlock>(a, rows + j, stride, count, out + j);
+  for (; j < n; ++j) {
+    float acc = 0.f;
+    for (int64_t i = 0; i < count; ++i) acc += a[i] * rows[i * stride + j];
+    out[j] = acc;
+  }
+}
+
+/// proj[r] = Σ_d (c x_d)·wt[d][r] for r < M (the reference scales x first); returns 0.5·c²·‖x‖².
+/// scratch: [D].
+TN_ISA_CLONES
+float project_row(const Consts& k, const float* x, const float* wt, int64_t D, int64_t M,
+                  float* __restrict xs, float* __restrict proj) {
+#pragma omp simd
+  for (int64_t d = 0; d < D; ++d) xs[d] = x[d] * k.c;
+  weighted_rows(xs, wt, M, D, M, proj);
+  return dot(x, x, D) * k.half_c2;
 }
 
 /// In place: phi[r] = scale·exp((proj[r] − diag) − s) + eps.
@@ -75,11 +108,8 @@ TN_ISA_CLONES void backward_row(const Consts& k, const float* xr, const float* p
 #pragma omp simd
   for (int64_t r = 0; r < M; ++r) g[r] = gp[r] * (p[r] - k.eps);
   float g_sum = 0.f;
-  kernel_detail::fill_zero(acc, D);
-  for (int64_t r = 0; r < M; ++r) {
-    g_sum += g[r];
-    kernel_detail::axpy(g[r], w + r * D, acc, D);
-  }
+  for (int64_t r = 0; r < M; ++r) g_sum += g[r];
+  weighted_rows(g, w, D, M, D, acc);
   const float c2 = 2.f * k.half_c2;
 #pragma omp simd
   for (int64_t d = 0; d < D; ++d) dx[d] = k.c * acc[d] - c2 * g_sum * xr[d];
@@ -111,43 +141,53 @@ void performer_features_forward(const AttentionDims& dims, int64_t m, const floa
   kernel_detail::check_not_null(op, "stabiliser", stabiliser);
   const Consts k(D, M, feature_eps);
 
+  const int64_t wt_floats = H * D * M;
   if (is_query || causal) {  // every row on its own
     const int64_t rows = B * T * H;
-#pragma omp parallel for schedule(static)
-    for (int64_t row = 0; row < rows; ++row) {
-      float* xs = kernel_detail::thread_scratch(size_t(D));
-      float* p = phi + row * M;
-      const float diag = project_row(k, x + row * D, features + (row % H) * M * D, D, M, xs, p);
-      const float s = is_query ? row_max(p, M) : 0.f;
-      finish_row(k, diag, s, p, M);
-      stabiliser[row] = s;
+#pragma omp parallel
+    {
+      float* wt = kernel_detail::thread_scratch(size_t(wt_floats + D));
+      transpose_features(features, H, M, D, wt);
+#pragma omp for schedule(static)
+      for (int64_t row = 0; row < rows; ++row) {
+        float* p = phi + row * M;
+        const float diag =
+            project_row(k, x + row * D, wt + (row % H) * D * M, D, M, wt + wt_floats, p);
+        const float s = is_query ? row_max(p, M) : 0.f;
+        finish_row(k, diag, s, p, M);
+        stabiliser[row] = s;
+      }
     }
     return;
   }
 
   // Encoder keys: one shared stabiliser per (b, h) over its real positions. Pass 1 leaves the
   // projections in phi, pass 2 turns them into features (diag is recomputed, it is cheap).
-#pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t h = 0; h < H; ++h) {
-      float* xs = kernel_detail::thread_scratch(size_t(D));
-      const float* w = features + h * M * D;
-      float shared = -std::numeric_limits<float>::infinity();
-      for (int64_t t = 0; t < T; ++t) {
-        const int64_t row = (b * T + t) * H + h;
-        project_row(k, x + row * D, w, D, M, xs, phi + row * M);
-        if (!key_valid || key_valid[b * T + t])
-          shared = std::max(shared, row_max(phi + row * M, M));
+#pragma omp parallel
+  {
+    float* wt = kernel_detail::thread_scratch(size_t(wt_floats + D));
+    transpose_features(features, H, M, D, wt);
+#pragma omp for collapse(2) schedule(static)
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t h = 0; h < H; ++h) {
+        const float* w = wt + h * D * M;
+        float shared = -std::numeric_limits<float>::infinity();
+        for (int64_t t = 0; t < T; ++t) {
+          const int64_t row = (b * T + t) * H + h;
+          project_row(k, x + row * D, w, D, M, wt + wt_floats, phi + row * M);
+          if (!key_valid || key_valid[b * T + t])
+            shared = std::max(shared, row_max(phi + row * M, M));
+        }
+        for (int64_t t = 0; t < T; ++t) {
+          const int64_t row = (b * T + t) * H + h;
+          float* p = phi + row * M;
+          const float diag = dot(x + row * D, x + row * D, D) * k.half_c2;
+          const float s = (!key_valid || key_valid[b * T + t]) ? shared : row_max(p, M);
+          finish_row(k, diag, s, p, M);
+          stabiliser[row] = s;
+        }
       }
-      for (int64_t t = 0; t < T; ++t) {
-        const int64_t row = (b * T + t) * H + h;
-        float* p = phi + row * M;
-        const float diag = dot(x + row * D, x + row * D, D) * k.half_c2;
-        const float s = (!key_valid || key_valid[b * T + t]) ? shared : row_max(p, M);
-        finish_row(k, diag, s, p, M);
-        stabiliser[row] = s;
-      }
-    }
+  }
 }
 
 void performer_features_backward(const AttentionDims& dims, int64_t m, const float* features,
