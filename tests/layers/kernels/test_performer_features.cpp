@@ -95,8 +95,9 @@ TEST_CASE("performer_features: a hand-computed case (d_head 4: c = 1/sqrt 2, c^2
 
 TEST_CASE("performer_features: fast f32 forward and backward equal the double reference") {
   std::mt19937 gen(61);
-  // (D, M): m > d (two blocks), the golden m 16 at d_head 32, the default m 64, odd sizes.
-  const int64_t shapes[][2] = {{8, 16}, {32, 16}, {32, 64}, {7, 12}};
+  // (D, M): m > d (two blocks), the golden m 16 at d_head 32, the default m 64, odd sizes, and
+  // sizes of one 16-wide register block plus a tail (M 20 forward, D 20 backward).
+  const int64_t shapes[][2] = {{8, 16}, {32, 16}, {32, 64}, {7, 12}, {16, 20}, {20, 16}};
   for (const auto& shape : shapes) {
     const int64_t D = shape[0], M = shape[1];
     for (int64_t T : {1, 13})
