@@ -1,5 +1,6 @@
 #include "data/readers/registry.h"
 
+#include <stdexcept>
 #include <string>
 
 #include "data/readers/aan_spec.h"
@@ -12,8 +13,9 @@
 
 namespace tn {
 
-const std::vector<ReaderEntry>& reader_table() {
-  static const std::vector<ReaderEntry> table = {
+namespace {
+std::vector<ReaderEntry>& table_of_readers() {
+  static std::vector<ReaderEntry> table = {
       {"wikitext", "WikiText-layout .tokens files: one line of whitespace-separated words each",
        &resolve_wikitext_spec},
       {"glue", "GLUE .tsv files of one task (data.task: CoLA, SST-2, MRPC, QQP, STS-B, MNLI, QNLI, RTE, WNLI)",
@@ -29,6 +31,16 @@ const std::vector<ReaderEntry>& reader_table() {
        &resolve_pathfinder_spec},
   };
   return table;
+}
+}  // namespace
+
+const std::vector<ReaderEntry>& reader_table() { return table_of_readers(); }
+
+void add_reader(const ReaderEntry& entry) {
+  for (const ReaderEntry& e : reader_table())
+    if (e.name == entry.name)
+      throw std::invalid_argument("add_reader: a reader named \"" + std::string(entry.name) + "\" exists already");
+  table_of_readers().push_back(entry);
 }
 
 std::shared_ptr<const DataSpec> resolve_data_spec(const JsonSection& section) {

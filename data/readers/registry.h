@@ -19,8 +19,15 @@ struct ReaderEntry {
   std::shared_ptr<const DataSpec> (*resolve)(const JsonSection& section);
 };
 
-/// Every reader, in a stable order.
+/// Every reader, in a stable order: the table of registry.cpp, then those add_reader added.
 const std::vector<ReaderEntry>& reader_table();
+
+/// Adds a reader that lives outside this library (a program's own, or the test suite's
+/// walkthrough examples, tests/experiments/walkthroughs/) after the table's, as its own line in
+/// registry.cpp would. Call it before any spec is resolved, from one thread; `entry.name` and
+/// `description` must outlive the process (string literals). Throws std::invalid_argument for a
+/// name already in the table.
+void add_reader(const ReaderEntry& entry);
 
 /// Resolves a whole `data:` section: `reader` (default "wikitext"; an unknown name is a
 /// ConfigIssue listing the readers with the nearest one), then the reader's own keys.

@@ -1,5 +1,7 @@
 #include "experiments/tasks/registry.h"
 
+#include <stdexcept>
+
 #include "core/error.h"
 #include "layers/inputs/input_table.h"
 #include "layers/config/model_config_json.h"
@@ -10,8 +12,9 @@
 
 namespace tn {
 
-const std::vector<TaskEntry>& task_table() {
-  static const std::vector<TaskEntry> table = {
+namespace {
+std::vector<TaskEntry>& table_of_tasks() {
+  static std::vector<TaskEntry> table = {
       {"language_modeling", "causal LM: next-token cross-entropy (loss, ppl, tokens)", &make_language_modeling,
        nullptr, &language_modeling_for_checkpoint, &language_modeling_bench_work},
       {"masked_lm", "RoBERTa masked LM: 15 % of the tokens masked, cross-entropy on them (loss, ppl, tokens)",
@@ -28,13 +31,23 @@ const std::vector<TaskEntry>& task_table() {
   };
   return table;
 }
+}  // namespace
+
+const std::vector<TaskEntry>& task_table() { return table_of_tasks(); }
+
+void add_task(const TaskEntry& entry) {
+  for (const TaskEntry& e : task_table())
+    if (e.name == entry.name)
+      throw std::invalid_argument("add_task: a task named \"" + std::string(entry.name) + "\" exists already");
+  table_of_tasks().push_back(entry);
+}
 
 const std::vector<TaskSchema>& task_schemas() {
-  static const std::vector<TaskSchema> schemas = [] {
-    std::vector<TaskSchema> out;
-    for (const TaskEntry& entry : task_table()) out.push_back({entry.name, entry.options});
-    return out;
-  }();
+  static std::vector<TaskSchema> schemas;
+  if (schemas.size() != task_table().size()) {  // built on first use, and again after add_task
+    schemas.clear();
+    for (const TaskEntry& entry : task_table()) schemas.push_back({entry.name, entry.options});
+  }
   return schemas;
 }
 

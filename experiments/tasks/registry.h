@@ -37,8 +37,16 @@ struct TaskEntry {
   BenchWork (*bench_work)(const ModelConfig& config, int64_t rows, int64_t seq_len, uint64_t seed) = nullptr;
 };
 
-/// Every task, in a stable order (the first is the default).
+/// Every task, in a stable order (the first is the default): the table of registry.cpp, then
+/// those add_task added.
 const std::vector<TaskEntry>& task_table();
+
+/// Adds a task that lives outside this library (a program's own, or the test suite's walkthrough
+/// examples, tests/experiments/walkthroughs/) after the table's, as its own line in registry.cpp
+/// would. Call it before any spec is resolved, from one thread; `entry.name` and `description`
+/// must outlive the process (string literals). Throws std::invalid_argument for a name already in
+/// the table.
+void add_task(const TaskEntry& entry);
 
 /// `bench`'s work for `config`: the first entry's whose head it is. Throws ConfigError when no
 /// task benches the model's head.
