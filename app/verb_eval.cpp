@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 
@@ -20,6 +21,21 @@
 
 namespace tn::app {
 namespace {
+
+/// Runs `evaluate` (returns the task's Metrics) and logs its time and throughput: the positions
+/// `model` forwarded per second, padding included, the figure to set beside `bench`'s inference
+/// tokens/s.
+template <class F>
+Metrics timed_evaluation(const TransNormerModel& model, const std::string& split, F&& evaluate) {
+  const int64_t before = model.positions_forwarded();
+  const auto start = std::chrono::steady_clock::now();
+  Metrics metrics = evaluate();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const int64_t positions = model.positions_forwarded() - before;
+  spdlog::info("{}: {} positions in {:.1f} s, {:.0f} tokens/s", split, positions, seconds,
+               seconds > 0 ? double(positions) / seconds : 0.0);
+  return metrics;
+}
 struct EvalArgs {
   std::string target, split = "test", checkpoint, data, data_root;
   bool best = false;
@@ -35,7 +51,9 @@ int eval_checkpoint(const EvalArgs& args) {
   LoadedCheckpoint ckpt = load_checkpoint(checkpoint_file(args.checkpoint));  // a run folder: its checkpoint
   const std::string file = find_data_file(resolve_data_root(args.data_root), args.data);
   const std::unique_ptr<Task> task = make_checkpoint_task(ckpt, args.checkpoint, file, args.seq_len, args.batch);
-  std::cout << dump_json_text(task->evaluate(*ckpt.model, Task::kTest, args.batch).to_json()) << std::endl;
+  const Metrics metrics =
+      timed_evaluation(*ckpt.model, Task::kTest, [&] { return task->evaluate(*ckpt.model, Task::kTest, args.batch); });
+  std::cout << dump_json_text(metrics.to_json()) << std::endl;
   return 0;
 }
 
@@ -53,7 +71,9 @@ int eval_run(const EvalArgs& args) {
   if (const std::string note = unfinished_note(run); !note.empty()) spdlog::warn("{}", note);
   nlohmann::json out = {{"split", args.split}};
   if (run.checkpoint.step >= 0) out["step"] = run.checkpoint.step;
-  run.task->evaluate(*run.checkpoint.model, args.split, run.spec.train.eval_batch_size).write_to(out);
+  timed_evaluation(*run.checkpoint.model, args.split, [&] {
+    return run.task->evaluate(*run.checkpoint.model, args.split, run.spec.train.eval_batch_size);
+  }).write_to(out);
   std::cout << dump_json_text(out) << std::endl;
   return 0;
 }

@@ -154,12 +154,14 @@ SequenceClassificationTask::Outputs SequenceClassificationTask::run_split(TransN
   double loss_sum = 0;
   SequenceBatch batch;
   // With several ranks each takes every size-th batch (the batches are sorted by length, so the
-  // shares cost alike) and the logits, zero elsewhere, and the loss sums are added up.
+  // shares cost alike) and the logits, zero elsewhere, and the loss sums are added up. Longest
+  // batch first: each later batch fits the buffers the memory pool kept from the one before, where
+  // growing batches took new pages every time (a fifth of a Text evaluation went to page faults).
   Communicator& ranks = this->ranks();
   const std::vector<std::vector<int64_t>> batches = eval_batches(split.lengths, {.max_sentences = batch_size});
   Progress progress("evaluating", "examples", static_cast<int64_t>(split.size()));
   int64_t done = 0;
-  for (size_t k = 0; k < batches.size(); ++k) {
+  for (size_t k = batches.size(); k-- > 0;) {
     const std::vector<int64_t>& ids = batches[k];
     if (static_cast<int>(k % static_cast<size_t>(ranks.size())) != ranks.rank()) continue;
     throw_if_cancelled();

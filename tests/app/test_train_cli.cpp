@@ -62,6 +62,12 @@ TEST_CASE("cli: train writes the run directory, the loss falls, eval reproduces 
   const json ev = json::parse(e.out);
   CHECK(ev["loss"].get<double>() == summary["test"]["loss"].get<double>());
   CHECK(ev["tokens"] == summary["test"]["tokens"]);
+  // The log gives the evaluation's throughput: the positions forwarded (every scored token, and
+  // any padding of the last block), the seconds and their ratio.
+  const size_t logged = e.err.find("test: ");
+  REQUIRE(logged != std::string::npos);
+  CHECK(std::stoll(e.err.substr(logged + 6)) >= summary["test"]["tokens"].get<int64_t>());
+  CHECK(e.err.find(" tokens/s", logged) != std::string::npos);
   // The run's own config.yaml names that run (not runs/<name> of the spec inside it).
   CliResult by_config = run_cli("eval " + dir + "/run/config.yaml", dir);
   INFO(by_config.err);
