@@ -1,6 +1,7 @@
 #include "layers/attention/mixer_table.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "core/error.h"
 
@@ -15,13 +16,27 @@ MixerEntry performer_mixer_entry();
 MixerEntry cosformer_mixer_entry();
 MixerEntry diag_norm_parallel_mixer_entry();
 
-const std::vector<MixerEntry>& mixer_table() {
-  static const std::vector<MixerEntry> table = {
+namespace {
+std::vector<MixerEntry>& table_of_mixers() {
+  static std::vector<MixerEntry> table = {
       softmax_mixer_entry(),   linear_mixer_entry(),    norm_attention_mixer_entry(),
       diag_mixer_entry(),      performer_mixer_entry(), cosformer_mixer_entry(),
       diag_norm_parallel_mixer_entry(),
   };
   return table;
+}
+}  // namespace
+
+const std::vector<MixerEntry>& mixer_table() { return table_of_mixers(); }
+
+MixerKind add_mixer(MixerEntry entry) {
+  if (find_mixer(entry.name))
+    throw std::invalid_argument("add_mixer: a token mixer named \"" + std::string(entry.name) + "\" exists already");
+  int next = kFirstAddedMixerKind;
+  for (const MixerEntry& e : mixer_table()) next = std::max(next, static_cast<int>(e.kind) + 1);
+  entry.kind = static_cast<MixerKind>(next);
+  table_of_mixers().push_back(std::move(entry));
+  return static_cast<MixerKind>(next);
 }
 
 const MixerEntry* find_mixer(std::string_view name) {

@@ -9,7 +9,7 @@
 //
 // Adding a mixer: its MixerKind value (and an options struct, a member of AttentionOptions, if it
 // has options) in layers/config/model_config.h, its module, its <mixer>_entry.cpp, and its line in
-// mixer_table.cpp.
+// mixer_table.cpp (a mixer kept outside the library: add_mixer below).
 // The config reader and writer, the registry, the FLOP counts, incremental decoding and the tests
 // of causality, padding, gradients, decoding and option round trips then pick it up from here.
 #include <cstdint>
@@ -112,8 +112,21 @@ struct MixerEntry {
 /// One layer of `entry`'s parameters under `config`: entry.parameters, else 4·(d² + d).
 double mixer_parameters(const MixerEntry& entry, const ModelConfig& config);
 
-/// Every token mixer, in the reference's order (see the top of this file).
+/// Every token mixer, in the reference's order (see the top of this file), then those add_mixer
+/// added.
 const std::vector<MixerEntry>& mixer_table();
+
+/// The MixerKind values add_mixer hands out start here; the enum's own stay below.
+constexpr int kFirstAddedMixerKind = 1000;
+
+/// Adds a token mixer that lives outside this library (a program's own, or the test suite's
+/// walkthrough example, tests/layers/walkthroughs/) after the table's, and returns the MixerKind
+/// it is given (entry.kind is ignored): kFirstAddedMixerKind, then the next values. Such a mixer
+/// has no options of its own in AttentionOptions, so its resolve and to_json see an empty
+/// section. Call it before any config is read (a static initialiser will do), from one thread;
+/// the strings must outlive the process. Throws std::invalid_argument for a name already in the
+/// table.
+MixerKind add_mixer(MixerEntry entry);
 
 /// The entry named `name` ("norm_attention"), or nullptr.
 const MixerEntry* find_mixer(std::string_view name);
