@@ -76,14 +76,14 @@ for r in $(grep -oE '^ +\{"[a-z0-9_]+",' data/readers/registry.cpp | grep -oE '[
   done
 done
 
-# model_config.h: the default input kind; tasks/registry.cpp: pixel levels need an image reader.
+# model_config.h: the default input kind.
 echo "input kinds (layers/inputs/input_table.cpp):"
 for i in $(grep -oE '[a-z_]+_input_entry\(\)' layers/inputs/input_table.cpp | sed 's/_input_entry()//' | sort -u); do
   [ -f "layers/inputs/${i}_input.cpp" ] || fail "  input $i: no layers/inputs/${i}_input.cpp"
   kind=$(grep -oE 'InputKind::[A-Za-z]+' "layers/inputs/${i}_input.cpp" | head -1 | cut -d: -f3)
   echo "  $i ($kind): 1 file + its line in input_table.cpp and its InputKind value"
   for f in $(users "InputKind::${kind}\b"); do
-    [[ "$f" == layers/inputs/* || "$f" == layers/config/model_config.h || "$f" == experiments/tasks/registry.cpp ]] ||
+    [[ "$f" == layers/inputs/* || "$f" == layers/config/model_config.h ]] ||
       fail "  $f names InputKind::$kind"
   done
 done

@@ -52,8 +52,8 @@ const std::vector<TaskSchema>& task_schemas() {
 }
 
 std::unique_ptr<Task> make_task(const ExperimentSpec& spec, const std::string& data_root) {
-  // Pixel levels are the only ids a non-token input reads (layers/inputs/input_table.h).
-  if (spec.model.input.kind != InputKind::Tokens && !dynamic_cast<const ImageSource*>(spec.data.get()))
+  // An input that reads pixel levels needs an image reader (InputEntry::reads_levels).
+  if (input_entry(spec.model.input.kind).reads_levels && !dynamic_cast<const ImageSource*>(spec.data.get()))
     throw ConfigError(spec.path + ": model.input.kind: " + std::string(input_entry(spec.model.input.kind).name) +
                       " reads pixel levels, but data.reader " + spec.data->reader() +
                       " yields token ids; use kind: tokens, or an image reader (cifar10, pathfinder)");

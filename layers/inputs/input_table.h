@@ -9,7 +9,7 @@
 //
 // Adding an input kind: its InputKind value (and options in InputOptions) in
 // layers/config/model_config.h, a module and an entry beside it (layers/inputs/<kind>_input.cpp), and its
-// line in input_table.cpp; the config reader and writer, the model, the parameter and FLOP counts
+// line in input_table.cpp (an input kept outside the library: add_input below); the config reader and writer, the model, the parameter and FLOP counts
 // and the memory estimate pick it up from here.
 #include <cstdint>
 #include <memory>
@@ -47,10 +47,23 @@ struct InputEntry {
   double (*flops)(const ModelConfig& config, double positions);
   /// Whether a tied output head can share its weight (tie_embeddings with an lm or mlm head).
   bool can_tie;
+  /// Whether the ids are levels of a pixel (0..vocab_size−1), which only an image reader yields;
+  /// false: token ids from a tokenizer.
+  bool reads_levels = false;
 };
 
-/// Every input kind, tokens first.
+/// Every input kind, tokens first, then those add_input added.
 const std::vector<InputEntry>& input_table();
+
+/// The InputKind values add_input hands out start here; the enum's own stay below.
+constexpr int kFirstAddedInputKind = 1000;
+
+/// Adds an input kind that lives outside this library (a program's own, or the test suite's
+/// walkthrough example, tests/layers/walkthroughs/) after the table's, and returns the InputKind
+/// it is given (entry.kind is ignored). Call it before any config is read (a static initialiser
+/// will do), from one thread; the strings must outlive the process. Throws std::invalid_argument
+/// for a name already in the table.
+InputKind add_input(InputEntry entry);
 /// The entry of `kind`. Throws ShapeError for a kind without one.
 const InputEntry& input_entry(InputKind kind);
 

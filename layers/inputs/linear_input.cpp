@@ -54,7 +54,8 @@ InputEntry linear_input_entry() {
         return std::make_unique<LinearInput>(c, store, rng);
       },
       [](const ModelConfig& c) { return 2.0 * static_cast<double>(c.d_model); },
-      [](const ModelConfig& c, double positions) { return 2.0 * positions * static_cast<double>(c.d_model); }, false};
+      [](const ModelConfig& c, double positions) { return 2.0 * positions * static_cast<double>(c.d_model); }, false,
+      true};
 }
 
 }  // namespace tn

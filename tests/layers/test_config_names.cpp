@@ -77,8 +77,9 @@ TEST_CASE("config names: every enum of the model config has one table naming eac
     if (static_cast<int>(choice.second) < kFirstAddedMixerKind) library_mixers.push_back(choice);
   check_table(library_mixers, counts.at("MixerKind"), "MixerKind (the mixer table)");
   CHECK(library_mixers.size() == counts.at("MixerKind"));
-  NameList<InputKind> inputs;
-  for (const InputEntry& entry : input_table()) inputs.emplace_back(std::string(entry.name), entry.kind);
+  NameList<InputKind> inputs;  // the library's: those add_input added have kinds past the enum's
+  for (const InputEntry& entry : input_table())
+    if (static_cast<int>(entry.kind) < kFirstAddedInputKind) inputs.emplace_back(std::string(entry.name), entry.kind);
   check_table(inputs, counts.at("InputKind"), "InputKind (the input table)");
 }
 
