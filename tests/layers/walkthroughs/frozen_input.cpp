@@ -12,16 +12,19 @@
 namespace tn::walkthrough {
 namespace {
 
+/// The fixed table, drawn as the learned embedding's initialisation is.
+Var frozen_table(const ModelConfig& c, ParamStore& store, Rng& rng) {
+  Var table = store.add_buffer("embed_tokens_frozen", {c.vocab_size, c.d_model});
+  normal_init(table->value, 1.0 / std::sqrt(static_cast<double>(c.d_model)), rng);
+  return table;
+}
+
+/// Ids through the fixed table; no tied head can share it (it is not trained).
 class FrozenTokenInput final : public InputModule {
  public:
-  FrozenTokenInput(const ModelConfig& c, ParamStore& store, Rng& rng) {
-    table_ = store.add_buffer("embed_tokens_frozen", {c.vocab_size, c.d_model});
-    normal_init(table_->value, 1.0 / std::sqrt(static_cast<double>(c.d_model)), rng);
-  }
+  FrozenTokenInput(const ModelConfig& c, ParamStore& store, Rng& rng) : table_(frozen_table(c, store, rng)) {}
   Var forward(ForwardContext& ctx, const std::vector<int32_t>& ids, int64_t batch, int64_t seq_len,
-              float scale) override {
-    return embedding(ctx.tape, table_, ids, batch, seq_len, scale);
-  }
+              float scale) override { return embedding(ctx.tape, table_, ids, batch, seq_len, scale); }
   Var tied_weight() const override { return nullptr; }
 
  private:
