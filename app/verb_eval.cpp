@@ -22,17 +22,18 @@
 namespace tn::app {
 namespace {
 
-/// Runs `evaluate` (returns the task's Metrics) and logs its time and throughput: the positions
+/// Runs `evaluate` (returns the task's Metrics) and logs, after `what` (the split, or the data
+/// file of --checkpoint), its time and throughput: the positions
 /// `model` forwarded per second, padding included, the figure to set beside `bench`'s inference
 /// tokens/s.
 template <class F>
-Metrics timed_evaluation(const TransNormerModel& model, const std::string& split, F&& evaluate) {
+Metrics timed_evaluation(const TransNormerModel& model, const std::string& what, F&& evaluate) {
   const int64_t before = model.positions_forwarded();
   const auto start = std::chrono::steady_clock::now();
   Metrics metrics = evaluate();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const int64_t positions = model.positions_forwarded() - before;
-  spdlog::info("{}: {} positions in {:.1f} s, {:.0f} tokens/s", split, positions, seconds,
+  spdlog::info("{}: {} positions in {:.1f} s, {:.0f} tokens/s", what, positions, seconds,
                seconds > 0 ? double(positions) / seconds : 0.0);
   return metrics;
 }
@@ -52,7 +53,7 @@ int eval_checkpoint(const EvalArgs& args) {
   const std::string file = find_data_file(resolve_data_root(args.data_root), args.data);
   const std::unique_ptr<Task> task = make_checkpoint_task(ckpt, args.checkpoint, file, args.seq_len, args.batch);
   const Metrics metrics =
-      timed_evaluation(*ckpt.model, Task::kTest, [&] { return task->evaluate(*ckpt.model, Task::kTest, args.batch); });
+      timed_evaluation(*ckpt.model, file, [&] { return task->evaluate(*ckpt.model, Task::kTest, args.batch); });
   std::cout << dump_json_text(metrics.to_json()) << std::endl;
   return 0;
 }

@@ -1,5 +1,7 @@
 #include "layers/config/parameter_floor.h"
 
+#include <algorithm>
+
 #include "layers/attention/mixer_table.h"
 #include "layers/inputs/input_table.h"
 
@@ -13,8 +15,10 @@ long double parameter_floor(const ModelConfig& c) {
   if (c.positional == Positional::Learned) n += static_cast<Real>(c.max_positions) * d;
   const Real channel = (c.channel_mixer.type == ChannelMixerKind::GLU ? 3 : 2) * d * d_ff;
   for (const MixerKind kind : c.layers) {
-    n += 3 * d * d + channel;
-    if (const MixerEntry* entry = find_mixer(kind); entry && entry->buffers) n += static_cast<Real>(entry->buffers(c));
+    // q, k and v of every library mixer; a mixer with fewer (an added one) by its own count.
+    const MixerEntry* entry = find_mixer(kind);
+    n += (entry ? std::min(3 * d * d, static_cast<Real>(mixer_parameters(*entry, c))) : 3 * d * d) + channel;
+    if (entry && entry->buffers) n += static_cast<Real>(entry->buffers(c));
   }
   if (!c.tie_embeddings) n += V * d;
   switch (c.head) {

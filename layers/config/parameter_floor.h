@@ -11,7 +11,8 @@ namespace tn {
 /// A lower bound of the parameters and buffers of TransNormerModel(config), in long double so no
 /// size of a hostile config overflows: the input's own parameters (vocab_size × d_model for a
 /// token embedding), learned positions (max_positions × d_model), per layer the token mixer's q,
-/// k and v projections (3·d_model²; every mixer has them) plus a Performer's random features
+/// k and v projections (3·d_model²; every library mixer has them; an added mixer with fewer
+/// parameters, its table count instead) plus a Performer's random features
 /// (features × d_model), the channel mixer's weights (3·d_model·d_ff for the GLU, 2·d_model·d_ff
 /// for the FFN), an untied output matrix (vocab_size × d_model), and the head's own weights (mlm:
 /// d_model² + vocab_size; classification: d_model × num_classes; retrieval: 4·d_model² +

@@ -1,5 +1,7 @@
 #include "tests/experiments/walkthroughs/labelled_lines_spec.h"
 
+#include <algorithm>
+
 #include "data/data_root.h"
 #include "tests/experiments/walkthroughs/labelled_lines.h"
 
@@ -46,6 +48,8 @@ std::shared_ptr<const DataSpec> resolve_labelled_lines_spec(const JsonSection& s
     s.fail("labels", "must list at least two label names", "write labels: [neg, pos]");
   for (const nlohmann::json& l : *labels) {
     if (!l.is_string() || l.get<std::string>().empty()) s.fail("labels", "holds a non-string or empty name", "quote each label");
+    if (std::find(d->labels.begin(), d->labels.end(), l.get<std::string>()) != d->labels.end())
+      s.fail("labels", "names \"" + l.get<std::string>() + "\" twice", "list each label once");
     d->labels.push_back(l.get<std::string>());
   }
   d->max_length = s.at_least("max_length", s.integer("max_length", d->max_length), 2,

@@ -20,8 +20,8 @@ std::string shuffled_symbols(const std::string& text, uint64_t seed);
 /// The task: the reader's sentences (one text per example, character-level), every text shuffled
 /// with the seed train.seed + its split's index · 2^32 + its row, encoded and classified as
 /// sequence_classification does. Throws ConfigError for a model that is not an encoder with a
-/// classification head, a reader that yields no single texts, or a tokenizer without a
-/// vocabulary; DataError as the reader.
+/// classification head, a reader that yields no single texts, or a tokenizer other than char (it
+/// shuffles characters); DataError as the reader.
 std::unique_ptr<Task> make_shuffled_classification(const ExperimentSpec& spec, const std::string& data_root);
 
 }  // namespace tn::walkthrough

@@ -62,7 +62,7 @@ TEST_CASE("reader walkthrough: a reader added by its documented steps trains, ev
   RunOptions options;
   options.out_dir = tmp.file("run");
   const RunSummary summary = run_training(spec, options);
-  // About half the lines hold an 'h' (1 - (7/8)^11.5 = 0.78 of them: pos is the majority). The
+  // Most lines hold an 'h' (1 - (7/8)^11.5 = 0.78 of them: pos is the majority). The
   // rule is one character's presence, which a mean-pooled encoder learns: well above the 0.78 of
   // always answering pos.
   const double majority = 0.78;
@@ -96,6 +96,10 @@ TEST_CASE("reader walkthrough: the example reader's errors name the file and lin
   no_labels.replace(no_labels.find(", labels: [neg, pos]"), 20, "");
   CHECK_THROWS_WITH_AS(load_spec(tmp.write("no_labels.yaml", no_labels)),
                        doctest::Contains("data.labels: must list at least two label names"), ConfigError);
+  std::string twice = spec_text(tmp.file("data"), 2);
+  twice.replace(twice.find("labels: [neg, pos]"), 18, "labels: [neg, neg]");
+  CHECK_THROWS_WITH_AS(load_spec(tmp.write("twice.yaml", twice)), doctest::Contains("data.labels: names \"neg\" twice"),
+                       ConfigError);
   CHECK_THROWS_AS(add_reader({"labelled_lines", "again", &walkthrough::resolve_labelled_lines_spec}),
                   std::invalid_argument);
 }

@@ -10,6 +10,8 @@
 
 #include "layers/attention/mixer_table.h"
 #include "layers/config/model_config_json.h"
+#include "layers/config/parameter_floor.h"
+#include "layers/models/transnormer.h"
 #include "tests/layers/small_model.h"
 #include "tests/layers/walkthroughs/uniform_attention.h"
 
@@ -62,4 +64,18 @@ TEST_CASE("mixer walkthrough: uniform attention is the mean of the visible rows'
       }
     }
   }
+}
+
+TEST_CASE("mixer walkthrough: a model of the example holds at least the parameter floor its checkpoint is checked against") {
+  // The Pathfinder shape with every layer uniform: v and out only, 2·(d² + d) a layer, below the
+  // 3·d² of q, k and v the floor counts for the library's mixers.
+  ModelConfig c = test::small_model_config({.arch = Arch::Encoder, .vocab_size = 256, .d_model = 128, .n_heads = 8,
+                                             .n_layers = 4, .layers = std::vector<MixerKind>(4, find_mixer("uniform")->kind)});
+  c.channel_mixer = {.type = ChannelMixerKind::FFN, .d_ff = 128, .activation = Activation::GELU};
+  c.head = HeadKind::Classification;
+  c.num_classes = 2;
+  const TransNormerModel model(c, 1);
+  int64_t held = 0;
+  for (const auto& [name, var] : model.params().entries()) held += var->value.numel();
+  CHECK(static_cast<long double>(held) >= parameter_floor(c));
 }
