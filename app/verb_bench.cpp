@@ -110,11 +110,11 @@ Action add_bench_verb(CLI::App& app) {
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   sub->add_option("--seq-len", r.seq_len, "tokens per sequence (default: the spec's data.seq_len, else 256)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
-  sub->add_option("--vocab", r.vocab, "vocabulary size when the model section has none")
+  sub->add_option("--vocab", r.vocab, "vocabulary size (over the model section's vocab_size)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   sub->add_option("--steps", r.steps, "timed steps")->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   sub->add_option("--warmup", r.warmup, "untimed steps first")->check(CLI::Range(int64_t{0}, int64_t{1} << 20));
-  sub->add_option("--threads", args->threads, "threads (default: all cores)")->check(CLI::Range(0, 1024));
+  sub->add_option("--threads", args->threads, "threads (default, or 0: all cores)")->check(CLI::Range(0, 1024));
   sub->add_option("--set", r.overrides, "override a spec value: key.path=value (repeatable)");
   sub->add_option("--data-root", r.data_root, "dataset root, to size the vocabulary from the spec's data");
   sub->add_flag("--skip-model", r.skip_model, "skip the whole-model training/inference timing");
