@@ -58,7 +58,7 @@ TEST_CASE("reader walkthrough: a reader added by its documented steps trains, ev
   const std::string spec_path = tmp.write("spec.yaml", spec_text(tmp.file("data"), 150));
   const ExperimentSpec spec = load_spec(spec_path);
   CHECK(spec.data->reader() == "labelled_lines");
-  CHECK(spec.data->to_json()["labels"] == nlohmann::json({"neg", "pos"}));
+  CHECK(spec.data->to_json()["labels"].dump() == R"(["neg","pos"])");
   RunOptions options;
   options.out_dir = tmp.file("run");
   const RunSummary summary = run_training(spec, options);

@@ -24,7 +24,7 @@ TEST_CASE("input walkthrough: a config names the example, a model reads ids thro
                                {"input", {{"kind", "frozen_tokens"}}}};
   const ModelConfig c = model_config_from_json(json, "spec.yaml");
   CHECK(c.input.kind == entry->kind);
-  CHECK(model_config_to_json(c)["input"]["kind"] == "frozen_tokens");
+  CHECK(model_config_to_json(c)["input"]["kind"].get<std::string>() == "frozen_tokens");
 
   ModelConfig tokens = c;
   tokens.input.kind = InputKind::Tokens;

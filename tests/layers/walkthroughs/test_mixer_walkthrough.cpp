@@ -25,7 +25,7 @@ TEST_CASE("mixer walkthrough: the example is in the table after the library's mi
   CHECK(to_string(entry->kind) == "uniform");
   ModelConfig c = test::small_model_config({.n_layers = 2, .layers = {MixerKind::NormAttention, entry->kind}});
   const nlohmann::json written = model_config_to_json(c);
-  CHECK(written["layers"] == nlohmann::json({"norm_attention", "uniform"}));
+  CHECK(written["layers"].dump() == R"(["norm_attention","uniform"])");
   CHECK(written["attention"].contains("uniform"));  // used, so written though the reference lacks it
   const ModelConfig read = model_config_from_json(written, "model");
   CHECK(read.layers == c.layers);
