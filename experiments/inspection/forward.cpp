@@ -129,7 +129,7 @@ void add_gradient_norms(TransNormerModel& model, nlohmann::json& out) {
 nlohmann::json parse_forward_input(std::string_view text, const std::string& where) {
   try {
     return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range 406 for 1e999
     throw DataError(where + ": " + json_error_message(e));
   }
 }

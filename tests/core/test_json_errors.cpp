@@ -39,3 +39,9 @@ TEST_CASE("json_error_message: a missing key and a wrong type are named, other e
         "a value of the wrong type (type must be number, but is string)");
   CHECK(message_of([] { throw std::runtime_error("plain"); }) == "plain");
 }
+
+TEST_CASE("json_error_message: a number beyond a double's range names the number (out_of_range 406)") {
+  // 85e671 exceeds DBL_MAX (about 1.8e308): the library throws out_of_range, not parse_error.
+  CHECK(message_of([] { [[maybe_unused]] const auto parsed = nlohmann::json::parse("[85e671]"); }) ==
+        "a number too large for a double ('85e671')");
+}

@@ -32,6 +32,8 @@ std::string json_error_message(const std::exception& e) {
   }
   if (kind == "out_of_range" && text.starts_with("key '") && text.ends_with("' not found"))
     return "the key \"" + std::string(text.substr(5, text.size() - 5 - 11)) + "\" is missing";
+  if (kind == "out_of_range" && text.starts_with("number overflow parsing '"))
+    return "a number too large for a double (" + std::string(text.substr(24)) + ")";
   if (kind == "type_error") return "a value of the wrong type (" + std::string(text) + ")";
   return std::string(text);
 }
