@@ -22,7 +22,7 @@ double mean_abs_score_grad(const ScoreTap& t) {
   const Tensor& v = t.v->value;
   const Tensor& o = t.out->value;
   if (!t.out->has_grad()) throw ShapeError("[grad_stats] the tapped output has no gradient: run backward first");
-  const Tensor& g = t.out->grad;
+  const Tensor& g = t.out->grad();
   const int64_t batch = q.dim(0), seq = q.dim(1), heads = t.n_heads;
   const int64_t wq = q.dim(2) / heads, wv = v.dim(2) / heads;
   if (k.dim(2) != q.dim(2) || o.dim(2) != v.dim(2) || k.dim(1) != seq || v.dim(1) != seq)

@@ -61,7 +61,7 @@ Var probe_loss(Tape& tape, const Var& y, const Tensor& r) {
   Var loss = make_var(Tensor::full({}, static_cast<float>(acc)), true);
   tape.record([y, r, loss]() {
     if (!loss->has_grad() || !y->requires_grad) return;
-    const float g = loss->grad.data()[0];
+    const float g = loss->grad().data()[0];
     float* gy = y->grad_buf().data();
     const float* rp = r.data();
     const int64_t count = r.numel();
@@ -200,7 +200,7 @@ ScalingRow measure_mixer(const ModelConfig& config, MixerKind mixer, int64_t n, 
         fwd.push_back(std::chrono::duration<double>(t1 - t0).count());
         fwd_bwd.push_back(std::chrono::duration<double>(t2 - t0).count());
       }
-      input->grad = Tensor();
+      input->grad() = Tensor();
       store.zero_grad();
     }
     row.fwd_s = median_of(fwd);

@@ -116,7 +116,7 @@ void add_gradient_norms(TransNormerModel& model, nlohmann::json& out) {
   for (const auto& [name, var] : model.params().parameters()) {
     double acc = 0.0;
     if (var->has_grad())
-      for (int64_t i = 0; i < var->grad.numel(); ++i) acc += static_cast<double>(var->grad.data()[i]) * var->grad.data()[i];
+      for (int64_t i = 0; i < var->grad().numel(); ++i) acc += static_cast<double>(var->grad().data()[i]) * var->grad().data()[i];
     grad_norms[name] = std::sqrt(acc);
     global += acc;
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "core/runtime/autograd/grad_accum.h"
 #include "core/error.h"
@@ -41,9 +42,9 @@ const uint8_t* mask_ptr(const std::vector<uint8_t>* key_valid, const AttentionDi
 void deliver(const Var& v, Tensor& g) {
   if (!v->requires_grad) return;
   if (!v->has_grad())
-    v->grad = g;
+    v->grad() = g;
   else
-    add_inplace(v->grad.data(), g.data(), g.numel());
+    add_inplace(v->grad().data(), g.data(), g.numel());
 }
 
 /// Runs the three-gradient kernel backward into q, k, v.
@@ -77,15 +78,17 @@ LinearAttentionOut linear_attention(Tape& tape, const Var& q, const Var& k, cons
   if (!tape.needs_grad({&q, &k, &v})) return out;
   out.num->requires_grad = true;
   if (out.den) out.den->requires_grad = true;
-  Var num_var = out.num, den_var = out.den;
-  tape.record([q, k, v, num_var, den_var, d, causal, chunk]() {
-    const bool has_num = num_var->has_grad();
-    const bool has_den = den_var && den_var->has_grad();
+  // The outputs' values are read by no backward here: their gradients only.
+  std::optional<GradRef> den_ref;
+  if (out.den) den_ref.emplace(out.den);
+  tape.record([q, k, v, num_ref = GradRef(out.num), den_ref, d, causal, chunk]() {
+    const bool has_num = num_ref.has_grad();
+    const bool has_den = den_ref && den_ref->has_grad();
     if (!has_num && !has_den) return;
     Tensor zero_num;
-    if (!has_num) zero_num = Tensor::zeros(num_var->value.shape());
-    const float* d_num = has_num ? num_var->grad.data() : zero_num.data();
-    const float* d_den = has_den ? den_var->grad.data() : nullptr;
+    if (!has_num) zero_num = Tensor::zeros(num_ref.shape());
+    const float* d_num = has_num ? num_ref.grad().data() : zero_num.data();
+    const float* d_den = has_den ? den_ref->grad().data() : nullptr;
     deliver_qkv(q, k, v, [&](float* dq, float* dk, float* dv) {
       linear_attention_backward(d, causal, chunk, q->value.data(), k->value.data(),
                                 v->value.data(), d_num, d_den, dq, dk, dv);
@@ -109,20 +112,21 @@ Var divide_by_denominator(Tape& tape, const Var& num, const Var& den, float eps)
   Var result = make_var(std::move(y));
   if (!tape.needs_grad({&num, &den})) return result;
   result->requires_grad = true;
-  tape.record([num, den, result, rows, dh, eps]() {
+  // The backward reads y = num / den, not num: num goes back to the pool after the forward.
+  tape.record([dnum = GradRef(num), den, result, rows, dh, eps]() {
     if (!result->has_grad()) return;
-    const float* dy = result->grad.data();
-    const float* np = num->value.data();
+    const float* dy = result->grad().data();
+    const float* yp = result->value.data();
     const float* dp = den->value.data();
-    if (num->requires_grad) {
-      GradSink dn(num);
+    if (dnum.requires_grad()) {
+      GradSink dn(dnum);
       float* out = dn.data();
       for (int64_t r = 0; r < rows; ++r) {
         const float inv = 1.0f / std::max(dp[r], eps);
         for (int64_t j = 0; j < dh; ++j) out[r * dh + j] = dy[r * dh + j] * inv;
       }
     }
-    if (den->requires_grad) {
+    if (den->requires_grad) {  // ∂y/∂den = −num/den² = −y/den where den ≥ eps
       GradSink dd(den);
       float* out = dd.data();
       for (int64_t r = 0; r < rows; ++r) {
@@ -131,8 +135,8 @@ Var divide_by_denominator(Tape& tape, const Var& num, const Var& den, float eps)
           continue;
         }
         float dot = 0.0f;
-        for (int64_t j = 0; j < dh; ++j) dot += dy[r * dh + j] * np[r * dh + j];
-        out[r] = -dot / (dp[r] * dp[r]);
+        for (int64_t j = 0; j < dh; ++j) dot += dy[r * dh + j] * yp[r * dh + j];
+        out[r] = -dot / dp[r];
       }
     }
   });
@@ -159,13 +163,13 @@ Var diag_attention(Tape& tape, const Var& q, const Var& k, const Var& v, int64_t
   result->requires_grad = true;
   std::vector<uint8_t> mask_copy;
   if (key_valid) mask_copy = *key_valid;
-  tape.record([q, k, v, result, probs, d, block_size, inner, causal, mask_copy, dropout_p,
+  tape.record([q, k, v, dy_ref = GradRef(result), probs, d, block_size, inner, causal, mask_copy, dropout_p,
                dropout_key]() {
-    if (!result->has_grad()) return;
+    if (!dy_ref.has_grad()) return;
     const uint8_t* mask = mask_copy.empty() ? nullptr : mask_copy.data();
     deliver_qkv(q, k, v, [&](float* dq, float* dk, float* dv) {
       diag_attention_backward(d, block_size, inner, causal, mask, q->value.data(), k->value.data(),
-                              v->value.data(), probs.data(), result->grad.data(), dq, dk, dv,
+                              v->value.data(), probs.data(), dy_ref.grad().data(), dq, dk, dv,
                               dropout_p, dropout_key);
     });
   });
@@ -188,12 +192,12 @@ Var softmax_attention(Tape& tape, const Var& q, const Var& k, const Var& v, int6
   result->requires_grad = true;
   std::vector<uint8_t> mask_copy;
   if (key_valid) mask_copy = *key_valid;
-  tape.record([q, k, v, result, stats, d, causal, mask_copy, dropout_p, dropout_key]() {
-    if (!result->has_grad()) return;
+  tape.record([q, k, v, dy_ref = GradRef(result), stats, d, causal, mask_copy, dropout_p, dropout_key]() {
+    if (!dy_ref.has_grad()) return;
     const uint8_t* mask = mask_copy.empty() ? nullptr : mask_copy.data();
     deliver_qkv(q, k, v, [&](float* dq, float* dk, float* dv) {
       softmax_attention_backward(d, causal, mask, q->value.data(), k->value.data(),
-                                 v->value.data(), stats.data(), result->grad.data(), dq, dk, dv,
+                                 v->value.data(), stats.data(), dy_ref.grad().data(), dq, dk, dv,
                                  dropout_p, dropout_key);
     });
   });
@@ -219,12 +223,12 @@ Var relative_position(Tape& tape, const Var& x, int64_t n_heads, const Var& thet
     float* d_theta = theta->requires_grad ? theta->grad_buf().data() : nullptr;
     Tensor dx = Tensor::empty(x->value.shape());
     relative_position_backward(d, theta->value.data(), hh, period, x->value.data(),
-                               result->grad.data(), dx.data(), d_theta, offset);
+                               result->grad().data(), dx.data(), d_theta, offset);
     if (!x->requires_grad) return;
     if (!x->has_grad())
-      x->grad = dx;
+      x->grad() = dx;
     else
-      add_inplace(x->grad.data(), dx.data(), dx.numel());
+      add_inplace(x->grad().data(), dx.data(), dx.numel());
   });
   return result;
 }
@@ -245,7 +249,7 @@ Var performer_features(Tape& tape, const Var& x, int64_t n_heads, const Var& fea
     if (!result->has_grad()) return;
     Tensor dx = Tensor::empty(x->value.shape());
     performer_features_backward(d, m, features->value.data(), x->value.data(),
-                                result->value.data(), feature_eps, result->grad.data(), dx.data());
+                                result->value.data(), feature_eps, result->grad().data(), dx.data());
     deliver(x, dx);
   });
   return result;
@@ -267,11 +271,11 @@ Var cosformer_features(Tape& tape, const Var& x, int64_t n_heads,
   Var result = make_var(std::move(y));
   if (!tape.needs_grad({&x})) return result;
   result->requires_grad = true;
-  tape.record([x, result, d, lengths]() {
-    if (!result->has_grad()) return;
+  tape.record([x, dy_ref = GradRef(result), d, lengths]() {
+    if (!dy_ref.has_grad()) return;
     Tensor dx = Tensor::empty(x->value.shape());
     cosformer_features_backward(d, lengths.empty() ? nullptr : lengths.data(), x->value.data(),
-                                result->grad.data(), dx.data());
+                                dy_ref.grad().data(), dx.data());
     deliver(x, dx);
   });
   return result;
@@ -282,6 +286,8 @@ Var mask_rows(Tape& tape, const Var& x, const std::vector<uint8_t>* key_valid) {
   const int64_t rows = x->value.dim(0) * x->value.dim(1), width = x->value.dim(2);
   if (static_cast<int64_t>(key_valid->size()) != rows)
     throw ShapeError("[mask_rows] key_valid size mismatch");
+  // A batch without padding masks nothing: no copy, which would be held for the backward.
+  if (std::all_of(key_valid->begin(), key_valid->end(), [](uint8_t valid) { return valid != 0; })) return x;
   Tensor y = x->value.clone();
   for (int64_t r = 0; r < rows; ++r)
     if (!(*key_valid)[r]) std::memset(y.data() + r * width, 0, sizeof(float) * width);
@@ -289,10 +295,10 @@ Var mask_rows(Tape& tape, const Var& x, const std::vector<uint8_t>* key_valid) {
   if (!tape.needs_grad({&x})) return result;
   result->requires_grad = true;
   std::vector<uint8_t> mask = *key_valid;
-  tape.record([x, result, mask, rows, width]() {
-    if (!result->has_grad()) return;
-    GradSink dx(x);
-    std::memcpy(dx.data(), result->grad.data(), sizeof(float) * rows * width);
+  tape.record([dx_ref = GradRef(x), dy_ref = GradRef(result), mask, rows, width]() {
+    if (!dy_ref.has_grad()) return;
+    GradSink dx(dx_ref);
+    std::memcpy(dx.data(), dy_ref.grad().data(), sizeof(float) * rows * width);
     for (int64_t r = 0; r < rows; ++r)
       if (!mask[r]) std::memset(dx.data() + r * width, 0, sizeof(float) * width);
   });

@@ -56,7 +56,8 @@ Var performer_features(Tape& tape, const Var& x, int64_t n_heads, const Var& fea
 /// (from key_valid; the whole T when null).
 Var cosformer_features(Tape& tape, const Var& x, int64_t n_heads, const std::vector<uint8_t>* key_valid);
 
-/// Zeroes rows of x [B, T, D] at padded positions (key_valid 0); identity when key_valid is null.
+/// Zeroes rows of x [B, T, D] at padded positions (key_valid 0); returns x itself (no copy) when
+/// key_valid is null or marks every row valid.
 Var mask_rows(Tape& tape, const Var& x, const std::vector<uint8_t>* key_valid);
 
 }  // namespace tn

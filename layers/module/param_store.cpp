@@ -39,7 +39,7 @@ int64_t ParamStore::parameter_count() const {
 }
 
 void ParamStore::zero_grad() {
-  for (auto& [name, var] : entries_) var->grad = Tensor();
+  for (auto& [name, var] : entries_) var->grad() = Tensor();
 }
 
 }  // namespace tn

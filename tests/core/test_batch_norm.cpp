@@ -157,9 +157,9 @@ TEST_CASE("batch_norm matches the naive reference (forward, backward) at awkward
         Var loss = weighted_sum(tape, y, dy);
         tape.backward(loss);
         BatchNormGrads want = batch_norm_backward_naive(x->value, dy, &w->value, before, training, rv);
-        CHECK(max_err(x->grad, want.dx) < kNaive);
-        CHECK(max_err(w->grad, want.dweight) < kNaive);
-        CHECK(max_err(b->grad, want.dbias) < kNaive);
+        CHECK(max_err(x->grad(), want.dx) < kNaive);
+        CHECK(max_err(w->grad(), want.dweight) < kNaive);
+        CHECK(max_err(b->grad(), want.dbias) < kNaive);
       }
     }
   }
@@ -177,22 +177,22 @@ TEST_CASE("batch_norm matches the naive reference at an LRA-like width and many 
     const BatchNormState before{state.running_mean.clone(), state.running_var.clone(),
                                 state.momentum, state.eps};
     Tensor want_y = batch_norm_forward_naive(x->value, &w->value, &b->value, before, training, &mask);
-    x->grad = Tensor();
-    w->grad = Tensor();
-    b->grad = Tensor();
+    x->grad() = Tensor();
+    w->grad() = Tensor();
+    b->grad() = Tensor();
     Tape tape;
     Var y = batch_norm(tape, x, w, b, state, training, &mask);
     Tensor dy = randn(x->value.shape(), rng);
     tape.backward(weighted_sum(tape, y, dy));
     BatchNormGrads want = batch_norm_backward_naive(x->value, dy, &w->value, before, training, &mask);
     INFO("training " << training << ": y " << max_err(y->value, want_y) << " dx "
-                     << max_err(x->grad, want.dx) << " dw " << max_err(w->grad, want.dweight)
-                     << " db " << max_err(b->grad, want.dbias));
+                     << max_err(x->grad(), want.dx) << " dw " << max_err(w->grad(), want.dweight)
+                     << " db " << max_err(b->grad(), want.dbias));
     CHECK(max_err(y->value, want_y) < kNaiveLarge);
-    CHECK(max_err(x->grad, want.dx) < kNaiveLarge);
+    CHECK(max_err(x->grad(), want.dx) < kNaiveLarge);
     // dweight and dbias are sums over ~3000 rows: compare relative to their size.
-    CHECK(max_err(w->grad, want.dweight) < kNaiveLarge * 30);
-    CHECK(max_err(b->grad, want.dbias) < kNaiveLarge * 30);
+    CHECK(max_err(w->grad(), want.dweight) < kNaiveLarge * 30);
+    CHECK(max_err(b->grad(), want.dbias) < kNaiveLarge * 30);
   }
 }
 
@@ -212,7 +212,7 @@ TEST_CASE("grad: batch_norm training (x, weight, bias, with and without mask, nu
     if (rv) {  // padded rows pass no gradient
       for (int64_t i = 0; i < 6; ++i)
         if (!mask[i])
-          for (int64_t j = 0; j < 5; ++j) CHECK(x->grad.data()[i * 5 + j] == 0.0f);
+          for (int64_t j = 0; j < 5; ++j) CHECK(x->grad().data()[i * 5 + j] == 0.0f);
     }
   }
   auto res = grad_check(
@@ -248,7 +248,7 @@ TEST_CASE("grad: batch_norm eval (affine map of the running stats)") {
     CHECK(res.max_rel_error < kGradTol);
   }
   // Exactly dy·w/√(running_var + eps) per entry, unmasked.
-  x->grad = Tensor();  // grad_check leaves its analytic gradient behind
+  x->grad() = Tensor();  // grad_check leaves its analytic gradient behind
   Tape tape;
   Var y = batch_norm(tape, x, w, b, state, false, nullptr);
   tape.backward(weighted_sum(tape, y, r));
@@ -256,7 +256,7 @@ TEST_CASE("grad: batch_norm eval (affine map of the running stats)") {
     for (int64_t j = 0; j < 5; ++j) {
       const double want = r.data()[i * 5 + j] * w->value.data()[j] /
                           std::sqrt(state.running_var.data()[j] + state.eps);
-      CHECK(x->grad.data()[i * 5 + j] == doctest::Approx(want).epsilon(1e-5));
+      CHECK(x->grad().data()[i * 5 + j] == doctest::Approx(want).epsilon(1e-5));
     }
 }
 
@@ -299,7 +299,7 @@ TEST_CASE("batch_norm padding invariance: padded batch equals the real rows alon
     double y_diff = 0.0, dx_diff = 0.0;
     for (int64_t i = 0; i < rows; ++i) {
       const float* yp = y_pad->value.data() + i * d;
-      const float* gp = x->grad.data() + i * d;
+      const float* gp = x->grad().data() + i * d;
       auto it = std::find(real.begin(), real.end(), i);
       if (it == real.end()) {
         for (int64_t j = 0; j < d; ++j) {
@@ -310,12 +310,12 @@ TEST_CASE("batch_norm padding invariance: padded batch equals the real rows alon
       }
       const int64_t k = it - real.begin();
       y_diff = std::max(y_diff, max_abs_diff(yp, y_alone->value.data() + k * d, d));
-      dx_diff = std::max(dx_diff, max_abs_diff(gp, x_alone->grad.data() + k * d, d));
+      dx_diff = std::max(dx_diff, max_abs_diff(gp, x_alone->grad().data() + k * d, d));
     }
     CHECK(y_diff <= kPad);
     CHECK(dx_diff <= kPad);
-    CHECK(max_abs_diff(w->grad.data(), w_alone->grad.data(), d) <= kPad);
-    CHECK(max_abs_diff(b->grad.data(), b_alone->grad.data(), d) <= kPad);
+    CHECK(max_abs_diff(w->grad().data(), w_alone->grad().data(), d) <= kPad);
+    CHECK(max_abs_diff(b->grad().data(), b_alone->grad().data(), d) <= kPad);
     CHECK(max_abs_diff(state_pad.running_mean.data(), state_alone.running_mean.data(), d) <= kPad);
     CHECK(max_abs_diff(state_pad.running_var.data(), state_alone.running_var.data(), d) <= kPad);
   }
@@ -383,9 +383,9 @@ TEST_CASE("batch_norm synced across ranks (SyncBatchNorm): identical ranks give 
     Var loss = weighted_sum(tape, y, dy);
     tape.backward(loss);
     const BatchNormGrads want = batch_norm_backward_naive(x->value, dy, &w->value, before, true, rv);
-    CHECK(max_err(x->grad, want.dx) < kNaive);
-    CHECK(max_err(w->grad, want.dweight) < kNaive);
-    CHECK(max_err(b->grad, want.dbias) < kNaive);
+    CHECK(max_err(x->grad(), want.dx) < kNaive);
+    CHECK(max_err(w->grad(), want.dweight) < kNaive);
+    CHECK(max_err(b->grad(), want.dbias) < kNaive);
   }
 }
 

@@ -240,7 +240,7 @@ TEST_CASE("linear in bf16: forward and all gradients match f32 on the rounded op
   std::vector<Tensor> r;
   for (int i = 0; i < 3; ++i) r.push_back(make({3, 5, w[i]->value.dim(0)})->value);
   auto run = [&](bool bf16) {
-    for (Var v : {x, w[0], w[1], w[2], b[0], b[1], b[2]}) v->grad = Tensor();
+    for (Var v : {x, w[0], w[1], w[2], b[0], b[1], b[2]}) v->grad() = Tensor();
     Tape tape;
     tape.set_bf16(bf16);
     Var loss;
@@ -250,7 +250,7 @@ TEST_CASE("linear in bf16: forward and all gradients match f32 on the rounded op
     }
     tape.backward(loss);
     std::vector<std::vector<float>> grads;
-    for (Var v : {x, w[0], w[1], w[2], b[0], b[1], b[2]}) grads.push_back(v->grad.to_vector());
+    for (Var v : {x, w[0], w[1], w[2], b[0], b[1], b[2]}) grads.push_back(v->grad().to_vector());
     grads.push_back({loss->value.data()[0]});
     return grads;
   };
@@ -284,13 +284,13 @@ TEST_CASE("lm_head_cross_entropy in bf16: loss and gradients within bf16 roundin
   std::vector<int32_t> targets(37);
   for (int i = 0; i < 37; ++i) targets[i] = i % 5 == 0 ? kIgnoreIndex : (i * 17) % 101;
   auto run = [&](bool bf16) {
-    hidden->grad = Tensor();
-    weight->grad = Tensor();
+    hidden->grad() = Tensor();
+    weight->grad() = Tensor();
     Tape tape;
     tape.set_bf16(bf16);
     LmLoss l = lm_head_cross_entropy(tape, hidden, weight, targets, 8);
     tape.backward(l.loss);
-    return std::make_tuple(l.sum_nll, l.n_targets, hidden->grad.to_vector(), weight->grad.to_vector());
+    return std::make_tuple(l.sum_nll, l.n_targets, hidden->grad().to_vector(), weight->grad().to_vector());
   };
   auto [nll32, n32, dh32, dw32] = run(false);
   auto [nll16, n16, dh16, dw16] = run(true);
@@ -322,8 +322,8 @@ TEST_CASE("swiglu in bf16: within bf16 rounding of f32, and the unfused ops on a
                         make({96}, 0.1),     make({32, 96}, 0.2), make({32}, 0.1)};
   const Tensor r = make({4, 50, 32}, 1.0)->value;
   auto run = [&](bool bf16, bool fused) {
-    x->grad = Tensor();
-    for (Var& v : p) v->grad = Tensor();
+    x->grad() = Tensor();
+    for (Var& v : p) v->grad() = Tensor();
     Tape tape;
     tape.set_bf16(bf16);
     Var y = fused ? swiglu(tape, x, {p[0], p[1], p[2], p[3], p[4], p[5]})
@@ -332,8 +332,8 @@ TEST_CASE("swiglu in bf16: within bf16 rounding of f32, and the unfused ops on a
                                linear(tape, x, p[2], p[3])),
                            p[4], p[5]);
     tape.backward(weighted_sum(tape, y, r));
-    std::vector<std::vector<float>> out = {y->value.to_vector(), x->grad.to_vector()};
-    for (Var& v : p) out.push_back(v->grad.to_vector());
+    std::vector<std::vector<float>> out = {y->value.to_vector(), x->grad().to_vector()};
+    for (Var& v : p) out.push_back(v->grad().to_vector());
     return out;
   };
   const auto f32 = run(false, true), bf = run(true, true), unfused = run(true, false);
@@ -380,8 +380,8 @@ TEST_CASE("bf16 weight copies: kept by AdamW's pass, the same bits as converting
     Var loss = weighted_sum(tape, linear(tape, x, l.w, l.b), r);
     tape.backward(loss);
     l.opt->step(1e-2);
-    l.w->grad = Tensor();
-    l.b->grad = Tensor();
+    l.w->grad() = Tensor();
+    l.b->grad() = Tensor();
     return loss->value.data()[0];
   };
   for (int i = 0; i < 3; ++i) {

@@ -42,7 +42,7 @@ TEST_CASE("comm: gradients are summed in buckets of at most 4M floats, and a par
   GradAllreduce sum(params, twins);
   sum.run();
   for (size_t k = 0; k < 4; ++k) {
-    const Tensor& g = params[k].second->grad;
+    const Tensor& g = params[k].second->grad();
     for (int64_t i : {int64_t{0}, g.numel() / 2, g.numel() - 1})
       CHECK(g.data()[i] == doctest::Approx(3.0 * (static_cast<double>(k + 1) + 0.001 * static_cast<double>(i % 7))));
   }

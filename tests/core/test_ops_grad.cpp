@@ -101,12 +101,12 @@ TEST_CASE("activation_linear: the values and gradients of eltwise then linear") 
   std::vector<std::vector<float>> grads[2];
   std::vector<float> values[2];
   for (int fused = 0; fused < 2; ++fused) {
-    for (const Var& v : {a, w, b}) v->grad = Tensor();
+    for (const Var& v : {a, w, b}) v->grad() = Tensor();
     Tape tape;
     Var y = fused ? activation_linear(tape, a, Eltwise::Gelu, w, b) : linear(tape, eltwise(tape, a, Eltwise::Gelu), w, b);
     values[fused].assign(y->value.data(), y->value.data() + y->value.numel());
     tape.backward(weighted_loss(tape, y, r).var);
-    for (const Var& v : {a, w, b}) grads[fused].emplace_back(v->grad.data(), v->grad.data() + v->grad.numel());
+    for (const Var& v : {a, w, b}) grads[fused].emplace_back(v->grad().data(), v->grad().data() + v->grad().numel());
   }
   CHECK(values[0] == values[1]);  // the same products in the same order
   for (size_t i = 0; i < 3; ++i)
@@ -198,7 +198,7 @@ TEST_CASE("swiglu: the values and gradients of linear, silu, mul and linear") {
   const Tensor r = randn({3, 100, 24}, rng);
   auto run = [&](bool fused) {
     Var x = make_var(x0.clone(), true);
-    for (Var& v : p) v->grad = Tensor();
+    for (Var& v : p) v->grad() = Tensor();
     Tape tape;
     Var y = fused ? swiglu(tape, x, {p[0], p[1], p[2], p[3], p[4], p[5]})
                   : linear(tape,
@@ -206,8 +206,8 @@ TEST_CASE("swiglu: the values and gradients of linear, silu, mul and linear") {
                                linear(tape, x, p[2], p[3])),
                            p[4], p[5]);
     tape.backward(weighted_loss(tape, y, r).var);
-    std::vector<Tensor> out = {y->value.clone(), x->grad};
-    for (Var& v : p) out.push_back(v->grad);
+    std::vector<Tensor> out = {y->value.clone(), x->grad()};
+    for (Var& v : p) out.push_back(v->grad());
     return out;
   };
   const std::vector<Tensor> fused = run(true), unfused = run(false);
@@ -259,7 +259,7 @@ TEST_CASE("swiglu: frozen inputs get no gradient and change none of the others, 
         CAPTURE(i);  // 0 x, 1 w1, 2 b1, 3 w2, 4 b2, 5 w3, 6 b3
         REQUIRE(got[i]->has_grad() == bool(trains[i]));
         if (!trains[i]) continue;
-        const Tensor &g = got[i]->grad, &want = full[i]->grad;
+        const Tensor &g = got[i]->grad(), &want = full[i]->grad();
         CHECK(std::equal(g.data(), g.data() + g.numel(), want.data()));
       }
     }
@@ -333,8 +333,8 @@ TEST_CASE("grad: add_dropout, and its values against add(base, dropout(x))") {
   // gradients equal bit for bit (dx = dy, dh = dy · m exactly in both).
   std::vector<float> fused_y, fused_db, fused_dx, plain_y, plain_db, plain_dx;
   for (bool fused : {true, false}) {
-    base->grad = Tensor();
-    x->grad = Tensor();
+    base->grad() = Tensor();
+    x->grad() = Tensor();
     Tape t;
     Rng fixed(21);
     Var y = fused ? add_dropout(t, base, x, 0.25f, true, fixed) : add(t, base, dropout(t, x, 0.25f, true, fixed));
@@ -342,8 +342,8 @@ TEST_CASE("grad: add_dropout, and its values against add(base, dropout(x))") {
     Var loss = weighted_loss(t, y, r).var;
     y.reset();
     t.backward(loss);
-    (fused ? fused_db : plain_db) = base->grad.to_vector();
-    (fused ? fused_dx : plain_dx) = x->grad.to_vector();
+    (fused ? fused_db : plain_db) = base->grad().to_vector();
+    (fused ? fused_dx : plain_dx) = x->grad().to_vector();
   }
   int64_t dropped = 0;
   for (size_t i = 0; i < fused_y.size(); ++i) {
@@ -375,9 +375,9 @@ TEST_CASE("add hands its gradient on without a copy only when no one else can re
   // y's gradient is r (the weights), whatever a received later; a's is r + 2r, b's r.
   const std::vector<float> rv = r.to_vector();
   for (int64_t i = 0; i < 12; ++i) {
-    CHECK(y->grad.data()[i] == rv[i]);
-    CHECK(a->grad.data()[i] == doctest::Approx(3.0 * rv[i]));
-    CHECK(b->grad.data()[i] == rv[i]);
+    CHECK(y->grad().data()[i] == rv[i]);
+    CHECK(a->grad().data()[i] == doctest::Approx(3.0 * rv[i]));
+    CHECK(b->grad().data()[i] == rv[i]);
   }
 }
 
@@ -487,12 +487,12 @@ TEST_CASE("lm_head_cross_entropy: the upstream gradient scales d hidden and d we
   Var hidden = param({6, 5}, rng), weight = param({11, 5}, rng);
   const std::vector<int32_t> targets = {1, 4, kIgnoreIndex, 10, 0, 7};
   auto grads = [&](float seed, bool preexisting) {
-    hidden->grad = Tensor();
-    weight->grad = preexisting ? Tensor::full({11, 5}, 1.0f) : Tensor();
+    hidden->grad() = Tensor();
+    weight->grad() = preexisting ? Tensor::full({11, 5}, 1.0f) : Tensor();
     Tape tape;
     LmLoss l = lm_head_cross_entropy(tape, hidden, weight, targets, 4);
     tape.backward(l.loss, seed);
-    return std::make_pair(hidden->grad.to_vector(), weight->grad.to_vector());
+    return std::make_pair(hidden->grad().to_vector(), weight->grad().to_vector());
   };
   const auto [h1, w1] = grads(1.0f, false);
   const auto [hq, wq] = grads(0.25f, false);
@@ -513,8 +513,8 @@ Var wrong_gradient(Tape& tape, const Var& x, float factor) {
   tape.record([x, y, factor]() {
     if (!y->has_grad()) return;
     float* dx = x->grad_buf().data();
-    const float* dy = y->grad.data();
-    for (int64_t i = 0; i < y->grad.numel(); ++i) dx[i] += factor * dy[i];
+    const float* dy = y->grad().data();
+    for (int64_t i = 0; i < y->grad().numel(); ++i) dx[i] += factor * dy[i];
   });
   return y;
 }
@@ -557,14 +557,14 @@ TEST_CASE("grad: gather_rows, with a repeated row") {
   INFO(res.worst);
   CHECK(res.max_rel_error < kTol);
   // By hand: row 4's gradient is the sum of the weights of output rows 0 and 2; rows 1-3 get none.
-  x->grad = Tensor();  // drop what grad_check left
+  x->grad() = Tensor();  // drop what grad_check left
   Tape tape;
   Var y = gather_rows(tape, x, rows);
   CHECK(y->value.data()[2 * 5 + 3] == x->value.data()[4 * 5 + 3]);
   Var loss = weighted_sum(tape, y, r);
   tape.backward(loss);
-  CHECK(x->grad.data()[4 * 5 + 1] == doctest::Approx(r.data()[0 * 5 + 1] + r.data()[2 * 5 + 1]));
-  CHECK(x->grad.data()[2 * 5 + 1] == 0.0f);
+  CHECK(x->grad().data()[4 * 5 + 1] == doctest::Approx(r.data()[0 * 5 + 1] + r.data()[2 * 5 + 1]));
+  CHECK(x->grad().data()[2 * 5 + 1] == 0.0f);
   CHECK_THROWS_AS(gather_rows(tape, x, {6}), ShapeError);
 }
 
@@ -583,7 +583,7 @@ TEST_CASE("grad: mse_loss") {
   LmLoss l = mse_loss(tape, q, {0.0f, 0.0f});
   CHECK(l.loss->value.data()[0] == doctest::Approx(2.5));
   tape.backward(l.loss);
-  CHECK(q->grad.data()[0] == doctest::Approx(1.0));
-  CHECK(q->grad.data()[1] == doctest::Approx(2.0));
+  CHECK(q->grad().data()[0] == doctest::Approx(1.0));
+  CHECK(q->grad().data()[1] == doctest::Approx(2.0));
   CHECK_THROWS_AS(mse_loss(tape, q, {0.0f}), ShapeError);
 }

@@ -92,7 +92,7 @@ double numeric_mean_abs(Case& c) {
   const std::vector<double> o = explicit_out(c, S, c.tap.form, c.tap.relu);
   std::vector<float> of(o.begin(), o.end());
   c.tap.out = make_var(Tensor::from({1, c.seq, c.heads * c.w}, of));
-  c.tap.out->grad = Tensor::from({1, c.seq, c.heads * c.w}, c.wts);
+  c.tap.out->grad() = Tensor::from({1, c.seq, c.heads * c.w}, c.wts);
   double total = 0;
   int64_t count = 0;
   const double eps = 1e-6;
@@ -145,11 +145,11 @@ TEST_CASE("grad stats: per-layer series, RSD = std/mean with the sample std, and
   for (double scale : {1.0, 2.0, 3.0}) {
     ScoreTap t0 = a.tap, t1 = a.tap;
     t0.out = make_var(a.tap.out->value);
-    t0.out->grad = Tensor::from({1, a.seq, a.heads * a.w}, a.wts);
+    t0.out->grad() = Tensor::from({1, a.seq, a.heads * a.w}, a.wts);
     std::vector<float> w2 = a.wts;
     for (float& x : w2) x *= static_cast<float>(scale);
     t1.out = make_var(a.tap.out->value);
-    t1.out->grad = Tensor::from({1, a.seq, a.heads * a.w}, w2);
+    t1.out->grad() = Tensor::from({1, a.seq, a.heads * a.w}, w2);
     stats.begin_layer(0);
     stats.record(t0);
     stats.begin_layer(1);
@@ -174,11 +174,11 @@ TEST_CASE("grad stats: per-layer series, RSD = std/mean with the sample std, and
   GradStats parallel({"diag_norm_parallel"});
   ScoreTap low = a.tap, high = a.tap;
   low.out = make_var(a.tap.out->value);
-  low.out->grad = Tensor::from({1, a.seq, a.heads * a.w}, a.wts);
+  low.out->grad() = Tensor::from({1, a.seq, a.heads * a.w}, a.wts);
   std::vector<float> w3 = a.wts;
   for (float& x : w3) x *= 3.0f;
   high.out = make_var(a.tap.out->value);
-  high.out->grad = Tensor::from({1, a.seq, a.heads * a.w}, w3);
+  high.out->grad() = Tensor::from({1, a.seq, a.heads * a.w}, w3);
   parallel.begin_layer(0);
   parallel.record(low);
   parallel.record(high);

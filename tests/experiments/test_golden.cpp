@@ -100,7 +100,7 @@ GoldenErrors measure_case(const std::string& dir) {
     double max_ref = 0.0, worst = 0.0;
     for (int64_t i = 0; i < ref.numel(); ++i) max_ref = std::max(max_ref, (double)std::abs(ref.data()[i]));
     for (int64_t i = 0; i < ref.numel(); ++i)
-      worst = std::max(worst, std::abs((double)var->grad.data()[i] - ref.data()[i]));
+      worst = std::max(worst, std::abs((double)var->grad().data()[i] - ref.data()[i]));
     const double err = worst / std::max(max_ref, floor);
     if (err >= e.grad_elem_rel_of_max) e.worst_elem = param;
     e.grad_elem_rel_of_max = std::max(e.grad_elem_rel_of_max, err);

@@ -32,16 +32,16 @@ TEST_CASE("softmax attention module in bf16: within bf16 rounding of f32, tiles,
   for (int64_t t = 270; t < T; ++t) valid[size_t(T + t)] = 0;
   Var x = make_var(xt, true);
   auto run = [&](bool bf16) {
-    x->grad = Tensor();
-    for (const auto& [name, var] : store.parameters()) var->grad = Tensor();
+    x->grad() = Tensor();
+    for (const auto& [name, var] : store.parameters()) var->grad() = Tensor();
     Tape tape;
     tape.set_bf16(bf16);
     Rng dropout(7);  // the same mask keys in both precisions
     ForwardContext ctx{tape, true, dropout, &valid};
     Var y = mixer.forward(ctx, x);
     tape.backward(weighted_sum(tape, y, rt));
-    return std::vector<std::vector<float>>{y->value.to_vector(), x->grad.to_vector(),
-                                           store.parameters().front().second->grad.to_vector()};
+    return std::vector<std::vector<float>>{y->value.to_vector(), x->grad().to_vector(),
+                                           store.parameters().front().second->grad().to_vector()};
   };
   const auto f32 = run(false);
   const auto bf = run(true);

@@ -18,8 +18,8 @@ void GradAllreduce::flush(int64_t filled) {
   comm_.sum(bucket_.data(), filled);
   int64_t at = 0;
   for (Var* var : members_) {
-    const int64_t n = (*var)->grad.numel();
-    std::memcpy((*var)->grad.data(), bucket_.data() + at, static_cast<size_t>(n) * sizeof(float));
+    const int64_t n = (*var)->grad().numel();
+    std::memcpy((*var)->grad().data(), bucket_.data() + at, static_cast<size_t>(n) * sizeof(float));
     at += n;
   }
   members_.clear();

@@ -8,20 +8,20 @@
 
 namespace tn {
 
-GradSink::GradSink(const Var& v) : var_(v) {
-  if (!var_->has_grad()) {
-    var_->grad = Tensor::empty(var_->value.shape());
-    dst_ = var_->grad.data();
+GradSink::GradSink(const GradRef& v) : var_(v) {
+  if (!var_.has_grad()) {
+    var_.grad() = Tensor::empty(var_.shape());
+    dst_ = var_.grad().data();
     committed_ = true;  // written in place
   } else {
-    scratch_ = Tensor::empty(var_->value.shape());
+    scratch_ = Tensor::empty(var_.shape());
     dst_ = scratch_.data();
   }
 }
 
 void GradSink::commit() {
   if (committed_) return;
-  add_inplace(var_->grad.data(), scratch_.data(), scratch_.numel());
+  add_inplace(var_.grad().data(), scratch_.data(), scratch_.numel());
   committed_ = true;
 }
 
@@ -31,10 +31,10 @@ GradSink::~GradSink() {
 
 void add_inplace(float* y, const float* x, int64_t n) { vec_accumulate(y, x, n); }
 
-float* grad_destination(const Var& v, bool& accumulate) {
-  accumulate = v->has_grad();
-  if (!accumulate) v->grad = Tensor::empty(v->value.shape());
-  return v->grad.data();
+float* grad_destination(const GradRef& v, bool& accumulate) {
+  accumulate = v.has_grad();
+  if (!accumulate) v.grad() = Tensor::empty(v.shape());
+  return v.grad().data();
 }
 
 namespace {

@@ -22,7 +22,7 @@ CheckLoss weighted_loss(Tape& tape, const Var& x, const Tensor& weights) {
   if (!tape.needs_grad({&x})) return {result, acc};
   result->requires_grad = true;
   tape.record([x, weights, result]() {
-    const float g = result->grad.data()[0];
+    const float g = result->grad().data()[0];
     float* dx = x->grad_buf().data();
     const float* wp = weights.data();
     for (int64_t i = 0; i < weights.numel(); ++i) dx[i] += g * wp[i];
@@ -36,7 +36,7 @@ Var weighted_sum(Tape& tape, const Var& x, const Tensor& weights) {
 
 GradCheckResult grad_check(const std::function<CheckLoss(Tape&)>& loss_fn,
                            const std::vector<Var>& inputs, const GradCheckOptions& options) {
-  for (const Var& v : inputs) v->grad = Tensor();
+  for (const Var& v : inputs) v->grad() = Tensor();
   Tape tape;
   const Var loss = loss_fn(tape).var;
   tape.backward(loss);
@@ -45,7 +45,7 @@ GradCheckResult grad_check(const std::function<CheckLoss(Tape&)>& loss_fn,
   no_grad.set_enabled(false);
   for (size_t k = 0; k < inputs.size(); ++k) {
     Var v = inputs[k];
-    const Tensor analytic = v->has_grad() ? v->grad.clone() : Tensor::zeros(v->value.shape());
+    const Tensor analytic = v->has_grad() ? v->grad().clone() : Tensor::zeros(v->value.shape());
     const int64_t n = v->value.numel();
     const int64_t stride = std::max<int64_t>(1, n / options.max_entries);
     for (int64_t i = 0; i < n; i += stride) {

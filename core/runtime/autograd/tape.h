@@ -14,10 +14,13 @@
 
 namespace tn {
 
-/// A value in the graph: its tensor, and its gradient (allocated and zeroed on first use).
+/// A value in the graph: its tensor, and its gradient (allocated and zeroed on first use). The
+/// gradient lives in a slot of its own, shared with the backward closures that hold a GradRef: a
+/// closure that adds to or reads the gradient but never reads the value holds only the slot, so
+/// the value goes back to the pool as soon as the forward and the closures that read it are done
+/// with it (PyTorch's split of saved tensors from graph edges).
 struct Variable {
   Tensor value;
-  Tensor grad;
   bool requires_grad = false;
 
   /// precision bf16: a parameter's values rounded to bf16, made by its first bf16 product in
@@ -28,12 +31,17 @@ struct Variable {
   std::shared_ptr<Bf16Buffer> bf16_copy;
   bool bf16_current = false;
 
+  /// The gradient slot: undefined until a backward first writes it.
+  std::shared_ptr<Tensor> grad_slot = std::make_shared<Tensor>();
+
+  /// The gradient (undefined before the first write); assignable.
+  Tensor& grad() const { return *grad_slot; }
   /// The gradient buffer, zero-filled on first access; same shape as value.
   Tensor& grad_buf() {
-    if (!grad.defined()) grad = Tensor::zeros(value.shape());
-    return grad;
+    if (!grad_slot->defined()) *grad_slot = Tensor::zeros(value.shape());
+    return *grad_slot;
   }
-  bool has_grad() const { return grad.defined(); }
+  bool has_grad() const { return grad_slot->defined(); }
   /// Marks bf16_copy out of date after `value` was written outside the optimizer.
   void values_changed() { bf16_current = false; }
 };
@@ -42,6 +50,33 @@ using Var = std::shared_ptr<Variable>;
 
 /// Wraps a tensor as a graph value.
 Var make_var(Tensor value, bool requires_grad = false);
+
+/// A Variable's gradient without its value: what a backward closure captures for a value whose
+/// gradient it adds to or reads but whose value it does not read (the output of a linear layer, the
+/// inputs of a sum). Converts implicitly from a Var, taking its shape and requires_grad then.
+class GradRef {
+ public:
+  GradRef(const Var& v)  // NOLINT: implicit, so every Var-taking gradient helper takes a GradRef
+      : slot_(v->grad_slot), shape_(v->value.shape()), requires_grad_(v->requires_grad) {}
+  bool requires_grad() const { return requires_grad_; }
+  bool has_grad() const { return slot_->defined(); }
+  /// The gradient (undefined before the first write); assignable.
+  Tensor& grad() const { return *slot_; }
+  /// The gradient buffer, zero-filled on first access.
+  Tensor& grad_buf() const {
+    if (!slot_->defined()) *slot_ = Tensor::zeros(shape_);
+    return *slot_;
+  }
+  /// The value's shape, which is the gradient's.
+  const Shape& shape() const { return shape_; }
+  /// How many holders share the slot (the Variable, if alive, and every GradRef).
+  long holders() const { return slot_.use_count(); }
+
+ private:
+  std::shared_ptr<Tensor> slot_;
+  Shape shape_;
+  bool requires_grad_;
+};
 
 class Tape {
  public:

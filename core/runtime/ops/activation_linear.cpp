@@ -27,9 +27,9 @@ Var activation_linear(Tape& tape, const Var& a, Eltwise f, const Var& weight, co
   Var result = make_var(std::move(y));
   if (!tape.needs_grad({&a, &weight, &bias})) return result;
   result->requires_grad = true;
-  tape.record([a, f, weight, bias, result, rows, in, out]() {
-    if (!result->has_grad()) return;
-    const float* dy = result->grad.data();
+  tape.record([a, f, weight, bias, dy_ref = GradRef(result), rows, in, out]() {
+    if (!dy_ref.has_grad()) return;
+    const float* dy = dy_ref.grad().data();
     if (weight->requires_grad) {  // dW (+)= dyᵀ f(a), f(a) recomputed
       Tensor g = Tensor::empty(a->value.shape());
       eltwise_forward(f, a->value.data(), g.data(), g.numel());

@@ -163,16 +163,16 @@ void batch_norm_backward(const BatchNormBackward& b) {
     }
     if (synced)
       synced_backward_block(n_real, d, n_stats, eps, wp, x->value.data(), mean.data(), var.data(),
-                            result->grad.data(), dxp, dwp, dbp, *ranks);
+                            result->grad().data(), dxp, dwp, dbp, *ranks);
     else
       backward_block(n_real, d, eps, training, wp, bp, x->value.data(), mean.data(),
-                     var.data(), result->grad.data(), dxp, dwp, dbp);
+                     var.data(), result->grad().data(), dxp, dwp, dbp);
     if (sink) sink->commit();
   } else {
     Tensor src = Tensor::empty({l.rows, d});  // all rows: see the forward's block
     Tensor diff = Tensor::empty({l.rows, d});
     batch_norm_gather_rows(l, x->value.data(), src.data());
-    batch_norm_gather_rows(l, result->grad.data(), diff.data());
+    batch_norm_gather_rows(l, result->grad().data(), diff.data());
     if (synced)
       synced_backward_block(n_real, d, n_stats, eps, wp, src.data(), mean.data(), var.data(), diff.data(),
                             diff.data(), dwp, dbp, *ranks);

@@ -45,7 +45,7 @@ Var concat_last(Tape& tape, const std::vector<Var>& inputs) {
         float* dx = inputs[k]->grad_buf().data();
         for (int64_t r = 0; r < rows; ++r)
           for (int64_t j = 0; j < widths[k]; ++j)
-            dx[r * widths[k] + j] += result->grad.data()[r * total + offset + j];
+            dx[r * widths[k] + j] += result->grad().data()[r * total + offset + j];
       }
       offset += widths[k];
     }

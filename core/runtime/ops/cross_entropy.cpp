@@ -41,7 +41,7 @@ LmLoss cross_entropy(Tape& tape, const Var& logits, const std::vector<int32_t>& 
   Var loss = out.loss;
   tape.record([logits, loss, probs, targets, rows, classes, n]() {
     if (!loss->has_grad() || n == 0) return;
-    const float s = loss->grad.data()[0] / static_cast<float>(n);
+    const float s = loss->grad().data()[0] / static_cast<float>(n);
     float* g = logits->grad_buf().data();
     for (int64_t i = 0; i < rows; ++i) {
       if (targets[i] == kIgnoreIndex) continue;

@@ -1,5 +1,7 @@
 #include "core/runtime/ops/elementwise.h"
 
+#include <optional>
+
 #include "core/runtime/autograd/grad_accum.h"
 #include "core/error.h"
 #include "core/runtime/math/isa_clones.h"
@@ -16,8 +18,8 @@ void check_same(const char* op, const Var& a, const Var& b) {
 }
 
 /// Delivers dy * factor (factor may be null: plain copy) into v's gradient.
-void deliver(const Var& v, const float* dy, const float* factor, float alpha, int64_t n) {
-  if (!v->requires_grad) return;
+void deliver(const GradRef& v, const float* dy, const float* factor, float alpha, int64_t n) {
+  if (!v.requires_grad()) return;
   GradSink sink(v);
   float* out = sink.data();
   vec_mul_scale(dy, factor, alpha, out, n);
@@ -46,15 +48,15 @@ TN_ISA_CLONES void dropout_grad_span(uint64_t key, float p, float keep_scale, in
 }
 
 /// Hands the gradient of `owner` on to v unchanged (v = an input of a sum). When v has no gradient
-/// yet and the backward closure holds the only reference to owner (no one can read its gradient
+/// yet and the backward closure holds the only handle on owner's gradient (no one can read it
 /// again), v takes the buffer itself; otherwise it is copied or added.
-void pass_through(const Var& v, const Var& owner) {
-  if (!v->requires_grad) return;
-  if (!v->has_grad() && owner.use_count() == 1) {
-    v->grad = owner->grad;
+void pass_through(const GradRef& v, const GradRef& owner) {
+  if (!v.requires_grad()) return;
+  if (!v.has_grad() && owner.holders() == 1) {
+    v.grad() = owner.grad();
     return;
   }
-  deliver(v, owner->grad.data(), nullptr, 1.0f, owner->grad.numel());
+  deliver(v, owner.grad().data(), nullptr, 1.0f, owner.grad().numel());
 }
 
 /// y = base + dropout(x) (base null: y = dropout(x)) with its backward; p in (0, 1).
@@ -73,17 +75,20 @@ Var dropout_into(Tape& tape, const Var& base, const Var& x, float p, Rng& rng) {
   Var result = make_var(std::move(y));
   if (!tape.needs_grad({&base, &x})) return result;
   result->requires_grad = true;
-  tape.record([base, x, result, n, key, p, keep_scale]() {
-    if (!result->has_grad()) return;
-    if (x->requires_grad) {
-      GradSink sink(x);
+  // Neither value is read by the backward (the mask is regenerated from the key): gradients only.
+  std::optional<GradRef> base_ref;
+  if (base) base_ref.emplace(base);
+  tape.record([base_ref, dx_ref = GradRef(x), dy_ref = GradRef(result), n, key, p, keep_scale]() {
+    if (!dy_ref.has_grad()) return;
+    if (dx_ref.requires_grad()) {
+      GradSink sink(dx_ref);
       float* dx = sink.data();
-      const float* dy = result->grad.data();
+      const float* dy = dy_ref.grad().data();
       parallel_spans(n, kParallelMinElements, [&](int64_t begin, int64_t end) {
         dropout_grad_span(key, p, keep_scale, begin, end, dy, dx);
       });
     }
-    if (base) pass_through(base, result);
+    if (base_ref) pass_through(*base_ref, dy_ref);
   });
   return result;
 }
@@ -101,10 +106,11 @@ Var add(Tape& tape, const Var& a, const Var& b) {
   Var result = make_var(std::move(y));
   if (!tape.needs_grad({&a, &b})) return result;
   result->requires_grad = true;
-  tape.record([a, b, result, n]() {
-    if (!result->has_grad()) return;
-    deliver(b, result->grad.data(), nullptr, 1.0f, n);
-    pass_through(a, result);  // after b: a may take result's buffer
+  // A sum's backward reads no value: it holds the three gradients only.
+  tape.record([da = GradRef(a), db = GradRef(b), dy = GradRef(result), n]() {
+    if (!dy.has_grad()) return;
+    deliver(db, dy.grad().data(), nullptr, 1.0f, n);
+    pass_through(da, dy);  // after b: a may take result's buffer
   });
   return result;
 }
@@ -122,8 +128,8 @@ Var mul(Tape& tape, const Var& a, const Var& b) {
   result->requires_grad = true;
   tape.record([a, b, result, n]() {
     if (!result->has_grad()) return;
-    deliver(a, result->grad.data(), b->value.data(), 1.0f, n);
-    deliver(b, result->grad.data(), a->value.data(), 1.0f, n);
+    deliver(a, result->grad().data(), b->value.data(), 1.0f, n);
+    deliver(b, result->grad().data(), a->value.data(), 1.0f, n);
   });
   return result;
 }
@@ -137,9 +143,9 @@ Var scale(Tape& tape, const Var& x, float alpha) {
   Var result = make_var(std::move(y));
   if (!tape.needs_grad({&x})) return result;
   result->requires_grad = true;
-  tape.record([x, result, n, alpha]() {
-    if (!result->has_grad()) return;
-    deliver(x, result->grad.data(), nullptr, alpha, n);
+  tape.record([dx = GradRef(x), dy = GradRef(result), n, alpha]() {
+    if (!dy.has_grad()) return;
+    deliver(dx, dy.grad().data(), nullptr, alpha, n);
   });
   return result;
 }

@@ -3,6 +3,8 @@
 #include <memory>
 
 #include "core/runtime/autograd/grad_accum.h"
+#include "core/error.h"
+#include "core/runtime/parallel.h"
 #include "core/runtime/dnnl/engine.h"
 #include "core/runtime/dnnl/primitive_cache.h"
 #include "core/runtime/math/vec.h"
@@ -94,16 +96,46 @@ void eltwise_backward(Eltwise kind, const float* x, const float* dy, float* dx, 
   cpu_stream().wait();
 }
 
+bool derivative_from_output(Eltwise kind) {
+  return kind == Eltwise::Relu || kind == Eltwise::Elu || kind == Eltwise::OnePlusElu;
+}
+
+void eltwise_backward_from_output(Eltwise kind, const float* y, const float* dy, float* dx, int64_t n) {
+  if (!derivative_from_output(kind))
+    throw ShapeError("[eltwise_backward_from_output] the derivative of this function needs its input");
+  // ReLU: y > 0 ⇔ x > 0. ELU (α = 1): y > 0 ⇔ x > 0, else f'(x) = eˣ = y + 1. 1 + ELU: y > 1 ⇔
+  // x > 0, else f'(x) = eˣ = y. At x = 0 both sides of ELU's derivative are 1.
+  const float threshold = kind == Eltwise::OnePlusElu ? 1.0f : 0.0f;
+  const float offset = kind == Eltwise::Elu ? 1.0f : 0.0f;
+  const bool relu = kind == Eltwise::Relu;
+  parallel_spans(n, kParallelMinElements, [&](int64_t begin, int64_t end) {
+#pragma omp simd
+    for (int64_t i = begin; i < end; ++i) {
+      const float below = relu ? 0.0f : y[i] + offset;
+      dx[i] = dy[i] * (y[i] > threshold ? 1.0f : below);
+    }
+  });
+}
+
 Var eltwise(Tape& tape, const Var& x, Eltwise kind) {
   Tensor y = Tensor::empty(x->value.shape());
   eltwise_forward(kind, x->value.data(), y.data(), y.numel());
   Var result = make_var(std::move(y));
   if (!tape.needs_grad({&x})) return result;
   result->requires_grad = true;
-  tape.record([x, result, kind]() {
-    if (!result->has_grad()) return;
+  if (derivative_from_output(kind)) {  // hold the output, not the input (often a linear's output)
+    tape.record([dx_ref = GradRef(x), result, kind]() {
+      if (!result->has_grad()) return;
+      GradSink dx(dx_ref);
+      eltwise_backward_from_output(kind, result->value.data(), result->grad().data(), dx.data(),
+                                   result->value.numel());
+    });
+    return result;
+  }
+  tape.record([x, dy_ref = GradRef(result), kind]() {
+    if (!dy_ref.has_grad()) return;
     GradSink dx(x);
-    eltwise_backward(kind, x->value.data(), result->grad.data(), dx.data(), x->value.numel());
+    eltwise_backward(kind, x->value.data(), dy_ref.grad().data(), dx.data(), x->value.numel());
   });
   return result;
 }

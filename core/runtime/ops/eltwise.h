@@ -15,4 +15,11 @@ void eltwise_forward(Eltwise kind, const float* x, float* y, int64_t n);
 /// Raw backward: dx = f'(x) * dy (overwrites dx).
 void eltwise_backward(Eltwise kind, const float* x, const float* dy, float* dx, int64_t n);
 
+/// Whether f' can be read off the output y = f(x): ReLU, ELU and 1 + ELU. Their backward then
+/// holds y and lets x go.
+bool derivative_from_output(Eltwise kind);
+/// Raw backward from the output: dx = f'(x) * dy with f'(x) computed from y = f(x) (overwrites
+/// dx). Throws ShapeError for a kind where derivative_from_output is false.
+void eltwise_backward_from_output(Eltwise kind, const float* y, const float* dy, float* dx, int64_t n);
+
 }  // namespace tn

@@ -65,7 +65,7 @@ Var embedding(Tape& tape, const Var& table, const std::vector<int32_t>& ids, int
   tape.record([table, result, saved = std::move(saved), d, scale]() {
     if (!result->has_grad()) return;
     float* dt = table->grad_buf().data();
-    const float* dy = result->grad.data();
+    const float* dy = result->grad().data();
     // Duplicate ids make rows collide, so split the work over columns (blocks of 16), not rows.
     const int64_t rows = static_cast<int64_t>(saved.size());
     const int64_t blocks = (d + 15) / 16;
@@ -95,7 +95,7 @@ Var add_positions(Tape& tape, const Var& x, const Var& positions) {
   result->requires_grad = true;
   tape.record([x, positions, result, batch, per_batch]() {
     if (!result->has_grad()) return;
-    const float* dy = result->grad.data();
+    const float* dy = result->grad().data();
     if (x->requires_grad) {
       GradSink dx(x);
       std::memcpy(dx.data(), dy, sizeof(float) * batch * per_batch);

@@ -24,7 +24,7 @@ Var gather_rows(Tape& tape, const Var& x, const std::vector<int64_t>& rows) {
   tape.record([x, result, rows, d]() {
     if (!result->has_grad()) return;
     float* dx = x->grad_buf().data();
-    const float* dy = result->grad.data();
+    const float* dy = result->grad().data();
     for (size_t i = 0; i < rows.size(); ++i) {
       float* dst = dx + rows[i] * d;
       const float* src = dy + static_cast<int64_t>(i) * d;

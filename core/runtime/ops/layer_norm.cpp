@@ -39,7 +39,7 @@ Var layer_norm(Tape& tape, const Var& x, const Var& weight, const Var& bias, flo
   result->requires_grad = true;
   tape.record([x, weight, bias, result, xhat, rstd, rows, d]() {
     if (!result->has_grad()) return;
-    const float* dy = result->grad.data();
+    const float* dy = result->grad().data();
     const float* hp = xhat.data();
     const float* wp = weight ? weight->value.data() : nullptr;
     if (weight && weight->requires_grad) {

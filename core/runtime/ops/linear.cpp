@@ -32,9 +32,10 @@ Var linear(Tape& tape, const Var& x, const Var& weight, const Var& bias) {
   Var result = make_var(std::move(y));
   if (!record) return result;
   result->requires_grad = true;
-  tape.record([x, weight, bias, result, rows, in, out, bf16, xa, wa]() {
-    if (!result->has_grad()) return;
-    const Tensor& dy = result->grad;
+  // The output's value is read by no backward here: hold its gradient only.
+  tape.record([x, weight, bias, dy_ref = GradRef(result), rows, in, out, bf16, xa, wa]() {
+    if (!dy_ref.has_grad()) return;
+    const Tensor& dy = dy_ref.grad();
     // In bf16, dy is converted once: A of dx = dy W, and (read transposed) of dW += dyᵀ x.
     const Operand dya =
         operand(bf16, dy.data(), [&] { return Bf16Buffer::copy_of(dy.data(), rows * out); });

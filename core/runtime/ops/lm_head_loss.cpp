@@ -42,11 +42,11 @@ void check_lm_head_args(const Tensor& hidden, const Tensor& weight, const std::v
 void deliver_scaled(const Var& v, const Tensor& g, float s) {
   if (!v->requires_grad) return;
   if (!v->has_grad()) {  // the first contribution: hand the buffer over, no copy
-    v->grad = g;
-    if (s != 1.0f) vec_mul_scale(v->grad.data(), nullptr, s, v->grad.data(), g.numel());
+    v->grad() = g;
+    if (s != 1.0f) vec_mul_scale(v->grad().data(), nullptr, s, v->grad().data(), g.numel());
     return;
   }
-  vec_axpy(v->grad.data(), s, g.data(), g.numel());
+  vec_axpy(v->grad().data(), s, g.data(), g.numel());
 }
 
 /// The operands of one chunk's gradient products (bf16 when w16 is set).
@@ -143,7 +143,7 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
   tape.record([hidden, weight, bias, loss, d_hidden, d_weight, d_bias, n_targets]() {
     if (!loss->has_grad() || n_targets == 0) return;
     // The gradients were formed for an upstream gradient of 1; scale by the real one.
-    const float s = loss->grad.data()[0];
+    const float s = loss->grad().data()[0];
     deliver_scaled(hidden, d_hidden, s);
     deliver_scaled(weight, d_weight, s);
     if (bias) deliver_scaled(bias, d_bias, s);

@@ -24,7 +24,7 @@ LmLoss mse_loss(Tape& tape, const Var& predictions, const std::vector<float>& ta
   Var loss = out.loss;
   tape.record([predictions, loss, targets, n]() {
     if (!loss->has_grad()) return;
-    const float scale = 2.0f * loss->grad.data()[0] / static_cast<float>(n);
+    const float scale = 2.0f * loss->grad().data()[0] / static_cast<float>(n);
     float* dp = predictions->grad_buf().data();
     const float* pv = predictions->value.data();
     for (int64_t i = 0; i < n; ++i) dp[i] += scale * (pv[i] - targets[i]);

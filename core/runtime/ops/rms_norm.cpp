@@ -114,9 +114,9 @@ Var rms_norm(Tape& tape, const Var& x, const Var& weight, float eps) {
   if (y16) tape.offer_bf16(result, std::move(y16));
   if (!tape.needs_grad({&x, &weight})) return result;
   result->requires_grad = true;
-  tape.record([x, weight, result, inv, norm, rows, d, inv_sqrt_d]() {
-    if (!result->has_grad()) return;
-    const float* dy = result->grad.data();
+  tape.record([x, weight, dy_ref = GradRef(result), inv, norm, rows, d, inv_sqrt_d]() {
+    if (!dy_ref.has_grad()) return;
+    const float* dy = dy_ref.grad().data();
     const float* xp = x->value.data();
     const float* wp = weight ? weight->value.data() : nullptr;
     const float* rp = inv.data();

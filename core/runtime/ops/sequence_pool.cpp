@@ -41,7 +41,7 @@ Var sequence_pool(Tape& tape, const Var& x, PoolKind kind, const std::vector<uin
   tape.record([x, result, weights, batch, seq_len, d]() {
     if (!result->has_grad()) return;
     float* dx = x->grad_buf().data();
-    const float* dy = result->grad.data();
+    const float* dy = result->grad().data();
     for (int64_t b = 0; b < batch; ++b)
       for (int64_t t = 0; t < seq_len; ++t) {
         const float w = weights[b * seq_len + t];

@@ -46,7 +46,7 @@ void branch_products(const Saved& s, const Operand& da, const Operand& db) {
 
 void backward(const Saved& s) {
   if (!s.result->has_grad()) return;
-  const float* dy = s.result->grad.data();
+  const float* dy = s.result->grad().data();
   const Operand dya =
       operand(s.bf16, dy, [&] { return Bf16Buffer::copy_of(dy, s.rows * s.d); });
   const SwiGluWeights& w = s.w;

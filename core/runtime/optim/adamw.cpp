@@ -96,7 +96,7 @@ void AdamW::step(double lr) {
     float* p = var->value.data();
     const int64_t n = var->value.numel();
     if (!var->has_grad()) var->grad_buf();
-    const float* g = var->grad.data();
+    const float* g = var->grad().data();
     float* m = exp_avg_[k].data();
     float* v = exp_avg_sq_[k].data();
     if (!var->bf16_copy) {
@@ -116,8 +116,8 @@ double clip_grad_norm(const std::vector<std::pair<std::string, Var>>& params, do
   double total = 0.0;
   for (const auto& [name, var] : params) {
     if (!var->has_grad()) continue;
-    const float* g = var->grad.data();
-    const int64_t n = var->grad.numel();
+    const float* g = var->grad().data();
+    const int64_t n = var->grad().numel();
     total += parallel_sum(n, 16384, [&](int64_t begin, int64_t end) { return sum_squares_span(g, begin, end); });
   }
   const double norm = std::sqrt(total);
@@ -125,8 +125,8 @@ double clip_grad_norm(const std::vector<std::pair<std::string, Var>>& params, do
     const float coef = static_cast<float>(max_norm / (norm + 1e-6));
     for (const auto& [name, var] : params) {
       if (!var->has_grad()) continue;
-      float* g = var->grad.data();
-      parallel_spans(var->grad.numel(), kParallelMinElements,
+      float* g = var->grad().data();
+      parallel_spans(var->grad().numel(), kParallelMinElements,
                      [&](int64_t begin, int64_t end) { scale_span(g, coef, begin, end); });
     }
   }
