@@ -53,9 +53,13 @@ BenchSetup resolve_setup(const BenchRequest& req) {
       make_task(*spec, resolve_data_root(req.data_root))->configure_model(s.model, false, spec->path);
     } catch (const DataError& e) {
       throw DataError(std::string(e.what()) + ". bench reads the data only for the vocabulary size: give it with "
-                      "--vocab N to bench without the data");
+                      "--vocab V to bench without the data");
     }
   }
+  if (s.model.vocab_size < 1 && !req.skip_model)
+    throw ConfigError(req.config + ": model.vocab_size is not set" +
+                      (spec ? std::string() : " (a file with only a model: section has no data to size it)") +
+                      "; add vocab_size under model: or pass --vocab V");
   s.options.steps = req.steps;
   s.options.warmup = req.warmup;
   if (req.precision) s.options.precision = *req.precision;

@@ -250,7 +250,13 @@ TEST_CASE("bad input: bench validates a whole spec like train, and model-only fi
   r = run_cli("bench " + dir + "/nodata.yaml --probe-size 0 --steps 1", dir);
   CHECK(r.code == 2);
   CHECK(r.err.find("absent/wiki.train.tokens") != std::string::npos);
-  CHECK(r.err.find("--vocab N") != std::string::npos);
+  CHECK(r.err.find("--vocab V") != std::string::npos);
+  // An empty file is a model-only file of defaults: what it lacks is named with the file.
+  write_text(dir + "/empty.yaml", "");
+  r = run_cli("bench " + dir + "/empty.yaml --probe-size 0 --steps 1", dir);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("empty.yaml: model.vocab_size is not set") != std::string::npos);
+  CHECK(r.err.find("--vocab V") != std::string::npos);
 }
 
 TEST_CASE("bad input: a model or batch that cannot fit is refused before training, with the sizes") {
