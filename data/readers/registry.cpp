@@ -1,4 +1,5 @@
 #include "data/readers/registry.h"
+#include "core/platform/config/registry_table.h"
 
 #include <stdexcept>
 #include <string>
@@ -36,12 +37,7 @@ std::vector<ReaderEntry>& table_of_readers() {
 
 const std::vector<ReaderEntry>& reader_table() { return table_of_readers(); }
 
-void add_reader(const ReaderEntry& entry) {
-  for (const ReaderEntry& e : reader_table())
-    if (e.name == entry.name)
-      throw std::invalid_argument("add_reader: a reader named \"" + std::string(entry.name) + "\" exists already");
-  table_of_readers().push_back(entry);
-}
+void add_reader(const ReaderEntry& entry) { append_named(table_of_readers(), entry, "add_reader", "a reader"); }
 
 std::shared_ptr<const DataSpec> resolve_data_spec(const JsonSection& section) {
   std::vector<std::pair<std::string, const ReaderEntry*>> names;

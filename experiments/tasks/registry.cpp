@@ -1,4 +1,5 @@
 #include "experiments/tasks/registry.h"
+#include "core/platform/config/registry_table.h"
 
 #include <stdexcept>
 
@@ -35,12 +36,7 @@ std::vector<TaskEntry>& table_of_tasks() {
 
 const std::vector<TaskEntry>& task_table() { return table_of_tasks(); }
 
-void add_task(const TaskEntry& entry) {
-  for (const TaskEntry& e : task_table())
-    if (e.name == entry.name)
-      throw std::invalid_argument("add_task: a task named \"" + std::string(entry.name) + "\" exists already");
-  table_of_tasks().push_back(entry);
-}
+void add_task(const TaskEntry& entry) { append_named(table_of_tasks(), entry, "add_task", "a task"); }
 
 const std::vector<TaskSchema>& task_schemas() {
   static std::vector<TaskSchema> schemas;

@@ -1,4 +1,5 @@
 #include "layers/attention/mixer_table.h"
+#include "core/platform/config/registry_table.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -30,13 +31,10 @@ std::vector<MixerEntry>& table_of_mixers() {
 const std::vector<MixerEntry>& mixer_table() { return table_of_mixers(); }
 
 MixerKind add_mixer(MixerEntry entry) {
-  if (find_mixer(entry.name))
-    throw std::invalid_argument("add_mixer: a token mixer named \"" + std::string(entry.name) + "\" exists already");
-  int next = kFirstAddedMixerKind;
-  for (const MixerEntry& e : mixer_table()) next = std::max(next, static_cast<int>(e.kind) + 1);
-  entry.kind = static_cast<MixerKind>(next);
-  table_of_mixers().push_back(std::move(entry));
-  return static_cast<MixerKind>(next);
+  entry.kind = next_added_kind<MixerKind>(mixer_table(), kFirstAddedMixerKind);
+  const MixerKind kind = entry.kind;
+  append_named(table_of_mixers(), std::move(entry), "add_mixer", "a token mixer");
+  return kind;
 }
 
 const MixerEntry* find_mixer(std::string_view name) {

@@ -1,4 +1,5 @@
 #include "layers/inputs/input_table.h"
+#include "core/platform/config/registry_table.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -18,15 +19,10 @@ std::vector<InputEntry>& table_of_inputs() {
 const std::vector<InputEntry>& input_table() { return table_of_inputs(); }
 
 InputKind add_input(InputEntry entry) {
-  int next = kFirstAddedInputKind;
-  for (const InputEntry& e : input_table()) {
-    if (e.name == entry.name)
-      throw std::invalid_argument("add_input: an input kind named \"" + std::string(entry.name) + "\" exists already");
-    next = std::max(next, static_cast<int>(e.kind) + 1);
-  }
-  entry.kind = static_cast<InputKind>(next);
-  table_of_inputs().push_back(entry);
-  return entry.kind;
+  entry.kind = next_added_kind<InputKind>(input_table(), kFirstAddedInputKind);
+  const InputKind kind = entry.kind;
+  append_named(table_of_inputs(), std::move(entry), "add_input", "an input kind");
+  return kind;
 }
 
 const InputEntry& input_entry(InputKind kind) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/runtime/autograd/grad_accum.h"
@@ -39,14 +40,14 @@ void check_lm_head_args(const Tensor& hidden, const Tensor& weight, const std::v
 }
 
 /// Adds s × g to v's gradient (hands g's buffer over when v has none yet).
-void deliver_scaled(const Var& v, const Tensor& g, float s) {
-  if (!v->requires_grad) return;
-  if (!v->has_grad()) {  // the first contribution: hand the buffer over, no copy
-    v->grad() = g;
-    if (s != 1.0f) vec_mul_scale(v->grad().data(), nullptr, s, v->grad().data(), g.numel());
+void deliver_scaled(const GradRef& v, const Tensor& g, float s) {
+  if (!v.requires_grad()) return;
+  if (!v.has_grad()) {  // the first contribution: hand the buffer over, no copy
+    v.grad() = g;
+    if (s != 1.0f) vec_mul_scale(v.grad().data(), nullptr, s, v.grad().data(), g.numel());
     return;
   }
-  vec_axpy(v->grad().data(), s, g.data(), g.numel());
+  vec_axpy(v.grad().data(), s, g.data(), g.numel());
 }
 
 /// The operands of one chunk's gradient products (bf16 when w16 is set).
@@ -140,13 +141,17 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
   if (!record) return out;
   out.loss->requires_grad = true;
   Var loss = out.loss;
-  tape.record([hidden, weight, bias, loss, d_hidden, d_weight, d_bias, n_targets]() {
+  // The gradients were formed in the forward: the backward reads no value, only scales them.
+  std::optional<GradRef> bias_ref;
+  if (bias) bias_ref.emplace(bias);
+  tape.record([dh = GradRef(hidden), dw = GradRef(weight), bias_ref, loss, d_hidden, d_weight, d_bias,
+               n_targets]() {
     if (!loss->has_grad() || n_targets == 0) return;
     // The gradients were formed for an upstream gradient of 1; scale by the real one.
     const float s = loss->grad().data()[0];
-    deliver_scaled(hidden, d_hidden, s);
-    deliver_scaled(weight, d_weight, s);
-    if (bias) deliver_scaled(bias, d_bias, s);
+    deliver_scaled(dh, d_hidden, s);
+    deliver_scaled(dw, d_weight, s);
+    if (bias_ref) deliver_scaled(*bias_ref, d_bias, s);
   });
   return out;
 }

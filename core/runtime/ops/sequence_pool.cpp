@@ -38,9 +38,9 @@ Var sequence_pool(Tape& tape, const Var& x, PoolKind kind, const std::vector<uin
   Var result = make_var(std::move(y));
   if (!tape.needs_grad({&x})) return result;
   result->requires_grad = true;
-  tape.record([x, result, weights, batch, seq_len, d]() {
+  tape.record([dx_ref = GradRef(x), result, weights, batch, seq_len, d]() {  // reads no value
     if (!result->has_grad()) return;
-    float* dx = x->grad_buf().data();
+    float* dx = dx_ref.grad_buf().data();
     const float* dy = result->grad().data();
     for (int64_t b = 0; b < batch; ++b)
       for (int64_t t = 0; t < seq_len; ++t) {

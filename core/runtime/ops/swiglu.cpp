@@ -1,6 +1,7 @@
 #include "core/runtime/ops/swiglu.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -13,9 +14,11 @@ namespace tn {
 namespace {
 
 /// What the backward needs: the inputs, the weights' operands (bf16 copies on a bf16 tape), the
-/// two branches a = x W1ᵀ + b1 and b = x W2ᵀ + b2, and the gated product h.
+/// two branches a = x W1ᵀ + b1 and b = x W2ᵀ + b2, and the gated product h; of the output, its
+/// gradient only (its value is read by no backward here).
 struct Saved {
-  Var x, result;
+  Var x;
+  std::optional<GradRef> dy;
   SwiGluWeights w;
   Operand xa, w1, w2, w3, h;
   Tensor a, b, h32;  // h32: h on an f32 tape (h.f32 points into it)
@@ -45,8 +48,8 @@ void branch_products(const Saved& s, const Operand& da, const Operand& db) {
 }
 
 void backward(const Saved& s) {
-  if (!s.result->has_grad()) return;
-  const float* dy = s.result->grad().data();
+  if (!s.dy->has_grad()) return;
+  const float* dy = s.dy->grad().data();
   const Operand dya =
       operand(s.bf16, dy, [&] { return Bf16Buffer::copy_of(dy, s.rows * s.d); });
   const SwiGluWeights& w = s.w;
@@ -136,11 +139,12 @@ Var swiglu(Tape& tape, const Var& x, const SwiGluWeights& w) {
   Tensor y = Tensor::empty(x->value.shape());
   product({.m = s.rows, .n = s.d, .k = s.d_ff, .trans_b = true, .bias = w.b3 != nullptr}, s.h,
           s.w3, y.data(), data_or_null(w.b3));
-  s.result = make_var(std::move(y));
-  if (!tape.needs_grad({&x, &w.w1, &w.b1, &w.w2, &w.b2, &w.w3, &w.b3})) return s.result;
-  s.result->requires_grad = true;
+  Var result = make_var(std::move(y));
+  if (!tape.needs_grad({&x, &w.w1, &w.b1, &w.w2, &w.b2, &w.w3, &w.b3})) return result;
+  result->requires_grad = true;
+  s.dy.emplace(result);
   tape.record([s]() { backward(s); });
-  return s.result;
+  return result;
 }
 
 }  // namespace tn
