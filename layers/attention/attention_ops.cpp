@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <optional>
 
 #include "core/runtime/autograd/grad_accum.h"
 #include "core/error.h"
@@ -79,16 +78,14 @@ LinearAttentionOut linear_attention(Tape& tape, const Var& q, const Var& k, cons
   out.num->requires_grad = true;
   if (out.den) out.den->requires_grad = true;
   // The outputs' values are read by no backward here: their gradients only.
-  std::optional<GradRef> den_ref;
-  if (out.den) den_ref.emplace(out.den);
-  tape.record([q, k, v, num_ref = GradRef(out.num), den_ref, d, causal, chunk]() {
+  tape.record([q, k, v, num_ref = GradRef(out.num), den_ref = GradRef(out.den), d, causal, chunk]() {
     const bool has_num = num_ref.has_grad();
-    const bool has_den = den_ref && den_ref->has_grad();
+    const bool has_den = den_ref && den_ref.has_grad();
     if (!has_num && !has_den) return;
     Tensor zero_num;
     if (!has_num) zero_num = Tensor::zeros(num_ref.shape());
     const float* d_num = has_num ? num_ref.grad().data() : zero_num.data();
-    const float* d_den = has_den ? den_ref->grad().data() : nullptr;
+    const float* d_den = has_den ? den_ref.grad().data() : nullptr;
     deliver_qkv(q, k, v, [&](float* dq, float* dk, float* dv) {
       linear_attention_backward(d, causal, chunk, q->value.data(), k->value.data(),
                                 v->value.data(), d_num, d_den, dq, dk, dv);
@@ -224,11 +221,7 @@ Var relative_position(Tape& tape, const Var& x, int64_t n_heads, const Var& thet
     Tensor dx = Tensor::empty(x->value.shape());
     relative_position_backward(d, theta->value.data(), hh, period, x->value.data(),
                                result->grad().data(), dx.data(), d_theta, offset);
-    if (!x->requires_grad) return;
-    if (!x->has_grad())
-      x->grad() = dx;
-    else
-      add_inplace(x->grad().data(), dx.data(), dx.numel());
+    deliver(x, dx);
   });
   return result;
 }

@@ -154,3 +154,14 @@ TEST_CASE("tape: activation_linear's and add's gradients do not hold the values 
   CHECK(x->has_grad());
   CHECK(w->has_grad());
 }
+
+TEST_CASE("GradRef: a null Var (an absent bias) gives an empty handle that wants no gradient") {
+  const GradRef none{Var()};
+  CHECK_FALSE(static_cast<bool>(none));
+  CHECK_FALSE(none.requires_grad());
+  Var x = make_var(Tensor::zeros({2, 3}), true);
+  const GradRef some{x};
+  CHECK(static_cast<bool>(some));
+  CHECK(some.requires_grad());
+  CHECK(some.shape() == Shape{2, 3});
+}

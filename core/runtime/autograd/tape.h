@@ -53,11 +53,16 @@ Var make_var(Tensor value, bool requires_grad = false);
 
 /// A Variable's gradient without its value: what a backward closure captures for a value whose
 /// gradient it adds to or reads but whose value it does not read (the output of a linear layer, the
-/// inputs of a sum). Converts implicitly from a Var, taking its shape and requires_grad then.
+/// inputs of a sum). Converts implicitly from a Var, taking its shape and requires_grad then; the
+/// GradRef of a null Var (an absent bias, a sum without a base) is empty: false, and no gradient
+/// required.
 class GradRef {
  public:
+  GradRef() = default;
   GradRef(const Var& v)  // NOLINT: implicit, so every Var-taking gradient helper takes a GradRef
-      : slot_(v->grad_slot), shape_(v->value.shape()), requires_grad_(v->requires_grad) {}
+      : slot_(v ? v->grad_slot : nullptr), shape_(v ? v->value.shape() : Shape{}), requires_grad_(v && v->requires_grad) {}
+  /// False for an empty GradRef; has_grad, grad and grad_buf need a non-empty one.
+  explicit operator bool() const { return slot_ != nullptr; }
   bool requires_grad() const { return requires_grad_; }
   bool has_grad() const { return slot_->defined(); }
   /// The gradient (undefined before the first write); assignable.
@@ -75,7 +80,7 @@ class GradRef {
  private:
   std::shared_ptr<Tensor> slot_;
   Shape shape_;
-  bool requires_grad_;
+  bool requires_grad_ = false;
 };
 
 class Tape {

@@ -1,7 +1,5 @@
 #include "core/runtime/ops/elementwise.h"
 
-#include <optional>
-
 #include "core/runtime/autograd/grad_accum.h"
 #include "core/error.h"
 #include "core/runtime/math/isa_clones.h"
@@ -76,9 +74,7 @@ Var dropout_into(Tape& tape, const Var& base, const Var& x, float p, Rng& rng) {
   if (!tape.needs_grad({&base, &x})) return result;
   result->requires_grad = true;
   // Neither value is read by the backward (the mask is regenerated from the key): gradients only.
-  std::optional<GradRef> base_ref;
-  if (base) base_ref.emplace(base);
-  tape.record([base_ref, dx_ref = GradRef(x), dy_ref = GradRef(result), n, key, p, keep_scale]() {
+  tape.record([base_ref = GradRef(base), dx_ref = GradRef(x), dy_ref = GradRef(result), n, key, p, keep_scale]() {
     if (!dy_ref.has_grad()) return;
     if (dx_ref.requires_grad()) {
       GradSink sink(dx_ref);
@@ -88,7 +84,7 @@ Var dropout_into(Tape& tape, const Var& base, const Var& x, float p, Rng& rng) {
         dropout_grad_span(key, p, keep_scale, begin, end, dy, dx);
       });
     }
-    if (base_ref) pass_through(*base_ref, dy_ref);
+    if (base_ref) pass_through(base_ref, dy_ref);
   });
   return result;
 }

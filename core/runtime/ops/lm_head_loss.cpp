@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
-#include <optional>
 #include <vector>
 
 #include "core/runtime/autograd/grad_accum.h"
@@ -142,16 +141,14 @@ LmLoss lm_head_cross_entropy(Tape& tape, const Var& hidden, const Var& weight,
   out.loss->requires_grad = true;
   Var loss = out.loss;
   // The gradients were formed in the forward: the backward reads no value, only scales them.
-  std::optional<GradRef> bias_ref;
-  if (bias) bias_ref.emplace(bias);
-  tape.record([dh = GradRef(hidden), dw = GradRef(weight), bias_ref, loss, d_hidden, d_weight, d_bias,
+  tape.record([dh = GradRef(hidden), dw = GradRef(weight), db = GradRef(bias), loss, d_hidden, d_weight, d_bias,
                n_targets]() {
     if (!loss->has_grad() || n_targets == 0) return;
     // The gradients were formed for an upstream gradient of 1; scale by the real one.
     const float s = loss->grad().data()[0];
     deliver_scaled(dh, d_hidden, s);
     deliver_scaled(dw, d_weight, s);
-    if (bias_ref) deliver_scaled(*bias_ref, d_bias, s);
+    if (db) deliver_scaled(db, d_bias, s);
   });
   return out;
 }

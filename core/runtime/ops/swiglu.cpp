@@ -1,7 +1,6 @@
 #include "core/runtime/ops/swiglu.h"
 
 #include <memory>
-#include <optional>
 #include <string>
 #include <utility>
 
@@ -18,7 +17,7 @@ namespace {
 /// gradient only (its value is read by no backward here).
 struct Saved {
   Var x;
-  std::optional<GradRef> dy;
+  GradRef dy;
   SwiGluWeights w;
   Operand xa, w1, w2, w3, h;
   Tensor a, b, h32;  // h32: h on an f32 tape (h.f32 points into it)
@@ -48,8 +47,8 @@ void branch_products(const Saved& s, const Operand& da, const Operand& db) {
 }
 
 void backward(const Saved& s) {
-  if (!s.dy->has_grad()) return;
-  const float* dy = s.dy->grad().data();
+  if (!s.dy.has_grad()) return;
+  const float* dy = s.dy.grad().data();
   const Operand dya =
       operand(s.bf16, dy, [&] { return Bf16Buffer::copy_of(dy, s.rows * s.d); });
   const SwiGluWeights& w = s.w;
@@ -142,7 +141,7 @@ Var swiglu(Tape& tape, const Var& x, const SwiGluWeights& w) {
   Var result = make_var(std::move(y));
   if (!tape.needs_grad({&x, &w.w1, &w.b1, &w.w2, &w.b2, &w.w3, &w.b3})) return result;
   result->requires_grad = true;
-  s.dy.emplace(result);
+  s.dy = GradRef(result);
   tape.record([s]() { backward(s); });
   return result;
 }
