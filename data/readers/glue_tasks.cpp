@@ -38,8 +38,6 @@ const std::vector<GlueTask>& glue_tasks() {
        .test = {true, 2, 0, 1, -1, -1},  // index, sentence
        .labels = {"0", "1"},
        .metrics = {"mcc"},
-       .train_file = "train.tsv",
-       .dev_files = {"dev.tsv"},
        .test_files = {{"test.tsv", "CoLA.tsv"}}},
       {.name = "SST-2",
        .train = {true, 2, -1, 0, -1, 1},  // sentence, label
@@ -47,8 +45,6 @@ const std::vector<GlueTask>& glue_tasks() {
        .test = {true, 2, 0, 1, -1, -1},  // index, sentence
        .labels = {"0", "1"},
        .metrics = {"accuracy"},
-       .train_file = "train.tsv",
-       .dev_files = {"dev.tsv"},
        .test_files = {{"test.tsv", "SST-2.tsv"}}},
       {.name = "MRPC",
        .train = {true, 5, -1, 3, 4, 0},  // Quality, #1 ID, #2 ID, #1 String, #2 String (BOM first)
@@ -56,8 +52,6 @@ const std::vector<GlueTask>& glue_tasks() {
        .test = {true, 5, 0, 3, 4, -1},  // index, #1 ID, #2 ID, #1 String, #2 String
        .labels = {"0", "1"},
        .metrics = {"accuracy", "f1"},
-       .train_file = "train.tsv",
-       .dev_files = {"dev.tsv"},
        .test_files = {{"test.tsv", "MRPC.tsv"}}},
       {.name = "QQP",
        .train = {true, 6, 0, 3, 4, 5},  // id, qid1, qid2, question1, question2, is_duplicate
@@ -65,8 +59,6 @@ const std::vector<GlueTask>& glue_tasks() {
        .test = {true, 3, 0, 1, 2, -1},  // id, question1, question2
        .labels = {"0", "1"},
        .metrics = {"accuracy", "f1"},
-       .train_file = "train.tsv",
-       .dev_files = {"dev.tsv"},
        .test_files = {{"test.tsv", "QQP.tsv"}}},
       {.name = "STS-B",
        // index, genre, filename, year, old_index, source1, source2, sentence1, sentence2, score
@@ -78,8 +70,6 @@ const std::vector<GlueTask>& glue_tasks() {
        .target_min = 0.0,
        .target_max = 5.0,
        .metrics = {"pearson", "spearman"},
-       .train_file = "train.tsv",
-       .dev_files = {"dev.tsv"},
        .test_files = {{"test.tsv", "STS-B.tsv"}}},
       {.name = "MNLI",
        // index, promptID, pairID, genre, sentence1_binary_parse, sentence2_binary_parse,
@@ -90,7 +80,6 @@ const std::vector<GlueTask>& glue_tasks() {
        .test = {true, 10, 0, 8, 9, -1},
        .labels = {"contradiction", "neutral", "entailment"},
        .metrics = {"accuracy"},
-       .train_file = "train.tsv",
        .dev_files = {"dev_matched.tsv", "dev_mismatched.tsv"},
        .test_files = {{"test_matched.tsv", "MNLI-m.tsv"}, {"test_mismatched.tsv", "MNLI-mm.tsv"}}},
       {.name = "QNLI",
@@ -99,8 +88,6 @@ const std::vector<GlueTask>& glue_tasks() {
        .test = {true, 3, 0, 1, 2, -1},
        .labels = {"entailment", "not_entailment"},
        .metrics = {"accuracy"},
-       .train_file = "train.tsv",
-       .dev_files = {"dev.tsv"},
        .test_files = {{"test.tsv", "QNLI.tsv"}}},
       {.name = "RTE",
        .train = {true, 4, 0, 1, 2, 3},  // index, sentence1, sentence2, label
@@ -108,8 +95,6 @@ const std::vector<GlueTask>& glue_tasks() {
        .test = {true, 3, 0, 1, 2, -1},
        .labels = {"entailment", "not_entailment"},
        .metrics = {"accuracy"},
-       .train_file = "train.tsv",
-       .dev_files = {"dev.tsv"},
        .test_files = {{"test.tsv", "RTE.tsv"}}},
       {.name = "WNLI",
        .train = {true, 4, 0, 1, 2, 3},  // index, sentence1, sentence2, label
@@ -117,8 +102,6 @@ const std::vector<GlueTask>& glue_tasks() {
        .test = {true, 3, 0, 1, 2, -1},
        .labels = {"0", "1"},
        .metrics = {"accuracy"},
-       .train_file = "train.tsv",
-       .dev_files = {"dev.tsv"},
        .test_files = {{"test.tsv", "WNLI.tsv"}}},
   };
   return tasks;

@@ -36,8 +36,8 @@ struct GlueTask {
   bool regression = false;               // STS-B: a float score in [target_min, target_max]
   double target_min = 0, target_max = 0;
   std::vector<std::string_view> metrics;  // in report order; the first is the task's main metric
-  std::string_view train_file;                  // default data.train: "train.tsv"
-  std::vector<std::string_view> dev_files;      // default data.valid, then the extra dev splits
+  std::string_view train_file = "train.tsv";              // default data.train
+  std::vector<std::string_view> dev_files = {"dev.tsv"};  // default data.valid, then extra dev splits
   std::vector<GlueSubmission> test_files;       // default data.test, then the extra test splits
   /// Outputs of the classifier head: the class count, or 1 for regression (as fairseq's
   /// sentence_prediction: --num-classes 1 for STS-B).
