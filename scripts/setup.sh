@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 packages=(build-essential cmake libdnnl-dev ocl-icd-opencl-dev libyaml-cpp-dev libspdlog-dev
           libfmt-dev nlohmann-json3-dev doctest-dev libcli11-dev libplplot-dev libpcre2-dev libarchive-dev libpng-dev libopenmpi-dev openmpi-bin slurm-wlm munge qemu-user curl unzip
           ca-certificates
+          groff-base  # the man page's render check (test_cli_docs_cli)
           chromium)  # chromium: the report page's browser test
 bash scripts/install_packages.sh "${packages[@]}"
 
