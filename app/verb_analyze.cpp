@@ -8,6 +8,7 @@
 #include "core/runtime/dnnl/engine.h"
 #include "core/error.h"
 #include "core/platform/io/atomic_file.h"
+#include "core/platform/io/dir_lock.h"
 #include "data/data_root.h"
 #include "data/readers/wikitext.h"
 #include "data/tokenizers/word_vocab.h"
@@ -24,9 +25,25 @@ struct LocalityArgs {
   int threads = 0;
 };
 
+/// The arguments checked before the checkpoint is read: r from 1/N up (a finer step adds no
+/// neighbourhood, only points), and an output folder that can be made.
+void check_locality_args(const LocalityArgs& args) {
+  const double finest = 1.0 / static_cast<double>(args.seq_len);
+  if (!(args.r_step >= finest && args.r_step <= 1.0))
+    throw ConfigError("--r-step " + std::to_string(args.r_step) + " is outside [1/N, 1] for --seq-len N = " +
+                      std::to_string(args.seq_len) + ": a neighbourhood is a whole number of tokens, so give a step "
+                      "from " + std::to_string(finest) + " up to 1 (default 0.05)");
+  check_folder_path(args.out, "locality folder");
+}
+
 int run_locality(const LocalityArgs& args) {
+  check_locality_args(args);
   set_num_threads(args.threads);
-  LoadedCheckpoint ckpt = load_checkpoint(checkpoint_file(args.checkpoint));
+  const std::string path = checkpoint_file(args.checkpoint);
+  LoadedCheckpoint ckpt = load_checkpoint(path);
+  if (ckpt.model->config().arch != Arch::Decoder || ckpt.model->config().head != HeadKind::LM)
+    throw ConfigError(path + " holds an encoder (arch: encoder, a masked LM or classifier): analyze locality reads "
+                      "a decoder LM's attention over running text (arch: decoder, head: lm), such as runs/quickstart");
   if (ckpt.vocab.empty())
     throw DataError(args.checkpoint + ": the checkpoint holds no \"transnormer.vocab\"; it cannot map words to ids");
   const WordVocab vocab = WordVocab::from_tokens(ckpt.vocab);
@@ -53,7 +70,7 @@ Action add_analyze_verb(CLI::App& app) {
   loc->add_option("--data-root", args->data_root, "dataset root (default $TRANSNORMER_DATA, else ./datasets)");
   loc->add_option("--seq-len", args->seq_len, "tokens per sample, N (default 512)")->check(CLI::Range(int64_t{2}, int64_t{1} << 16));
   loc->add_option("--samples", args->samples, "samples, K (default 8)")->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
-  loc->add_option("--r-step", args->r_step, "step of the neighbourhood fraction r (default 0.05)");
+  loc->add_option("--r-step", args->r_step, "step of the neighbourhood fraction r, from 1/seq-len to 1 (default 0.05)");
   loc->add_option("--out", args->out, "folder for locality.json and locality.svg (default .)");
   loc->add_option("--threads", args->threads, "threads (default: all cores)")->check(CLI::Range(0, 1024));
   return [args, loc]() {

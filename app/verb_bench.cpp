@@ -19,6 +19,7 @@
 #include "app/verbs.h"
 #include "core/runtime/dnnl/engine.h"
 #include "core/error.h"
+#include "core/platform/io/dir_lock.h"
 #include "experiments/bench/bench_run.h"
 #include "experiments/bench/bench_table.h"
 
@@ -63,6 +64,7 @@ std::vector<std::string> keys_of(const auto& names) {
 
 /// `bench --table`: the request from the flags, the points, the files.
 int run_table(const BenchArgs& args) {
+  check_folder_path(args.out, "bench table folder");  // before hours of measurement, not after
   BenchTableRequest t;
   t.configs = args.configs;
   t.seq_lens = args.request.seq_lens;

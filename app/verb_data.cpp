@@ -32,6 +32,7 @@
 #include "app/verbs.h"
 #include "core/error.h"
 #include "core/platform/io/atomic_file.h"
+#include "core/platform/io/dir_lock.h"
 #include "core/platform/io/json_errors.h"
 #include "data/data_root.h"
 #include "data/generators/listops_generator.h"
@@ -163,6 +164,7 @@ int run_stats(const StatsArgs& args) {
   if (!args.out.empty() && std::filesystem::is_directory(args.out, ec))
     throw ConfigError("--out " + args.out + ": is a folder; name the JSON file to write (e.g. " +
                       (std::filesystem::path(args.out) / "stats.json").string() + ")");
+  if (!args.out.empty()) check_output_file(args.out, "--out");  // before the statistics, not after
   const ExperimentSpec spec = load_spec(find_config(args.config), args.overrides);
   const nlohmann::ordered_json stats = data_stats(spec, resolve_data_root(args.data_root), args.options);
   std::fputs(data_stats_table(stats).c_str(), stdout);

@@ -84,8 +84,11 @@ Action add_eval_verb(CLI::App& app) {
   auto args = std::make_shared<EvalArgs>();
   CLI::App* sub = app.add_subcommand("eval", "Evaluate a run directory or a checkpoint on a split of its task's data");
   sub->add_option("target", args->target, "run directory, its config.yaml, or the spec it was trained from (then runs/<name>)");
-  sub->add_option("--split", args->split, "valid or test")->check(CLI::IsMember({"valid", "test"}));
-  sub->add_option("--checkpoint", args->checkpoint, "checkpoint.safetensors to evaluate, or a run folder (its checkpoint)");
+  CLI::Option* split =
+      sub->add_option("--split", args->split, "valid or test (of a run; --checkpoint scores its --data file)")
+          ->check(CLI::IsMember({"valid", "test"}));
+  sub->add_option("--checkpoint", args->checkpoint, "checkpoint.safetensors to evaluate, or a run folder (its checkpoint)")
+      ->excludes(split);
   sub->add_option("--data", args->data, "a .tokens file (with --checkpoint; relative: from the current folder, else the data root)");
   sub->add_flag("--best", args->best, "evaluate the run's checkpoint_best.safetensors (train.checkpoint.best_metric)");
   sub->add_option("--seq-len", args->seq_len, "block length (with --checkpoint)");

@@ -2,12 +2,14 @@
 // One forward (and backward) pass in the format of the golden fixtures' expected.json (tests/golden/README.md).
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <iostream>
 
 #include "app/verbs.h"
 #include "core/runtime/dnnl/engine.h"
 #include "core/error.h"
 #include "core/platform/io/atomic_file.h"
+#include "core/platform/io/dir_lock.h"
 #include "experiments/inspection/forward.h"
 #include "layers/persistence/checkpoint.h"
 
@@ -18,6 +20,15 @@ struct ForwardArgs {
   bool grads = false;
   int threads = 0;
 };
+
+/// --output checked before the pass: a file in an existing folder, and not the --input file.
+void check_output(const ForwardArgs& a) {
+  if (a.output.empty()) return;
+  check_output_file(a.output, "--output");
+  std::error_code ec;
+  if (std::filesystem::equivalent(a.output, a.input, ec))
+    throw ConfigError("--output " + a.output + " is the --input file; write the output to another file");
+}
 }  // namespace
 
 Action add_forward_verb(CLI::App& app) {
@@ -29,6 +40,7 @@ Action add_forward_verb(CLI::App& app) {
   sub->add_flag("--grads", args->grads, "also run backward and report gradient norms");
   sub->add_option("--threads", args->threads, "threads (default: all cores)")->check(CLI::Range(0, 1024));
   return [args]() {
+    check_output(*args);
     set_num_threads(args->threads);
     LoadedCheckpoint ckpt = load_checkpoint(checkpoint_file(args->checkpoint));  // a run folder: its checkpoint
     const nlohmann::json input = parse_forward_input(read_file(args->input), args->input);

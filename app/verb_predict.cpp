@@ -10,6 +10,7 @@
 
 #include "app/verbs.h"
 #include "core/runtime/dnnl/engine.h"
+#include "core/platform/io/dir_lock.h"
 #include "core/platform/io/json_errors.h"
 #include "data/data_root.h"
 #include "experiments/runner/load_run.h"
@@ -37,6 +38,7 @@ Action add_predict_verb(CLI::App& app) {
   sub->add_flag("--best", args->best, "predict with the run's checkpoint_best.safetensors (train.checkpoint.best_metric)");
   sub->add_option("--threads", args->threads, "threads (default: all cores)")->check(CLI::Range(0, 1024));
   return [args]() {
+    if (!args->out.empty()) check_folder_path(args->out, "predictions folder");  // before the predictions
     set_num_threads(args->threads);
     LoadedRun run = load_run(args->target, resolve_data_root(args->data_root), args->best);
     if (const std::string note = unfinished_note(run); !note.empty()) spdlog::warn("{}", note);

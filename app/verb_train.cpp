@@ -46,6 +46,12 @@ void resolve_run_folder(TrainArgs& a) {
   if (a.resume && !fs::exists(a.config, ec))
     throw ConfigError(a.config + ": no such run folder or spec file to resume; give the folder of a run "
                       "(e.g. runs/quickstart), or its spec file with --out");
+  if (a.resume && a.out.empty() && fs::path(a.config).filename() == "config.yaml" && !fs::is_directory(a.config, ec)) {
+    // A run's own config.yaml stands for its run folder, as eval and predict take it.
+    const fs::path folder = fs::path(a.config).parent_path();
+    if (fs::exists((folder.empty() ? fs::path(".") : folder) / "run.json", ec))
+      a.config = folder.empty() ? "." : folder.string();
+  }
   if (!fs::is_directory(a.config)) return;
   if (!a.resume && !fs::exists(fs::path(a.config) / "config.yaml"))
     throw ConfigError(a.config + " is a folder, not a spec file: give a spec file (YAML), e.g. configs/quickstart.yaml");

@@ -509,3 +509,16 @@ TEST_CASE("cli: an empty --out, a folder for a spec, a run without a checkpoint 
         std::string::npos);
   CHECK(twice.out.find("  seed: 7\n") != std::string::npos);
 }
+
+TEST_CASE("cli: train --resume takes a run's own config.yaml for its run folder, as eval does") {
+  const std::string dir = scratch_dir("run_dir_resume_config");
+  write_text(dir + "/tiny.yaml", tiny_spec(dir));
+  REQUIRE(run_cli("train " + dir + "/tiny.yaml --set train.max_steps=4 --threads 1 --out " + dir + "/run", dir).code == 0);
+  const CliResult r = run_cli("train --resume " + dir + "/run/config.yaml --set train.max_steps=6 --threads 1", dir);
+  INFO(r.err);
+  CHECK(r.code == 0);
+  const json history = json::parse(slurp(dir + "/run/run.json"));
+  CHECK(history["sessions"].size() == 2);
+  CHECK(json::parse(slurp(dir + "/run/summary.json"))["train"]["steps"] == 6);
+  CHECK_FALSE(std::filesystem::exists(dir + "/runs"));  // not taken for a spec named "config"
+}

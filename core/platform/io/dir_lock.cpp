@@ -104,6 +104,19 @@ void check_folder_path(const std::string& dir, const std::string& what) {
   check_writable(".", dir, what);  // a relative path none of whose parts exists yet
 }
 
+void check_output_file(const std::string& path, const std::string& option) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw ConfigError(option + " " + path + ": is a folder; name the file to write");
+  const fs::path parent = fs::path(path).parent_path();
+  if (parent.empty()) return;
+  if (!fs::exists(parent, ec))
+    throw ConfigError(option + " " + path + ": the folder " + parent.string() +
+                      " does not exist; create it first or write elsewhere");
+  if (!fs::is_directory(parent, ec))
+    throw ConfigError(option + " " + path + ": " + parent.string() + " is a file, not a folder; give a path in a folder");
+}
+
 namespace {
 /// Opens the lock file `path` with `flags`, never through a symbolic link and never blocking (a
 /// FIFO would block the open for good, past any SIGTERM): -1 (errno set) when it cannot be opened.

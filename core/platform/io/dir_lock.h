@@ -44,6 +44,11 @@ class DirLock {
 /// folder", "report folder"). Missing folders are fine: they are created. Writes nothing.
 void check_folder_path(const std::string& dir, const std::string& what);
 
+/// Throws ConfigError (exit 2) naming `option` ("--output") and `path` when a file cannot be
+/// written there: the path is a folder, or the folder it names does not exist or is not a folder.
+/// For a verb's single output file, checked before the work that produces it. Writes nothing.
+void check_output_file(const std::string& path, const std::string& option);
+
 /// The name of the lock file inside a claimed folder.
 inline constexpr const char* kLockFile = ".lock";
 
