@@ -2,6 +2,7 @@
 // Parses the arguments; experiments/analysis/locality does the work (paper §3.2, Fig. 2).
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "app/verbs.h"
@@ -25,14 +26,15 @@ struct LocalityArgs {
   int threads = 0;
 };
 
-/// The arguments checked before the checkpoint is read: r from 1/N up (a finer step adds no
-/// neighbourhood, only points), and an output folder that can be made.
+/// The arguments checked before the checkpoint is read: r from one token, 1/N, up (a finer step
+/// adds no neighbourhood, only points; the default 0.05 stays allowed below N = 20), and an output
+/// folder that can be made.
 void check_locality_args(const LocalityArgs& args) {
-  const double finest = 1.0 / static_cast<double>(args.seq_len);
+  const double finest = std::min(1.0 / static_cast<double>(args.seq_len), 0.05);
   if (!(args.r_step >= finest && args.r_step <= 1.0))
-    throw ConfigError("--r-step " + std::to_string(args.r_step) + " is outside [1/N, 1] for --seq-len N = " +
-                      std::to_string(args.seq_len) + ": a neighbourhood is a whole number of tokens, so give a step "
-                      "from " + std::to_string(finest) + " up to 1 (default 0.05)");
+    throw ConfigError("--r-step " + std::to_string(args.r_step) + " is outside [" + std::to_string(finest) +
+                      ", 1] for --seq-len " + std::to_string(args.seq_len) + ": a neighbourhood is a whole number "
+                      "of tokens, so give a step from " + std::to_string(finest) + " up to 1 (default 0.05)");
   check_folder_path(args.out, "locality folder");
 }
 
@@ -70,7 +72,8 @@ Action add_analyze_verb(CLI::App& app) {
   loc->add_option("--data-root", args->data_root, "dataset root (default $TRANSNORMER_DATA, else ./datasets)");
   loc->add_option("--seq-len", args->seq_len, "tokens per sample, N (default 512)")->check(CLI::Range(int64_t{2}, int64_t{1} << 16));
   loc->add_option("--samples", args->samples, "samples, K (default 8)")->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
-  loc->add_option("--r-step", args->r_step, "step of the neighbourhood fraction r, from 1/seq-len to 1 (default 0.05)");
+  loc->add_option("--r-step", args->r_step,
+                  "step of the neighbourhood fraction r, from 1/seq-len (or 0.05) to 1 (default 0.05)");
   loc->add_option("--out", args->out, "folder for locality.json and locality.svg (default .)");
   loc->add_option("--threads", args->threads, "threads (default: all cores)")->check(CLI::Range(0, 1024));
   return [args, loc]() {

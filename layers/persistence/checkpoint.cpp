@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "core/platform/io/json_errors.h"
 #include "layers/attention/mixer_table.h"
 #include "layers/config/model_config_json.h"
 #include "layers/config/parameter_floor.h"
@@ -102,7 +103,8 @@ ModelConfig stored_config(const SafetensorsHeader& header, const std::string& pa
   try {
     config_json = nlohmann::json::parse(it->second);
   } catch (const nlohmann::json::exception& e) {
-    throw DataError(path + ": \"transnormer.config\" is not valid JSON: " + e.what());
+    throw DataError(path + ": \"transnormer.config\" in the safetensors metadata is " + json_error_message(e) +
+                    "; the file is damaged or was not written by transnormer");
   }
   return model_config_from_json(config_json, path);
 }

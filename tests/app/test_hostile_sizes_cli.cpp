@@ -128,3 +128,18 @@ TEST_CASE("cli hostile sizes: forward's input sizes are bounded before anything 
     CHECK(r.err.find("must be a positive integer up to 1048576") != std::string::npos);
   }
 }
+
+TEST_CASE("cli hostile sizes: a stored config that is not JSON is named with its line and column, not the library's tag") {
+  const std::string dir = scratch_dir("hostile_config_json");
+  const tn::SafetensorsFile file = tn::load_safetensors(golden_root() + "/dec_t1/model.safetensors");
+  std::map<std::string, std::string> metadata = file.metadata;
+  metadata["transnormer.config"] = "{\"d_model\": ";
+  const std::string ckpt = dir + "/cut_config.safetensors";
+  tn::save_safetensors(ckpt, file.tensors, metadata);
+  write_text(dir + "/input.json", "{\"task\": \"lm\", \"batch\": 1, \"seq_len\": 4, \"tokens\": [[1, 2, 3, 4]]}");
+  const CliResult r = run_bounded("forward --checkpoint " + ckpt + " --input " + dir + "/input.json", dir);
+  CHECK(r.code == 2);
+  CHECK(r.err.find(ckpt + ": \"transnormer.config\" in the safetensors metadata is not valid JSON at line 1, column 13") !=
+        std::string::npos);
+  CHECK(r.err.find("json.exception") == std::string::npos);
+}
