@@ -94,9 +94,11 @@ void check_folder_path(const std::string& dir, const std::string& what) {
       throw ConfigError("the " + what + " " + dir + " cannot be made: " + p.string() + " is a symbolic link to " +
                         fs::read_symlink(p, ec).string() + (loop ? ", a loop of links" : ", which does not exist") +
                         "; remove the link or give another path (--out)");
-    if (!fs::is_directory(target))
-      throw ConfigError("the " + what + " " + dir + " cannot be made: " + p.string() + " is a file, not a folder; " +
-                        "give the path of a folder (--out)");
+    if (!fs::is_directory(target)) {
+      const std::string kind = non_regular_kind(p.string(), true);  // "a character device" for /dev/null
+      throw ConfigError("the " + what + " " + dir + " cannot be made: " + p.string() + " is " +
+                        (kind.empty() ? "a file" : kind) + ", not a folder; give the path of a folder (--out)");
+    }
     // The nearest existing folder: the rest is created below it, or the folder itself is written.
     check_writable(p.string(), dir, what);
     return;
