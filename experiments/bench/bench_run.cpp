@@ -107,7 +107,8 @@ BenchReport run_bench(const BenchRequest& req) {
   if (!req.skip_model) {
     check_fits_in_memory(estimate_training_memory(setup.model, setup.options.batch * setup.options.seq_len,
                                                   setup.options.seq_len),
-                         req.config);
+                         req.config, "lower --batch or --seq-len, or the model's size (model.d_model, "
+                                     "model.n_layers, the vocabulary)");
     report.model = BenchReport::ModelRun{bench_model(setup.model, setup.options), setup.options.batch,
                                          setup.options.seq_len, setup.model.vocab_size, setup.options.precision};
     if (req.compare_precision) report.precision_comparison = compare_precisions(setup.model, setup.options);

@@ -74,7 +74,7 @@ MemoryEstimate estimate_training_memory(const ModelConfig& c, int64_t positions,
   return e;
 }
 
-void check_fits_in_memory(const MemoryEstimate& e, const std::string& what) {
+void check_fits_in_memory(const MemoryEstimate& e, const std::string& what, const std::string& fix) {
   const MemoryLimit limit = memory_limit();
   const double available = limit.bytes;
   if (available <= 0 || e.total_bytes() <= available) return;
@@ -85,14 +85,14 @@ void check_fits_in_memory(const MemoryEstimate& e, const std::string& what) {
   char buf[640];
   std::snprintf(buf, sizeof buf,
                 "%s: the run needs at least %.1f GiB (%.3g parameters: %.1f GiB with gradients and AdamW "
-                "moments; activations of one batch: %.1f GiB%s), more than the %.1f GiB this process may use (%s); "
-                "lower model.d_model, model.n_layers, the vocabulary, train.batch_size, train.update_freq%s or the "
-                "sequence length (data.seq_len; data.max_length or data.max_positions for the classification "
-                "readers)",
+                "moments; activations of one batch: %.1f GiB%s), more than the %.1f GiB this process may use (%s); ",
                 what.c_str(), e.total_bytes() / 1073741824.0, e.parameters, e.weight_bytes / 1073741824.0,
-                e.activation_bytes / 1073741824.0, eval_part.c_str(), available / 1073741824.0, limit.source.c_str(),
-                e.eval_bytes > e.activation_bytes ? ", train.eval_batch_size" : "");
-  throw ConfigError(buf);
+                e.activation_bytes / 1073741824.0, eval_part.c_str(), available / 1073741824.0, limit.source.c_str());
+  if (!fix.empty()) throw ConfigError(buf + fix);
+  throw ConfigError(std::string(buf) + "lower model.d_model, model.n_layers, the vocabulary, train.batch_size, " +
+                    "train.update_freq" + (e.eval_bytes > e.activation_bytes ? ", train.eval_batch_size" : "") +
+                    " or the sequence length (data.seq_len; data.max_length or data.max_positions for the "
+                    "classification readers)");
 }
 
 }  // namespace tn

@@ -42,7 +42,8 @@ MemoryEstimate estimate_training_memory(const ModelConfig& config, int64_t posit
 
 /// Throws ConfigError naming `what` (e.g. the spec path) with the estimate, the memory this process
 /// may use (memory_limit: physical memory, ulimit -v or its cgroup's limit, whichever is least) and
-/// the fix when the estimate exceeds that memory.
-void check_fits_in_memory(const MemoryEstimate& estimate, const std::string& what);
+/// the fix when the estimate exceeds that memory. `fix`, when given, replaces the spec keys the
+/// message names (bench names its --batch and --seq-len).
+void check_fits_in_memory(const MemoryEstimate& estimate, const std::string& what, const std::string& fix = "");
 
 }  // namespace tn

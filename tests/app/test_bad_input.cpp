@@ -273,6 +273,12 @@ TEST_CASE("bad input: a model or batch that cannot fit is refused before trainin
   CliResult bench = run_cli("bench " + dir + "/good.yaml --vocab 1000 --set model.d_model=100000000 --probe-size 0", dir);
   CHECK(bench.code == 2);
   CHECK(bench.err.find("the run needs at least") != std::string::npos);
+  // bench's fix names its own flags, not the spec's train.batch_size.
+  CliResult long_bench = run_cli("bench " + dir + "/good.yaml --vocab 1000 --batch 1048576 --seq-len 16777216 "
+                                 "--probe-size 0", dir);
+  CHECK(long_bench.code == 2);
+  CHECK(long_bench.err.find("lower --batch or --seq-len") != std::string::npos);
+  CHECK(long_bench.err.find("train.batch_size") == std::string::npos);
 }
 
 TEST_CASE("bad input: token ids outside the checkpoint's vocabulary exit 2, naming the input") {
